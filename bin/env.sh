@@ -1,0 +1,50 @@
+# Sourced by ./lakestream and .ci/run: finds a JDK 25 and Maven, or says clearly what is missing.
+
+java_major() {
+    "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | cut -d. -f1
+}
+
+find_jdk25() {
+    local candidate
+    for candidate in "${LAKESTREAM_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25-* /usr/lib/jvm/jdk-25*; do
+        if [ -n "$candidate" ] && [ -x "$candidate/bin/java" ] && [ "$(java_major "$candidate")" -ge 25 ] 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    if command -v java >/dev/null 2>&1; then
+        candidate=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+        if [ "$(java_major "$candidate")" -ge 25 ] 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    fi
+    return 1
+}
+
+setup_java() {
+    if ! JAVA_HOME=$(find_jdk25); then
+        echo "error: Lakestream needs a JDK 25 (Trino 483 is built for Java 25) and none was found." >&2
+        echo "       Looked at \$LAKESTREAM_JAVA_HOME, \$JAVA_HOME, /usr/lib/jvm/*25* and the java on PATH." >&2
+        echo "       Install one (e.g. the Temurin 25 JDK) and set JAVA_HOME to it." >&2
+        exit 2
+    fi
+    export JAVA_HOME
+    export PATH="$JAVA_HOME/bin:$PATH"
+}
+
+setup_maven() {
+    if command -v mvn >/dev/null 2>&1; then
+        MVN=mvn
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "Maven not found: installing the distribution's maven package..." >&2
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven) >&2 || true
+    fi
+    if ! command -v mvn >/dev/null 2>&1; then
+        echo "error: Maven (3.8 or newer) is needed and was not found on PATH; install it (e.g. apt-get install maven)." >&2
+        exit 2
+    fi
+    MVN=mvn
+}

@@ -1,0 +1,66 @@
+package io.lakestream.catalog;
+
+import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableMap;
+import io.lakestream.common.LakestreamException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+
+/**
+ * Where Lakestream tables are cataloged: an Iceberg catalog of type {@code jdbc} (the embedded
+ * default: a SQLite file in the warehouse; a PostgreSQL URI works the same way), {@code hadoop} or
+ * {@code rest}.
+ *
+ * @param type jdbc, hadoop or rest
+ * @param warehouse root location of table data
+ * @param uri JDBC URL or REST endpoint; for jdbc it defaults to the SQLite file in the warehouse
+ * @param properties more Iceberg catalog properties (credentials, ...)
+ */
+public record CatalogConfig(String type, String warehouse, Optional<String> uri, Map<String, String> properties) {
+    public static final String EMBEDDED_CATALOG_FILE = "lakestream-catalog.db";
+
+    public CatalogConfig {
+        requireNonNull(type, "type is null");
+        requireNonNull(warehouse, "warehouse is null");
+        requireNonNull(uri, "uri is null");
+        properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
+        type = type.toLowerCase(Locale.ROOT);
+        if (!type.equals("jdbc") && !type.equals("hadoop") && !type.equals("rest")) {
+            throw new LakestreamException(
+                    INVALID_CATALOG_CONFIG, "Unknown catalog type '%s': use jdbc, hadoop or rest".formatted(type));
+        }
+        if (type.equals("rest") && uri.isEmpty()) {
+            throw new LakestreamException(INVALID_CATALOG_CONFIG, "A rest catalog needs a URI (the REST endpoint)");
+        }
+    }
+
+    /** The embedded default: a JDBC catalog in a SQLite file inside the warehouse directory. */
+    public static CatalogConfig embedded(Path warehouse) {
+        return new CatalogConfig("jdbc", warehouse.toAbsolutePath().toString(), Optional.empty(), Map.of());
+    }
+
+    /** The properties Iceberg's {@link CatalogUtil#buildIcebergCatalog} takes. */
+    public Map<String, String> icebergProperties() {
+        Map<String, String> result = new HashMap<>(properties);
+        result.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
+        result.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+        if (type.equals("jdbc")) {
+            result.put(
+                    CatalogProperties.URI,
+                    uri.orElse("jdbc:sqlite:"
+                            + Path.of(warehouse.replaceFirst("^file:", "")).resolve(EMBEDDED_CATALOG_FILE)));
+            // V1 adds view support to the catalog tables; SQLite needs no extra setup for it.
+            result.putIfAbsent("jdbc.schema-version", "V1");
+        } else {
+            uri.ifPresent(value -> result.put(CatalogProperties.URI, value));
+        }
+        return result;
+    }
+}

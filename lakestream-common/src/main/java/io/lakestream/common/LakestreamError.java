@@ -1,0 +1,47 @@
+package io.lakestream.common;
+
+/**
+ * Engine-neutral error codes. Engines map them to their own error reporting (Trino's
+ * {@code ErrorCodeSupplier}, Spark's analysis errors). Codes are only ever appended.
+ */
+public enum LakestreamError {
+    GENERIC_INTERNAL_ERROR(0, Kind.INTERNAL),
+    INVALID_TABLE_DEFINITION(1, Kind.USER),
+    INVALID_NAME(2, Kind.USER),
+    TABLE_NOT_FOUND(3, Kind.USER),
+    TABLE_ALREADY_EXISTS(4, Kind.USER),
+    NOT_A_LAKESTREAM_TABLE(5, Kind.USER),
+    NAMESPACE_NOT_FOUND(6, Kind.USER),
+    INVALID_ROW(7, Kind.USER),
+    UNSUPPORTED_OPERATION(8, Kind.USER),
+    INVALID_CATALOG_CONFIG(9, Kind.USER),
+    LOG_COMMIT_CONFLICT(10, Kind.EXTERNAL),
+    LOG_CORRUPT(11, Kind.EXTERNAL),
+    LOG_RANGE_REMOVED(12, Kind.USER),
+    LOG_RANGE_INVALID(13, Kind.USER),
+    LOG_IO_ERROR(14, Kind.EXTERNAL),
+    CATALOG_ERROR(15, Kind.EXTERNAL);
+
+    /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
+    public enum Kind {
+        USER,
+        EXTERNAL,
+        INTERNAL
+    }
+
+    private final int code;
+    private final Kind kind;
+
+    LakestreamError(int code, Kind kind) {
+        this.code = code;
+        this.kind = kind;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+}

@@ -1,0 +1,27 @@
+package io.lakestream.log;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import java.util.List;
+
+/**
+ * The live part of one bucket's log at a version: offsets {@code [startOffset, endOffset)} held by
+ * contiguous segments. Offsets below {@code startOffset} were removed by retention.
+ */
+public record BucketLog(long startOffset, long endOffset, List<SegmentFile> segments) {
+    public static final BucketLog EMPTY = new BucketLog(0, 0, List.of());
+
+    public BucketLog {
+        segments = ImmutableList.copyOf(segments);
+        checkArgument(
+                0 <= startOffset && startOffset <= endOffset, "invalid bucket range [%s, %s)", startOffset, endOffset);
+    }
+
+    /** Segments holding any offset in {@code [from, to)}. */
+    public List<SegmentFile> segmentsOverlapping(long from, long to) {
+        return segments.stream()
+                .filter(segment -> segment.baseOffset() < to && segment.endOffset() > from)
+                .toList();
+    }
+}

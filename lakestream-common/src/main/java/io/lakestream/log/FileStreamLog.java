@@ -1,0 +1,303 @@
+package io.lakestream.log;
+
+import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
+import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded log: numbered commit files published by atomic create-if-absent, Arrow IPC segments
+ * per bucket, periodic checkpoints. See docs/format.md for the layout and the protocol.
+ *
+ * <p>Thread-safe. It caches the newest snapshot it has seen and probes forward from it.
+ */
+public final class FileStreamLog implements StreamLog {
+    private static final Logger log = LoggerFactory.getLogger(FileStreamLog.class);
+
+    /** A checkpoint is written after every commit whose version is a multiple of this. */
+    public static final int CHECKPOINT_INTERVAL = 50;
+
+    private static final int MAX_COMMIT_ATTEMPTS = 1_000;
+
+    private final LogPaths paths;
+    private final LogFileSystem fileSystem;
+    private final int bucketCount;
+    private final Clock clock;
+    private volatile LogSnapshot newestKnown;
+
+    public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount) {
+        this(root, fileSystem, bucketCount, Clock.systemUTC());
+    }
+
+    public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount, Clock clock) {
+        this.paths = new LogPaths(root);
+        this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
+        this.bucketCount = bucketCount;
+        this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    @Override
+    public int bucketCount() {
+        return bucketCount;
+    }
+
+    @Override
+    public LogFileSystem fileSystem() {
+        return fileSystem;
+    }
+
+    @Override
+    public LogPaths paths() {
+        return paths;
+    }
+
+    @Override
+    public synchronized LogSnapshot latestSnapshot() {
+        LogSnapshot snapshot = newestKnown != null ? newestKnown : startingPoint(Long.MAX_VALUE);
+        while (true) {
+            Optional<LogCommit> next = readCommit(snapshot.version() + 1);
+            if (next.isEmpty()) {
+                break;
+            }
+            snapshot = snapshot.apply(next.get(), paths.commit(snapshot.version() + 1));
+        }
+        newestKnown = snapshot;
+        return snapshot;
+    }
+
+    @Override
+    public LogSnapshot snapshot(long version) {
+        LogSnapshot cached = newestKnown;
+        if (cached != null && cached.version() == version) {
+            return cached;
+        }
+        if (version < 0) {
+            throw new LakestreamException(
+                    LOG_RANGE_INVALID, "Log version %s does not exist: versions start at 0".formatted(version));
+        }
+        LogSnapshot snapshot = startingPoint(version);
+        while (snapshot.version() < version) {
+            long next = snapshot.version() + 1;
+            LogCommit commit = readCommit(next)
+                    .orElseThrow(() -> new LakestreamException(
+                            LOG_RANGE_INVALID,
+                            "Log version %s does not exist: the newest version is %s"
+                                    .formatted(version, latestSnapshot().version())));
+            snapshot = snapshot.apply(commit, paths.commit(next));
+        }
+        return snapshot;
+    }
+
+    @Override
+    public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
+        requireNonNull(segments, "segments is null");
+        requireNonNull(idempotencyKey, "idempotencyKey is null");
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            LogSnapshot current = latestSnapshot();
+            if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
+                return new CommitResult(current.idempotencyKeys().get(idempotencyKey.get()), true);
+            }
+            long version = current.version() + 1;
+            long now = clock.millis();
+            long[] ends = new long[bucketCount];
+            for (int bucket = 0; bucket < bucketCount; bucket++) {
+                ends[bucket] = current.bucket(bucket).endOffset();
+            }
+            List<SegmentFile> added = new ArrayList<>(segments.size());
+            for (StagedSegment segment : segments) {
+                if (segment.bucket() >= bucketCount) {
+                    throw new IllegalArgumentException("segment for bucket %s, but the log has %s buckets"
+                            .formatted(segment.bucket(), bucketCount));
+                }
+                added.add(segment.committed(ends[segment.bucket()], version, now));
+                ends[segment.bucket()] += segment.rowCount();
+            }
+            LogCommit commit = new LogCommit(
+                    LogCommit.FORMAT_VERSION,
+                    version,
+                    now,
+                    idempotencyKey,
+                    LogCommit.Operation.APPEND,
+                    added,
+                    List.of());
+            if (publish(commit)) {
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                return new CommitResult(version, false);
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit to the log at %s after %s attempts: too many concurrent writers; retry the write"
+                        .formatted(paths.root(), MAX_COMMIT_ATTEMPTS));
+    }
+
+    @Override
+    public int removeSegments(OffsetMap keepFrom, long committedBeforeMillis) {
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            LogSnapshot current = latestSnapshot();
+            List<SegmentFile> removed = new ArrayList<>();
+            for (int bucket = 0; bucket < bucketCount; bucket++) {
+                for (SegmentFile segment : current.bucket(bucket).segments()) {
+                    if (segment.endOffset() > keepFrom.offset(bucket)
+                            || segment.committedAtMillis() >= committedBeforeMillis) {
+                        break;
+                    }
+                    removed.add(segment);
+                }
+            }
+            if (removed.isEmpty()) {
+                return 0;
+            }
+            long version = current.version() + 1;
+            LogCommit commit = new LogCommit(
+                    LogCommit.FORMAT_VERSION,
+                    version,
+                    clock.millis(),
+                    Optional.empty(),
+                    LogCommit.Operation.RETENTION,
+                    List.of(),
+                    removed);
+            if (publish(commit)) {
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                // Files are deleted only after the commit: a crash in between leaves unreferenced files, never a
+                // dangling reference.
+                for (SegmentFile segment : removed) {
+                    try {
+                        fileSystem.delete(paths.resolve(segment.path()));
+                    } catch (IOException e) {
+                        log.warn(
+                                "Could not delete removed log segment {}; it is no longer referenced",
+                                segment.path(),
+                                e);
+                    }
+                }
+                return removed.size();
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
+    }
+
+    private synchronized void remember(LogSnapshot snapshot) {
+        if (newestKnown == null || newestKnown.version() < snapshot.version()) {
+            newestKnown = snapshot;
+        }
+    }
+
+    private boolean publish(LogCommit commit) {
+        String file = paths.commit(commit.version());
+        try {
+            if (!fileSystem.createExclusive(file, LogJson.write(commit))) {
+                return false;
+            }
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR, "Could not write log commit file %s: %s".formatted(file, e.getMessage()), e);
+        }
+        return true;
+    }
+
+    private void checkpointIfDue(long version) {
+        if (version % CHECKPOINT_INTERVAL == 0) {
+            writeCheckpoint(version);
+        }
+    }
+
+    private void writeCheckpoint(long version) {
+        // A checkpoint only speeds up readers; failing to write one loses nothing, so it never fails the commit.
+        try {
+            LogSnapshot snapshot = snapshot(version);
+            fileSystem.createExclusive(paths.checkpoint(snapshot.version()), LogJson.write(snapshot));
+            fileSystem.replace(
+                    paths.lastCheckpointHint(),
+                    Long.toString(snapshot.version()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            log.warn("Could not write log checkpoint {} at {}", version, paths.root(), e);
+        }
+    }
+
+    /** The newest checkpoint at or below {@code maxVersion}, or the empty log. */
+    private LogSnapshot startingPoint(long maxVersion) {
+        long candidate = Math.min(maxVersion, lastCheckpointHint());
+        candidate -= candidate % CHECKPOINT_INTERVAL;
+        // Checkpoints are best effort: walk down to the newest one that exists.
+        for (int probes = 0; candidate > 0 && probes < 20; probes++, candidate -= CHECKPOINT_INTERVAL) {
+            String file = paths.checkpoint(candidate);
+            Optional<byte[]> json = read(file);
+            if (json.isPresent()) {
+                LogSnapshot checkpoint = parse(json.get(), LogSnapshot.class, file);
+                if (checkpoint.bucketCount() != bucketCount) {
+                    throw new LakestreamException(
+                            LOG_CORRUPT,
+                            "Log checkpoint %s has %s buckets but the table has %s"
+                                    .formatted(file, checkpoint.bucketCount(), bucketCount));
+                }
+                return checkpoint;
+            }
+        }
+        return LogSnapshot.empty(bucketCount);
+    }
+
+    private long lastCheckpointHint() {
+        Optional<byte[]> hint = read(paths.lastCheckpointHint());
+        if (hint.isEmpty()) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(new String(hint.get(), java.nio.charset.StandardCharsets.UTF_8).trim());
+        } catch (NumberFormatException e) {
+            log.warn("Ignoring unreadable log checkpoint hint {}", paths.lastCheckpointHint());
+            return 0;
+        }
+    }
+
+    private Optional<LogCommit> readCommit(long version) {
+        String file = paths.commit(version);
+        return read(file).map(json -> parse(json, LogCommit.class, file));
+    }
+
+    private Optional<byte[]> read(String file) {
+        try {
+            return fileSystem.readIfExists(file);
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR, "Could not read log file %s: %s".formatted(file, e.getMessage()), e);
+        }
+    }
+
+    private static <T> T parse(byte[] json, Class<T> type, String file) {
+        try {
+            return LogJson.read(json, type);
+        } catch (IOException | RuntimeException e) {
+            throw new LakestreamException(
+                    LOG_CORRUPT,
+                    "Log file %s is corrupt (%s); restore it from a backup".formatted(file, e.getMessage()),
+                    e);
+        }
+    }
+
+    private static void backOff(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 2 + Math.min(attempt, 20)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LakestreamException(LOG_COMMIT_CONFLICT, "Interrupted while retrying a log commit", e);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.lakestream.log;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * The log on a local (POSIX) file system. Commits are published by hard-linking a fully written
+ * temporary file to the final name: {@link Files#createLink} fails atomically if the name exists,
+ * unlike {@link Files#move} (check-then-rename without REPLACE_EXISTING, silent replace with
+ * ATOMIC_MOVE).
+ */
+public final class LocalLogFileSystem implements LogFileSystem {
+    public static Path toPath(String location) {
+        if (location.startsWith("file:")) {
+            return Path.of(URI.create(location));
+        }
+        return Path.of(location);
+    }
+
+    @Override
+    public OutputStream create(String location) throws IOException {
+        Path path = toPath(location);
+        Files.createDirectories(path.getParent());
+        return Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    }
+
+    @Override
+    public boolean createExclusive(String location, byte[] content) throws IOException {
+        Path path = toPath(location);
+        Files.createDirectories(path.getParent());
+        Path temp = path.resolveSibling(".tmp-" + UUID.randomUUID());
+        try {
+            Files.write(
+                    temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.SYNC);
+            Files.createLink(path, temp);
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            return false;
+        } finally {
+            deleteQuietly(temp);
+        }
+    }
+
+    private static void deleteQuietly(Path temp) {
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException e) {
+            // A leftover temp file is never read: names starting with ".tmp-" are not part of the log.
+        }
+    }
+
+    @Override
+    public void replace(String location, byte[] content) throws IOException {
+        Path path = toPath(location);
+        Files.createDirectories(path.getParent());
+        Path temp = path.resolveSibling(".tmp-" + UUID.randomUUID());
+        try {
+            Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    @Override
+    public Optional<byte[]> readIfExists(String location) throws IOException {
+        try {
+            return Optional.of(Files.readAllBytes(toPath(location)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public SeekableByteChannel openForRead(String location) throws IOException {
+        return Files.newByteChannel(toPath(location), StandardOpenOption.READ);
+    }
+
+    @Override
+    public boolean exists(String location) {
+        return Files.exists(toPath(location));
+    }
+
+    @Override
+    public void delete(String location) throws IOException {
+        Files.deleteIfExists(toPath(location));
+    }
+
+    @Override
+    public void deleteRecursively(String location) throws IOException {
+        Path root = toPath(location);
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
+                try {
+                    Files.delete(path);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package io.lakestream.log;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.SeekableByteChannel;
+import java.util.Optional;
+
+/**
+ * The few file operations the log needs. Locations are absolute strings. The one operation with a
+ * hard requirement is {@link #createExclusive}: it publishes commits, so it must be atomic
+ * create-if-absent (POSIX hard link, HDFS create without overwrite, S3 conditional put).
+ */
+public interface LogFileSystem {
+    /** Creates a new file for writing; the caller decides when it becomes visible (by committing it). */
+    OutputStream create(String location) throws IOException;
+
+    /**
+     * Atomically creates {@code location} with {@code content} if no file has that name. Readers see
+     * either no file or the whole content.
+     *
+     * @return false if the file already existed (another writer won)
+     */
+    boolean createExclusive(String location, byte[] content) throws IOException;
+
+    /** Replaces the file's content atomically (readers see the old or the new content): for hints only. */
+    void replace(String location, byte[] content) throws IOException;
+
+    /** The whole file, or empty if it does not exist. */
+    Optional<byte[]> readIfExists(String location) throws IOException;
+
+    SeekableByteChannel openForRead(String location) throws IOException;
+
+    boolean exists(String location) throws IOException;
+
+    void delete(String location) throws IOException;
+
+    /** Deletes a directory and everything below it; no error if it does not exist. */
+    void deleteRecursively(String location) throws IOException;
+}

@@ -1,0 +1,124 @@
+package io.lakestream.log;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.lakestream.common.LakestreamException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The state of a log at one committed version: every bucket's live range and segments, plus the
+ * idempotency keys of recent commits. Immutable; {@link #apply} derives the next version. This is
+ * also the content of a checkpoint file.
+ *
+ * @param formatVersion checkpoint format version
+ * @param version log version; 0 is the empty log before the first commit
+ * @param committedAtMillis when this version was committed (0 for version 0)
+ * @param buckets one entry per bucket
+ * @param idempotencyKeys key -> version of the commit that used it, for the last {@link #RETAINED_IDEMPOTENCY_KEYS} keyed commits
+ */
+public record LogSnapshot(
+        int formatVersion,
+        long version,
+        long committedAtMillis,
+        List<BucketLog> buckets,
+        Map<String, Long> idempotencyKeys) {
+    /** How many keyed commits a retried commit is recognized within. */
+    public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
+
+    public LogSnapshot {
+        checkArgument(version >= 0, "version is negative");
+        buckets = ImmutableList.copyOf(requireNonNull(buckets, "buckets is null"));
+        idempotencyKeys = ImmutableMap.copyOf(requireNonNull(idempotencyKeys, "idempotencyKeys is null"));
+    }
+
+    public static LogSnapshot empty(int bucketCount) {
+        return new LogSnapshot(
+                LogCommit.FORMAT_VERSION, 0, 0, java.util.Collections.nCopies(bucketCount, BucketLog.EMPTY), Map.of());
+    }
+
+    public int bucketCount() {
+        return buckets.size();
+    }
+
+    public BucketLog bucket(int bucket) {
+        checkArgument(bucket >= 0 && bucket < buckets.size(), "bucket %s out of range [0, %s)", bucket, buckets.size());
+        return buckets.get(bucket);
+    }
+
+    public OffsetMap endOffsets() {
+        Map<Integer, Long> offsets = new HashMap<>();
+        for (int bucket = 0; bucket < buckets.size(); bucket++) {
+            offsets.put(bucket, buckets.get(bucket).endOffset());
+        }
+        return new OffsetMap(offsets);
+    }
+
+    /** The snapshot after {@code commit}; fails if the commit does not follow this version exactly. */
+    public LogSnapshot apply(LogCommit commit, String commitFile) {
+        if (commit.version() != version + 1) {
+            throw corrupt(commitFile, "has version %s but follows version %s".formatted(commit.version(), version));
+        }
+        List<BucketLog> next = new ArrayList<>(buckets);
+        for (SegmentFile removed : commit.removed()) {
+            next.set(removed.bucket(), removePrefixSegment(next, removed, commitFile));
+        }
+        for (SegmentFile added : commit.added()) {
+            if (added.bucket() >= next.size()) {
+                throw corrupt(
+                        commitFile,
+                        "adds a segment to bucket %s but the table has %s buckets"
+                                .formatted(added.bucket(), next.size()));
+            }
+            BucketLog bucket = next.get(added.bucket());
+            if (added.baseOffset() != bucket.endOffset()) {
+                throw corrupt(
+                        commitFile,
+                        "adds %s at offset %s but bucket %s ends at %s"
+                                .formatted(added.path(), added.baseOffset(), added.bucket(), bucket.endOffset()));
+            }
+            List<SegmentFile> segments = ImmutableList.<SegmentFile>builder()
+                    .addAll(bucket.segments())
+                    .add(added)
+                    .build();
+            next.set(added.bucket(), new BucketLog(bucket.startOffset(), added.endOffset(), segments));
+        }
+        Map<String, Long> keys = idempotencyKeys;
+        if (commit.idempotencyKey().isPresent()) {
+            LinkedHashMap<String, Long> updated = new LinkedHashMap<>(idempotencyKeys);
+            updated.put(commit.idempotencyKey().get(), commit.version());
+            while (updated.size() > RETAINED_IDEMPOTENCY_KEYS) {
+                updated.remove(updated.keySet().iterator().next());
+            }
+            keys = updated;
+        }
+        return new LogSnapshot(formatVersion, commit.version(), commit.committedAtMillis(), next, keys);
+    }
+
+    private static BucketLog removePrefixSegment(List<BucketLog> buckets, SegmentFile removed, String commitFile) {
+        BucketLog bucket = buckets.get(removed.bucket());
+        if (bucket.segments().isEmpty() || !bucket.segments().getFirst().path().equals(removed.path())) {
+            throw corrupt(
+                    commitFile,
+                    "removes %s, which is not the first live segment of bucket %s"
+                            .formatted(removed.path(), removed.bucket()));
+        }
+        List<SegmentFile> rest = bucket.segments().subList(1, bucket.segments().size());
+        long start = rest.isEmpty() ? bucket.endOffset() : rest.getFirst().baseOffset();
+        return new BucketLog(start, bucket.endOffset(), rest);
+    }
+
+    private static LakestreamException corrupt(String commitFile, String problem) {
+        return new LakestreamException(
+                LOG_CORRUPT,
+                "Log commit file %s %s; the log is inconsistent, restore the file or the log from a backup"
+                        .formatted(commitFile, problem));
+    }
+}

@@ -1,0 +1,45 @@
+package io.lakestream.log;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A table's per-bucket change log: what union reads, writers and tiering need from it. The
+ * embedded default is {@link FileStreamLog}; a distributed log (Kafka partitions, Fluss buckets)
+ * can implement the same contract.
+ */
+public interface StreamLog {
+    int bucketCount();
+
+    /** The newest committed version. */
+    LogSnapshot latestSnapshot();
+
+    /** The log as of a committed version; a clear error for an unknown version. */
+    LogSnapshot snapshot(long version);
+
+    /**
+     * Publishes staged segments atomically as one commit spanning all their buckets, assigning base
+     * offsets. If {@code idempotencyKey} was used by an earlier commit, nothing is published and that
+     * commit's version is returned.
+     */
+    CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey);
+
+    /**
+     * Removes the segments of each bucket that lie entirely below {@code keepFrom} and were committed
+     * before {@code committedBeforeMillis}; returns the number of segments removed.
+     */
+    int removeSegments(OffsetMap keepFrom, long committedBeforeMillis);
+
+    /** Where staged segments are written and committed segments are read. */
+    LogFileSystem fileSystem();
+
+    LogPaths paths();
+
+    /**
+     * Result of a commit.
+     *
+     * @param version the version that holds the segments
+     * @param alreadyApplied true if an earlier commit with the same idempotency key holds them
+     */
+    record CommitResult(long version, boolean alreadyApplied) {}
+}

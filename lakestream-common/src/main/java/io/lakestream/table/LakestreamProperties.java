@@ -1,0 +1,26 @@
+package io.lakestream.table;
+
+/** Iceberg table properties and snapshot summary keys that make an Iceberg table a Lakestream table. */
+public final class LakestreamProperties {
+    /** Marks the table as a Lakestream table and records the version of the table layout. */
+    public static final String TABLE_FORMAT_VERSION = "lakestream.table-format-version";
+
+    public static final String CURRENT_TABLE_FORMAT_VERSION = "1";
+    public static final String PRIMARY_KEY = "lakestream.primary-key";
+    public static final String BUCKET_NUM = "lakestream.bucket.num";
+    public static final String BUCKET_KEY = "lakestream.bucket.key";
+    public static final String LOG_PATH = "lakestream.log.path";
+
+    /** Snapshot summary: JSON object bucket -> next log offset not yet in the lake. */
+    public static final String SUMMARY_LOG_OFFSETS = "lakestream.log-offsets";
+    /** Snapshot summary: the log commit version tiering read up to. */
+    public static final String SUMMARY_LOG_VERSION = "lakestream.log-version";
+
+    /** Hidden identity-partition column that carries the bucket of a multi-column bucket key. */
+    public static final String BUCKET_COLUMN = "__bucket";
+
+    /** Directory name of the log under the table location when {@link #LOG_PATH} is not set. */
+    public static final String DEFAULT_LOG_DIRECTORY = "log";
+
+    private LakestreamProperties() {}
+}

@@ -1,0 +1,81 @@
+package io.lakestream.table;
+
+import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
+import static io.lakestream.common.LakestreamError.NOT_A_LAKESTREAM_TABLE;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.base.Splitter;
+import com.google.common.collect.ImmutableList;
+import io.lakestream.common.LakestreamException;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The validated Lakestream view of a table: user columns, primary key, bucket key and bucket count.
+ *
+ * @param schema the user columns only (without the hidden {@code __bucket} column)
+ * @param primaryKey primary key columns; empty for an append-only table
+ * @param bucketKey the resolved bucket key; empty only for an append-only table that spreads rows
+ */
+public record TableDefinition(Schema schema, List<String> primaryKey, List<String> bucketKey, int bucketCount) {
+    private static final Splitter COLUMN_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
+
+    public TableDefinition {
+        requireNonNull(schema, "schema is null");
+        primaryKey = ImmutableList.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
+        bucketKey = ImmutableList.copyOf(requireNonNull(bucketKey, "bucketKey is null"));
+    }
+
+    public boolean hasPrimaryKey() {
+        return !primaryKey.isEmpty();
+    }
+
+    public boolean hasBucketKey() {
+        return !bucketKey.isEmpty();
+    }
+
+    /** Reads the definition back from an Iceberg table created by {@link TableLayout}. */
+    public static TableDefinition fromIceberg(String tableName, Table table) {
+        Map<String, String> properties = table.properties();
+        if (!properties.containsKey(LakestreamProperties.TABLE_FORMAT_VERSION)) {
+            throw new LakestreamException(
+                    NOT_A_LAKESTREAM_TABLE,
+                    "Table %s is a plain Iceberg table, not a Lakestream table (it has no '%s' property); read it with an Iceberg connector, or create a Lakestream table"
+                            .formatted(tableName, LakestreamProperties.TABLE_FORMAT_VERSION));
+        }
+        String bucketNum = properties.get(LakestreamProperties.BUCKET_NUM);
+        int bucketCount;
+        try {
+            bucketCount = Integer.parseInt(requireProperty(tableName, properties, LakestreamProperties.BUCKET_NUM));
+        } catch (NumberFormatException e) {
+            throw new LakestreamException(
+                    INVALID_TABLE_DEFINITION,
+                    "Table %s has an invalid '%s' property: %s"
+                            .formatted(tableName, LakestreamProperties.BUCKET_NUM, bucketNum));
+        }
+        List<String> primaryKey =
+                COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""));
+        List<String> bucketKey = COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""));
+        Schema userSchema = userColumns(table.schema());
+        return new TableDefinition(userSchema, primaryKey, bucketKey, bucketCount);
+    }
+
+    static Schema userColumns(Schema schema) {
+        List<Types.NestedField> columns = schema.columns().stream()
+                .filter(field -> !field.name().equals(LakestreamProperties.BUCKET_COLUMN))
+                .toList();
+        return new Schema(columns, schema.identifierFieldIds());
+    }
+
+    private static String requireProperty(String tableName, Map<String, String> properties, String key) {
+        String value = properties.get(key);
+        if (value == null) {
+            throw new LakestreamException(
+                    INVALID_TABLE_DEFINITION, "Table %s is missing the '%s' property".formatted(tableName, key));
+        }
+        return value;
+    }
+}

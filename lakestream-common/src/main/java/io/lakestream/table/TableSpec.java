@@ -1,0 +1,94 @@
+package io.lakestream.table;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.Schema;
+
+/**
+ * What a user asks for when creating a Lakestream table. Validated and turned into an Iceberg
+ * table by {@link TableLayout}.
+ *
+ * @param schema user columns (nested types are not supported)
+ * @param primaryKey primary key columns; empty for an append-only table
+ * @param bucketKey bucket key columns; empty means the primary key (or round-robin for an
+ *     append-only table)
+ * @param bucketCount number of log buckets, at least 1
+ * @param logPath where the log lives; empty means {@code <table location>/log}
+ * @param properties extra Iceberg table properties
+ */
+public record TableSpec(
+        Schema schema,
+        List<String> primaryKey,
+        List<String> bucketKey,
+        int bucketCount,
+        Optional<String> logPath,
+        Map<String, String> properties) {
+    public TableSpec {
+        requireNonNull(schema, "schema is null");
+        primaryKey = ImmutableList.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
+        bucketKey = ImmutableList.copyOf(requireNonNull(bucketKey, "bucketKey is null"));
+        requireNonNull(logPath, "logPath is null");
+        properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
+    }
+
+    public static Builder builder(Schema schema) {
+        return new Builder(schema);
+    }
+
+    public static final class Builder {
+        private final Schema schema;
+        private List<String> primaryKey = List.of();
+        private List<String> bucketKey = List.of();
+        private int bucketCount = 1;
+        private Optional<String> logPath = Optional.empty();
+        private Map<String, String> properties = Map.of();
+
+        private Builder(Schema schema) {
+            this.schema = requireNonNull(schema, "schema is null");
+        }
+
+        public Builder primaryKey(String... columns) {
+            this.primaryKey = List.of(columns);
+            return this;
+        }
+
+        public Builder primaryKey(List<String> columns) {
+            this.primaryKey = columns;
+            return this;
+        }
+
+        public Builder bucketKey(String... columns) {
+            this.bucketKey = List.of(columns);
+            return this;
+        }
+
+        public Builder bucketKey(List<String> columns) {
+            this.bucketKey = columns;
+            return this;
+        }
+
+        public Builder bucketCount(int bucketCount) {
+            this.bucketCount = bucketCount;
+            return this;
+        }
+
+        public Builder logPath(String logPath) {
+            this.logPath = Optional.of(logPath);
+            return this;
+        }
+
+        public Builder properties(Map<String, String> properties) {
+            this.properties = properties;
+            return this;
+        }
+
+        public TableSpec build() {
+            return new TableSpec(schema, primaryKey, bucketKey, bucketCount, logPath, properties);
+        }
+    }
+}

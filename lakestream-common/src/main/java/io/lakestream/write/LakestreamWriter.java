@@ -1,0 +1,248 @@
+package io.lakestream.write;
+
+import static com.google.common.base.Preconditions.checkState;
+import static io.lakestream.common.LakestreamError.INVALID_ROW;
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.bucket.BucketFunction;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSchema;
+import io.lakestream.log.StagedSegment;
+import io.lakestream.log.StreamLog;
+import io.lakestream.log.StreamLog.CommitResult;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableDefinition;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.data.Record;
+
+/**
+ * The Java writer API: one writer is one transaction. Rows go to their bucket's segment as they
+ * come; {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
+ * not at all. An invalid row aborts the writer, so nothing of its transaction becomes visible.
+ *
+ * <p>Not thread-safe: use one writer per thread.
+ */
+public final class LakestreamWriter implements AutoCloseable {
+    /** Rows per Arrow record batch inside a segment. */
+    public static final int DEFAULT_BATCH_ROWS = 8192;
+
+    private final LakestreamTable table;
+    private final TableDefinition definition;
+    private final StreamLog log;
+    private final BufferAllocator allocator;
+    private final RowConverter rowConverter;
+    private final Schema arrowSchema;
+    private final List<ArrowColumnWriter> columnWriters;
+    private final Optional<BucketFunction> bucketFunction;
+    private final int[] bucketKeyPositions;
+    private final SegmentWriter[] segments;
+    private final Clock clock;
+    private final int batchRows;
+    private int nextRoundRobinBucket;
+    private State state = State.OPEN;
+    private String abortReason;
+
+    private enum State {
+        OPEN,
+        COMMITTED,
+        ABORTED
+    }
+
+    public LakestreamWriter(LakestreamTable table, BufferAllocator allocator) {
+        this(table, allocator, Clock.systemUTC(), DEFAULT_BATCH_ROWS);
+    }
+
+    public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
+        this.table = requireNonNull(table, "table is null");
+        this.definition = table.definition();
+        this.log = table.log();
+        this.allocator = requireNonNull(allocator, "allocator is null")
+                .newChildAllocator("writer-" + table.identifier(), 0, Long.MAX_VALUE);
+        this.clock = requireNonNull(clock, "clock is null");
+        this.batchRows = batchRows;
+        this.rowConverter = new RowConverter(definition);
+        this.arrowSchema = LogSchema.arrowSchema(definition.schema());
+        this.columnWriters = definition.schema().columns().stream()
+                .map(column -> ArrowColumnWriter.forType(column.type()))
+                .toList();
+        this.bucketFunction = table.bucketFunction();
+        this.bucketKeyPositions = table.bucketKeyPositions();
+        this.segments = new SegmentWriter[definition.bucketCount()];
+        this.nextRoundRobinBucket = ThreadLocalRandom.current().nextInt(definition.bucketCount());
+    }
+
+    /** Appends a row to an append-only table. */
+    public void append(Map<String, ?> row) {
+        requireAppendOnly();
+        write(ChangeType.INSERT, () -> rowConverter.convert(row, ChangeType.INSERT));
+    }
+
+    public void append(Record row) {
+        requireAppendOnly();
+        write(ChangeType.INSERT, () -> rowConverter.convert(row, ChangeType.INSERT));
+    }
+
+    /** Inserts or replaces the row with this primary key. */
+    public void upsert(Map<String, ?> row) {
+        requirePrimaryKey("upsert");
+        write(ChangeType.UPSERT, () -> rowConverter.convert(row, ChangeType.UPSERT));
+    }
+
+    public void upsert(Record row) {
+        requirePrimaryKey("upsert");
+        write(ChangeType.UPSERT, () -> rowConverter.convert(row, ChangeType.UPSERT));
+    }
+
+    /** Deletes the row with this primary key; only the key columns are read. */
+    public void delete(Map<String, ?> key) {
+        requirePrimaryKey("delete");
+        write(ChangeType.DELETE, () -> rowConverter.convert(key, ChangeType.DELETE));
+    }
+
+    public void delete(Record key) {
+        requirePrimaryKey("delete");
+        write(ChangeType.DELETE, () -> rowConverter.convert(key, ChangeType.DELETE));
+    }
+
+    /** Publishes everything written as one commit. */
+    public CommitResult commit() {
+        return commit(Optional.empty());
+    }
+
+    /** Publishes everything written as one commit, unless a commit with this key was already published. */
+    public CommitResult commit(String idempotencyKey) {
+        return commit(Optional.of(requireNonNull(idempotencyKey, "idempotencyKey is null")));
+    }
+
+    private CommitResult commit(Optional<String> idempotencyKey) {
+        requireOpen();
+        List<StagedSegment> staged = new ArrayList<>();
+        try {
+            for (SegmentWriter segment : segments) {
+                if (segment != null) {
+                    staged.add(segment.finish());
+                }
+            }
+        } catch (RuntimeException e) {
+            abort("writing a segment failed: " + e.getMessage());
+            allocator.close();
+            throw e;
+        }
+        try {
+            CommitResult result = staged.isEmpty() && idempotencyKey.isEmpty()
+                    ? new CommitResult(log.latestSnapshot().version(), false)
+                    : log.commit(staged, idempotencyKey);
+            if (result.alreadyApplied()) {
+                discardSegments();
+            }
+            state = State.COMMITTED;
+            return result;
+        } catch (RuntimeException e) {
+            // The outcome may be unknown (e.g. an I/O error after the commit file was linked), so the
+            // segment files stay: if the commit landed they are referenced, otherwise they are orphans.
+            state = State.ABORTED;
+            abortReason = "the commit failed: " + e.getMessage();
+            throw e;
+        } finally {
+            allocator.close();
+        }
+    }
+
+    /** Discards everything written; nothing becomes visible. */
+    public void abort() {
+        if (state == State.OPEN) {
+            abort("abort() was called");
+            allocator.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        abort();
+    }
+
+    private void write(ChangeType changeType, java.util.function.Supplier<Object[]> converter) {
+        requireOpen();
+        Object[] values;
+        try {
+            values = converter.get();
+        } catch (LakestreamException e) {
+            abort(e.getMessage());
+            allocator.close();
+            throw e;
+        }
+        int bucket = bucketOf(values);
+        SegmentWriter segment = segments[bucket];
+        if (segment == null) {
+            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows);
+            segments[bucket] = segment;
+        }
+        segment.write(changeType, clock.millis() * 1000, values);
+    }
+
+    private int bucketOf(Object[] values) {
+        if (bucketFunction.isEmpty()) {
+            int bucket = nextRoundRobinBucket;
+            nextRoundRobinBucket = (nextRoundRobinBucket + 1) % segments.length;
+            return bucket;
+        }
+        Object[] key = new Object[bucketKeyPositions.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = values[bucketKeyPositions[i]];
+        }
+        return bucketFunction.get().bucket(key);
+    }
+
+    private void abort(String reason) {
+        state = State.ABORTED;
+        abortReason = reason;
+        discardSegments();
+    }
+
+    private void discardSegments() {
+        for (int i = 0; i < segments.length; i++) {
+            if (segments[i] != null) {
+                segments[i].discard();
+                segments[i] = null;
+            }
+        }
+    }
+
+    private void requireOpen() {
+        if (state == State.ABORTED) {
+            throw new LakestreamException(
+                    INVALID_ROW,
+                    "This writer for %s was aborted (%s); nothing it wrote was committed. Open a new writer"
+                            .formatted(table, abortReason));
+        }
+        checkState(
+                state == State.OPEN, "this writer has already committed; open a new writer for the next transaction");
+    }
+
+    private void requireAppendOnly() {
+        if (definition.hasPrimaryKey()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "Table %s has a primary key %s: use upsert and delete instead of append"
+                            .formatted(table, definition.primaryKey()));
+        }
+    }
+
+    private void requirePrimaryKey(String operation) {
+        if (!definition.hasPrimaryKey()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "Table %s is an append-only table (it has no primary key): %s is not supported, use append"
+                            .formatted(table, operation));
+        }
+    }
+}

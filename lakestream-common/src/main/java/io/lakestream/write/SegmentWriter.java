@@ -1,0 +1,148 @@
+package io.lakestream.write;
+
+import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
+
+import com.google.common.io.CountingOutputStream;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogPaths;
+import io.lakestream.log.StagedSegment;
+import io.lakestream.log.StreamLog;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Writes the change rows of one bucket of one commit into a new segment file (Arrow IPC file
+ * format, record batches of {@code batchRows} rows). The file is invisible until committed.
+ */
+final class SegmentWriter implements AutoCloseable {
+    private final StreamLog log;
+    private final int bucket;
+    private final String relativePath;
+    private final List<ArrowColumnWriter> columnWriters;
+    private final int batchRows;
+    private final VectorSchemaRoot root;
+    private final CountingOutputStream output;
+    private final ArrowFileWriter fileWriter;
+    private int rowsInBatch;
+    private long rowCount;
+    private long minTimestamp = Long.MAX_VALUE;
+    private long maxTimestamp = Long.MIN_VALUE;
+    private boolean closed;
+
+    SegmentWriter(
+            StreamLog log,
+            int bucket,
+            Schema arrowSchema,
+            List<ArrowColumnWriter> columnWriters,
+            BufferAllocator allocator,
+            int batchRows) {
+        this.log = log;
+        this.bucket = bucket;
+        this.relativePath = LogPaths.newSegmentPath(bucket);
+        this.columnWriters = columnWriters;
+        this.batchRows = batchRows;
+        String location = log.paths().resolve(relativePath);
+        try {
+            this.output = new CountingOutputStream(log.fileSystem().create(location));
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR, "Could not create log segment %s: %s".formatted(location, e.getMessage()), e);
+        }
+        this.root = VectorSchemaRoot.create(arrowSchema, allocator);
+        this.fileWriter = new ArrowFileWriter(root, null, Channels.newChannel(output));
+        try {
+            fileWriter.start();
+        } catch (IOException e) {
+            throw ioError(e);
+        }
+        root.allocateNew();
+    }
+
+    void write(ChangeType changeType, long timestampMicros, Object[] values) {
+        ((TinyIntVector) root.getVector(0)).setSafe(rowsInBatch, changeType.code());
+        ((TimeStampMicroTZVector) root.getVector(1)).setSafe(rowsInBatch, timestampMicros);
+        List<FieldVector> vectors = root.getFieldVectors();
+        for (int i = 0; i < values.length; i++) {
+            columnWriters.get(i).write(vectors.get(i + 2), rowsInBatch, values[i]);
+        }
+        rowsInBatch++;
+        rowCount++;
+        minTimestamp = Math.min(minTimestamp, timestampMicros);
+        maxTimestamp = Math.max(maxTimestamp, timestampMicros);
+        if (rowsInBatch == batchRows) {
+            flushBatch();
+        }
+    }
+
+    long rowCount() {
+        return rowCount;
+    }
+
+    /** Writes the file footer and closes it; the segment is ready to be committed. */
+    StagedSegment finish() {
+        if (rowsInBatch > 0) {
+            flushBatch();
+        }
+        try {
+            fileWriter.end();
+        } catch (IOException e) {
+            throw ioError(e);
+        }
+        close();
+        return new StagedSegment(bucket, relativePath, rowCount, output.getCount(), minTimestamp, maxTimestamp);
+    }
+
+    /** Closes and deletes the file: nothing of it was committed. */
+    void discard() {
+        close();
+        try {
+            log.fileSystem().delete(log.paths().resolve(relativePath));
+        } catch (IOException e) {
+            // An uncommitted segment is invisible to readers; leaving it behind loses nothing.
+        }
+    }
+
+    private void flushBatch() {
+        root.setRowCount(rowsInBatch);
+        try {
+            fileWriter.writeBatch();
+        } catch (IOException e) {
+            throw ioError(e);
+        }
+        for (FieldVector vector : root.getFieldVectors()) {
+            vector.reset();
+        }
+        rowsInBatch = 0;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            fileWriter.close();
+        } catch (Exception e) {
+            // Closing after a failure: the segment will not be committed.
+        } finally {
+            root.close();
+        }
+    }
+
+    private LakestreamException ioError(IOException e) {
+        return new LakestreamException(
+                LOG_IO_ERROR,
+                "Could not write log segment %s: %s".formatted(log.paths().resolve(relativePath), e.getMessage()),
+                e);
+    }
+}

@@ -1,0 +1,42 @@
+package io.lakestream.reader;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSchema;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Consecutive change rows of one bucket: row {@code i} of {@code root} has offset
+ * {@code firstOffset + i}. The root holds {@code __change_type}, {@code __timestamp} and the
+ * projected user columns, in that order. The caller owns the batch and must close it.
+ */
+public record LogBatch(int bucket, long firstOffset, VectorSchemaRoot root) implements AutoCloseable {
+    public LogBatch {
+        requireNonNull(root, "root is null");
+    }
+
+    public int rowCount() {
+        return root.getRowCount();
+    }
+
+    public ChangeType changeType(int row) {
+        return ChangeType.fromCode(((TinyIntVector) root.getVector(0)).get(row));
+    }
+
+    public long timestampMicros(int row) {
+        return ((TimeStampMicroTZVector) root.getVector(1)).get(row);
+    }
+
+    /** The vector of the {@code i}-th projected user column. */
+    public org.apache.arrow.vector.FieldVector column(int i) {
+        return root.getVector(i + LogSchema.SYSTEM_COLUMN_COUNT);
+    }
+
+    @Override
+    public void close() {
+        root.close();
+    }
+}

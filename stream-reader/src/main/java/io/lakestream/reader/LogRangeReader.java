@@ -1,0 +1,247 @@
+package io.lakestream.reader;
+
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
+import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.BucketLog;
+import io.lakestream.log.LogSchema;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
+import io.lakestream.log.StreamLog;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Reads the change rows of one bucket in the offset range {@code [from, to)} of a pinned log
+ * snapshot as Arrow batches, with column projection. Segments are read one record batch at a
+ * time; vectors are transferred, not copied, when a whole batch is in range.
+ */
+public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
+    private final StreamLog log;
+    private final int bucket;
+    private final long from;
+    private final long to;
+    private final List<Types.NestedField> projection;
+    private final BufferAllocator allocator;
+    private final Iterator<SegmentFile> segments;
+    private SegmentFile segment;
+    private ArrowFileReader segmentReader;
+    private List<ArrowBlock> blocks;
+    private int nextBlock;
+    private long nextBlockOffset;
+    private LogBatch next;
+
+    /**
+     * @param projection user columns to read, resolved by Iceberg field id (columns missing from an
+     *     older segment read as nulls)
+     */
+    public LogRangeReader(
+            StreamLog log,
+            LogSnapshot snapshot,
+            int bucket,
+            long from,
+            long to,
+            List<Types.NestedField> projection,
+            BufferAllocator allocator) {
+        this.log = requireNonNull(log, "log is null");
+        this.bucket = bucket;
+        this.from = from;
+        this.to = to;
+        this.projection = ImmutableList.copyOf(requireNonNull(projection, "projection is null"));
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        BucketLog bucketLog = snapshot.bucket(bucket);
+        if (from < 0 || from > to || to > bucketLog.endOffset()) {
+            throw new LakestreamException(
+                    LOG_RANGE_INVALID,
+                    "Cannot read offsets [%s, %s) of bucket %s: at log version %s the bucket holds [%s, %s)"
+                            .formatted(
+                                    from,
+                                    to,
+                                    bucket,
+                                    snapshot.version(),
+                                    bucketLog.startOffset(),
+                                    bucketLog.endOffset()));
+        }
+        if (from < bucketLog.startOffset() && from < to) {
+            throw rangeRemoved(bucketLog.startOffset());
+        }
+        this.segments = bucketLog.segmentsOverlapping(from, to).iterator();
+    }
+
+    @Override
+    public boolean hasNext() {
+        while (next == null) {
+            if (segmentReader == null && !openNextSegment()) {
+                return false;
+            }
+            next = readNextBlock();
+        }
+        return true;
+    }
+
+    @Override
+    public LogBatch next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        LogBatch batch = next;
+        next = null;
+        return batch;
+    }
+
+    private boolean openNextSegment() {
+        if (!segments.hasNext()) {
+            return false;
+        }
+        segment = segments.next();
+        String location = log.paths().resolve(segment.path());
+        try {
+            segmentReader = new ArrowFileReader(log.fileSystem().openForRead(location), allocator);
+            blocks = segmentReader.getRecordBlocks();
+        } catch (NoSuchFileException e) {
+            closeSegment();
+            if (log.latestSnapshot().bucket(bucket).startOffset() > segment.baseOffset()) {
+                throw rangeRemoved(log.latestSnapshot().bucket(bucket).startOffset());
+            }
+            throw corrupt("is missing", e);
+        } catch (IOException | RuntimeException e) {
+            closeSegment();
+            throw corrupt("cannot be read: " + e.getMessage(), e);
+        }
+        nextBlock = 0;
+        nextBlockOffset = segment.baseOffset();
+        return true;
+    }
+
+    /** The in-range part of the next record batch, or null if it has none (then the caller moves on). */
+    private LogBatch readNextBlock() {
+        if (nextBlock >= blocks.size() || nextBlockOffset >= to) {
+            if (nextBlockOffset < Math.min(to, segment.endOffset())) {
+                throw corrupt("holds fewer rows than its commit says (%s)".formatted(segment.rowCount()), null);
+            }
+            closeSegment();
+            return null;
+        }
+        VectorSchemaRoot source;
+        try {
+            segmentReader.loadRecordBatch(blocks.get(nextBlock++));
+            source = segmentReader.getVectorSchemaRoot();
+        } catch (IOException | RuntimeException e) {
+            throw corrupt("has an unreadable record batch: " + e.getMessage(), e);
+        }
+        long batchStart = nextBlockOffset;
+        int rows = source.getRowCount();
+        nextBlockOffset += rows;
+        if (nextBlockOffset > segment.endOffset()) {
+            throw corrupt("holds more rows than its commit says (%s)".formatted(segment.rowCount()), null);
+        }
+        long start = Math.max(from, batchStart);
+        long end = Math.min(to, nextBlockOffset);
+        if (start >= end) {
+            return null;
+        }
+        return new LogBatch(bucket, start, project(source, (int) (start - batchStart), (int) (end - start)));
+    }
+
+    private VectorSchemaRoot project(VectorSchemaRoot source, int offsetInBatch, int length) {
+        List<FieldVector> vectors = new ArrayList<>(projection.size() + LogSchema.SYSTEM_COLUMN_COUNT);
+        vectors.add(slice(source.getVector(0), offsetInBatch, length));
+        vectors.add(slice(source.getVector(1), offsetInBatch, length));
+        for (Types.NestedField column : projection) {
+            FieldVector vector = findByFieldId(source, column.fieldId());
+            if (vector == null) {
+                FieldVector nulls = LogSchema.arrowField(column).createVector(allocator);
+                nulls.allocateNew();
+                nulls.setValueCount(length);
+                vectors.add(nulls);
+            } else {
+                FieldVector projected = slice(vector, offsetInBatch, length);
+                vectors.add(projected);
+            }
+        }
+        List<Field> fields = new ArrayList<>(vectors.size());
+        fields.add(vectors.get(0).getField());
+        fields.add(vectors.get(1).getField());
+        for (int i = 0; i < projection.size(); i++) {
+            fields.add(LogSchema.arrowField(projection.get(i)));
+        }
+        return new VectorSchemaRoot(fields, vectors, length);
+    }
+
+    private FieldVector slice(FieldVector vector, int offset, int length) {
+        if (offset == 0 && length == vector.getValueCount()) {
+            var transfer = vector.getTransferPair(allocator);
+            transfer.transfer();
+            return (FieldVector) transfer.getTo();
+        }
+        var transfer = vector.getTransferPair(allocator);
+        transfer.splitAndTransfer(offset, length);
+        return (FieldVector) transfer.getTo();
+    }
+
+    private static FieldVector findByFieldId(VectorSchemaRoot root, int fieldId) {
+        String id = Integer.toString(fieldId);
+        for (FieldVector vector : root.getFieldVectors()) {
+            if (id.equals(vector.getField().getMetadata().get(LogSchema.FIELD_ID_METADATA))) {
+                return vector;
+            }
+        }
+        return null;
+    }
+
+    private LakestreamException rangeRemoved(long startOffset) {
+        return new LakestreamException(
+                LOG_RANGE_REMOVED,
+                ("Offsets [%s, %s) of bucket %s in log %s were removed by retention (the log now starts at %s). "
+                                + "Read a newer lake snapshot, or keep log segments longer than tiering lags behind")
+                        .formatted(from, startOffset, bucket, log.paths().root(), startOffset));
+    }
+
+    private LakestreamException corrupt(String problem, Throwable cause) {
+        return new LakestreamException(
+                LOG_CORRUPT,
+                "Log segment %s (bucket %s, offsets [%s, %s)) %s"
+                        .formatted(
+                                log.paths().resolve(segment.path()),
+                                bucket,
+                                segment.baseOffset(),
+                                segment.endOffset(),
+                                problem),
+                cause);
+    }
+
+    private void closeSegment() {
+        if (segmentReader != null) {
+            try {
+                segmentReader.close();
+            } catch (IOException e) {
+                // read-only: nothing to lose
+            }
+            segmentReader = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (next != null) {
+            next.close();
+            next = null;
+        }
+        closeSegment();
+    }
+}
