@@ -1,0 +1,205 @@
+package io.lakestream.catalog;
+
+import static io.lakestream.testing.TestingWarehouse.NAMESPACE;
+import static io.lakestream.testing.TestingWarehouse.SIMPLE_SCHEMA;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TestLakestreamCatalog {
+    @TempDir
+    Path directory;
+
+    private TestingWarehouse warehouse;
+
+    @BeforeEach
+    void setUp() {
+        warehouse = new TestingWarehouse(directory);
+    }
+
+    @AfterEach
+    void tearDown() {
+        warehouse.close();
+    }
+
+    @Test
+    void createLoadListDrop() throws Exception {
+        LakestreamTable created = warehouse.createPrimaryKeyTable("orders", 4);
+        warehouse.createAppendOnlyTable("events", 2);
+        assertThat(Files.exists(directory.resolve(CatalogConfig.EMBEDDED_CATALOG_FILE)))
+                .isTrue();
+
+        LakestreamTable loaded = warehouse.load("orders");
+        assertThat(loaded.definition().schema().asStruct())
+                .isEqualTo(created.definition().schema().asStruct());
+        assertThat(loaded.definition().primaryKey()).containsExactly("id");
+        assertThat(loaded.definition().bucketCount()).isEqualTo(4);
+        assertThat(loaded.log().paths().root()).isEqualTo(loaded.lake().location() + "/log");
+        assertThat(warehouse.catalog().listTables(NAMESPACE))
+                .containsExactlyInAnyOrder(
+                        TableIdentifier.of(NAMESPACE, "orders"), TableIdentifier.of(NAMESPACE, "events"));
+
+        try (LakestreamWriter writer = new LakestreamWriter(loaded, warehouse.allocator())) {
+            writer.upsert(Map.of("id", 1L, "name", "a"));
+            writer.commit();
+        }
+        Path logDirectory = Path.of(loaded.log().paths().root());
+        assertThat(logDirectory).isDirectory();
+
+        assertThat(warehouse.catalog().dropTable(TableIdentifier.of(NAMESPACE, "orders")))
+                .isTrue();
+        assertThat(logDirectory).doesNotExist();
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).containsExactly(TableIdentifier.of(NAMESPACE, "events"));
+        assertThat(warehouse.catalog().dropTable(TableIdentifier.of(NAMESPACE, "orders")))
+                .isFalse();
+    }
+
+    @Test
+    void reopenedCatalogSeesTables() {
+        warehouse.createPrimaryKeyTable("orders", 3);
+        try (TestingWarehouse reopened = new TestingWarehouse(directory)) {
+            assertThat(reopened.load("orders").definition().bucketCount()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void customLogPath() {
+        Path logPath = directory.resolve("elsewhere/log");
+        LakestreamTable table = warehouse.create(
+                "t",
+                TableSpec.builder(SIMPLE_SCHEMA)
+                        .primaryKey("id")
+                        .logPath(logPath.toString())
+                        .build());
+        assertThat(warehouse.load("t").log().paths().root()).isEqualTo(logPath.toString());
+        assertThat(table.lake().properties()).containsEntry("lakestream.log.path", logPath.toString());
+    }
+
+    @Test
+    void unknownTable() {
+        assertError(
+                () -> warehouse.load("missing"), LakestreamError.TABLE_NOT_FOUND, "Table db.missing does not exist");
+    }
+
+    @Test
+    void plainIcebergTableIsNotLakestreamTable() {
+        warehouse.catalog().icebergCatalog().createTable(TableIdentifier.of(NAMESPACE, "plain"), SIMPLE_SCHEMA);
+        assertError(
+                () -> warehouse.load("plain"),
+                LakestreamError.NOT_A_LAKESTREAM_TABLE,
+                "db.plain is a plain Iceberg table");
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).isEmpty();
+    }
+
+    @Test
+    void existingTable() {
+        warehouse.createPrimaryKeyTable("t", 1);
+        assertError(
+                () -> warehouse.createPrimaryKeyTable("t", 1),
+                LakestreamError.TABLE_ALREADY_EXISTS,
+                "Table db.t already exists");
+    }
+
+    @Test
+    void namesThatEscapeTheWarehouseAreRejectedAndNothingIsCreated() {
+        for (String name : new String[] {"..", "a/b", "a\\b", ".hidden", " "}) {
+            assertError(
+                    () -> warehouse.createPrimaryKeyTable(name, 1), LakestreamError.INVALID_NAME, "Invalid table name");
+        }
+        assertError(
+                () -> warehouse.catalog().createNamespace(Namespace.of("..")),
+                LakestreamError.INVALID_NAME,
+                "Invalid namespace name '..'");
+        assertError(
+                () -> warehouse
+                        .catalog()
+                        .createTable(
+                                TableIdentifier.of(Namespace.of("../x"), "t"),
+                                TableSpec.builder(SIMPLE_SCHEMA).build()),
+                LakestreamError.INVALID_NAME,
+                "contains a path separator");
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).isEmpty();
+        assertThat(directory.getParent().resolve("x")).doesNotExist();
+    }
+
+    @Test
+    void invalidDefinitionCreatesNothing() {
+        assertError(
+                () -> warehouse.create(
+                        "t", TableSpec.builder(SIMPLE_SCHEMA).primaryKey("name").build()),
+                LakestreamError.INVALID_TABLE_DEFINITION,
+                "primary key column 'name' is nullable");
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).isEmpty();
+        assertThat(warehouse.catalog().icebergCatalog().tableExists(TableIdentifier.of(NAMESPACE, "t")))
+                .isFalse();
+        assertThat(directory.resolve("db/t")).doesNotExist();
+    }
+
+    @Test
+    void missingNamespace() {
+        assertError(
+                () -> warehouse
+                        .catalog()
+                        .createTable(
+                                TableIdentifier.of("nope", "t"),
+                                TableSpec.builder(SIMPLE_SCHEMA).build()),
+                LakestreamError.NAMESPACE_NOT_FOUND,
+                "Namespace nope does not exist; create it first");
+    }
+
+    @Test
+    void hadoopCatalog() throws Exception {
+        CatalogConfig config = new CatalogConfig(
+                "hadoop", directory.resolve("hadoop-warehouse").toString(), Optional.empty(), Map.of());
+        try (LakestreamCatalog catalog = LakestreamCatalog.open(config)) {
+            catalog.createNamespace(NAMESPACE);
+            catalog.createTable(
+                    TableIdentifier.of(NAMESPACE, "t"),
+                    TableSpec.builder(SIMPLE_SCHEMA)
+                            .primaryKey("id")
+                            .bucketCount(2)
+                            .build());
+            assertThat(catalog.loadTable(TableIdentifier.of(NAMESPACE, "t"))
+                            .definition()
+                            .bucketCount())
+                    .isEqualTo(2);
+            assertThat(catalog.listTables(NAMESPACE)).containsExactly(TableIdentifier.of(NAMESPACE, "t"));
+        }
+    }
+
+    @Test
+    void badCatalogConfig() {
+        assertError(
+                () -> new CatalogConfig("hive", "/tmp", Optional.empty(), Map.of()),
+                LakestreamError.INVALID_CATALOG_CONFIG,
+                "Unknown catalog type 'hive': use jdbc, hadoop or rest");
+        assertError(
+                () -> new CatalogConfig("rest", "/tmp", Optional.empty(), Map.of()),
+                LakestreamError.INVALID_CATALOG_CONFIG,
+                "A rest catalog needs a URI");
+    }
+
+    private static void assertError(
+            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, LakestreamError error, String message) {
+        assertThatThrownBy(call)
+                .isInstanceOfSatisfying(
+                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(error))
+                .hasMessageContaining(message);
+    }
+}

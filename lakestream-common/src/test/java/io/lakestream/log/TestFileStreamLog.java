@@ -1,0 +1,245 @@
+package io.lakestream.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commit protocol on its own: segments are staged by name only, their content is not read here. */
+class TestFileStreamLog {
+    @TempDir
+    Path directory;
+
+    private FileStreamLog log;
+
+    @BeforeEach
+    void setUp() {
+        log = newLog();
+    }
+
+    private FileStreamLog newLog() {
+        return new FileStreamLog(directory.resolve("log").toString(), new LocalLogFileSystem(), 3);
+    }
+
+    @Test
+    void emptyLogIsVersionZero() {
+        LogSnapshot snapshot = log.latestSnapshot();
+        assertThat(snapshot.version()).isZero();
+        assertThat(snapshot.endOffsets().offsets()).containsExactlyInAnyOrderEntriesOf(Map.of(0, 0L, 1, 0L, 2, 0L));
+    }
+
+    @Test
+    void commitAssignsDenseBaseOffsetsAcrossBuckets() {
+        assertThat(log.commit(List.of(staged(0, 10), staged(2, 5)), Optional.empty())
+                        .version())
+                .isEqualTo(1);
+        assertThat(log.commit(List.of(staged(0, 3), staged(1, 7), staged(0, 2)), Optional.empty())
+                        .version())
+                .isEqualTo(2);
+
+        LogSnapshot snapshot = newLog().latestSnapshot();
+        assertThat(snapshot.version()).isEqualTo(2);
+        assertThat(snapshot.bucket(0).segments())
+                .extracting(SegmentFile::baseOffset)
+                .containsExactly(0L, 10L, 13L);
+        assertThat(snapshot.bucket(0).endOffset()).isEqualTo(15);
+        assertThat(snapshot.bucket(1).endOffset()).isEqualTo(7);
+        assertThat(snapshot.bucket(2).endOffset()).isEqualTo(5);
+        assertThat(snapshot.bucket(0).segments())
+                .extracting(SegmentFile::version)
+                .containsExactly(1L, 2L, 2L);
+
+        LogSnapshot first = newLog().snapshot(1);
+        assertThat(first.endOffsets().offsets()).containsExactlyInAnyOrderEntriesOf(Map.of(0, 10L, 1, 0L, 2, 5L));
+    }
+
+    @Test
+    void idempotencyKeyAppliesCommitOnce() {
+        StreamLog.CommitResult first = log.commit(List.of(staged(0, 4)), Optional.of("query-1"));
+        StreamLog.CommitResult retried = newLog().commit(List.of(staged(0, 4)), Optional.of("query-1"));
+        assertThat(first).isEqualTo(new StreamLog.CommitResult(1, false));
+        assertThat(retried).isEqualTo(new StreamLog.CommitResult(1, true));
+        assertThat(newLog().latestSnapshot().bucket(0).endOffset()).isEqualTo(4);
+    }
+
+    @Test
+    void checkpointLetsReadersSkipOldCommits() throws Exception {
+        for (int i = 0; i < FileStreamLog.CHECKPOINT_INTERVAL + 3; i++) {
+            log.commit(List.of(staged(i % 3, 1)), Optional.of("key-" + i));
+        }
+        LogPaths paths = log.paths();
+        assertThat(Path.of(paths.checkpoint(FileStreamLog.CHECKPOINT_INTERVAL))).exists();
+        assertThat(Files.readString(Path.of(paths.lastCheckpointHint())).trim())
+                .isEqualTo(Integer.toString(FileStreamLog.CHECKPOINT_INTERVAL));
+        // Remove the commits a checkpoint covers: a fresh reader must still build the full state.
+        for (int version = 1; version <= FileStreamLog.CHECKPOINT_INTERVAL; version++) {
+            Files.delete(Path.of(paths.commit(version)));
+        }
+        LogSnapshot snapshot = newLog().latestSnapshot();
+        assertThat(snapshot.version()).isEqualTo(FileStreamLog.CHECKPOINT_INTERVAL + 3);
+        assertThat(snapshot.bucket(0).endOffset()
+                        + snapshot.bucket(1).endOffset()
+                        + snapshot.bucket(2).endOffset())
+                .isEqualTo(FileStreamLog.CHECKPOINT_INTERVAL + 3);
+        assertThat(snapshot.idempotencyKeys()).containsKey("key-0");
+        assertThat(newLog().commit(List.of(staged(0, 1)), Optional.of("key-7")).alreadyApplied())
+                .isTrue();
+    }
+
+    @Test
+    void staleCheckpointHintIsOnlyAStartingPoint() throws Exception {
+        for (int i = 0; i < FileStreamLog.CHECKPOINT_INTERVAL + 1; i++) {
+            log.commit(List.of(staged(0, 1)), Optional.empty());
+        }
+        Files.writeString(Path.of(log.paths().lastCheckpointHint()), "garbage");
+        assertThat(newLog().latestSnapshot().bucket(0).endOffset()).isEqualTo(FileStreamLog.CHECKPOINT_INTERVAL + 1);
+    }
+
+    @Test
+    void concurrentCommittersNeverShareAVersionOrAnOffset() throws Exception {
+        int threads = 4;
+        int commitsPerThread = 25;
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<List<Long>>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            futures.add(executor.submit(() -> {
+                FileStreamLog own = newLog();
+                start.await();
+                List<Long> versions = new ArrayList<>();
+                for (int i = 0; i < commitsPerThread; i++) {
+                    versions.add(own.commit(List.of(staged(0, 2), staged(1, 1)), Optional.empty())
+                            .version());
+                }
+                return versions;
+            }));
+        }
+        start.countDown();
+        List<Long> versions = new ArrayList<>();
+        for (Future<List<Long>> future : futures) {
+            versions.addAll(future.get());
+        }
+        executor.shutdown();
+        assertThat(versions).doesNotHaveDuplicates().hasSize(threads * commitsPerThread);
+        LogSnapshot snapshot = newLog().latestSnapshot();
+        assertThat(snapshot.version()).isEqualTo(threads * commitsPerThread);
+        assertDense(snapshot.bucket(0));
+        assertThat(snapshot.bucket(0).endOffset()).isEqualTo(2L * threads * commitsPerThread);
+        assertThat(snapshot.bucket(1).endOffset()).isEqualTo((long) threads * commitsPerThread);
+    }
+
+    @Test
+    void createExclusiveHasExactlyOneWinner() throws Exception {
+        LocalLogFileSystem fileSystem = new LocalLogFileSystem();
+        String target = directory.resolve("race/00000000000000000001.json").toString();
+        ExecutorService executor = Executors.newFixedThreadPool(8);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> results = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            byte[] content = ("writer-" + i).repeat(1000).getBytes(StandardCharsets.UTF_8);
+            results.add(executor.submit(() -> {
+                start.await();
+                return fileSystem.createExclusive(target, content);
+            }));
+        }
+        start.countDown();
+        int winners = 0;
+        for (Future<Boolean> result : results) {
+            winners += result.get() ? 1 : 0;
+        }
+        executor.shutdown();
+        assertThat(winners).isEqualTo(1);
+        String content = Files.readString(Path.of(target));
+        assertThat(content).matches("(writer-\\d)+").hasSize("writer-0".length() * 1000);
+        try (var files = Files.list(Path.of(target).getParent())) {
+            assertThat(files.toList()).hasSize(1);
+        }
+    }
+
+    @Test
+    void retentionRemovesOnlyTieredOldSegments() throws Exception {
+        log.commit(List.of(staged(0, 10), staged(1, 10)), Optional.empty());
+        log.commit(List.of(staged(0, 10)), Optional.empty());
+        LogSnapshot before = log.latestSnapshot();
+        List<Path> files = before.bucket(0).segments().stream()
+                .map(segment -> Path.of(log.paths().resolve(segment.path())))
+                .toList();
+        for (Path file : files) {
+            Files.createDirectories(file.getParent());
+            Files.write(file, new byte[] {1});
+        }
+
+        // bucket 0 tiered up to 15: only its first segment [0, 10) is fully below; bucket 1 not tiered.
+        assertThat(log.removeSegments(new OffsetMap(Map.of(0, 15L)), Long.MAX_VALUE))
+                .isEqualTo(1);
+        LogSnapshot after = newLog().latestSnapshot();
+        assertThat(after.bucket(0).startOffset()).isEqualTo(10);
+        assertThat(after.bucket(0).endOffset()).isEqualTo(20);
+        assertThat(after.bucket(1).startOffset()).isZero();
+        assertThat(files.get(0)).doesNotExist();
+        assertThat(files.get(1)).exists();
+        // Not old enough: nothing is removed.
+        assertThat(log.removeSegments(new OffsetMap(Map.of(0, 20L, 1, 10L)), 0)).isZero();
+    }
+
+    @Test
+    void corruptCommitFileIsNamed() throws Exception {
+        log.commit(List.of(staged(0, 1)), Optional.empty());
+        Files.writeString(Path.of(log.paths().commit(2)), "{not json");
+        assertThatThrownBy(() -> newLog().latestSnapshot())
+                .isInstanceOfSatisfying(
+                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_CORRUPT))
+                .hasMessageContaining(log.paths().commit(2));
+    }
+
+    @Test
+    void commitThatSkipsOffsetsIsDetected() throws Exception {
+        log.commit(List.of(staged(0, 5)), Optional.empty());
+        SegmentFile bad = new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0);
+        LogCommit commit = new LogCommit(
+                LogCommit.FORMAT_VERSION, 2, 0, Optional.empty(), LogCommit.Operation.APPEND, List.of(bad), List.of());
+        Files.write(Path.of(log.paths().commit(2)), LogJson.write(commit));
+        assertThatThrownBy(() -> newLog().latestSnapshot())
+                .isInstanceOfSatisfying(
+                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_CORRUPT))
+                .hasMessageContaining("adds bucket-0000/x.arrow at offset 7 but bucket 0 ends at 5");
+    }
+
+    @Test
+    void unknownVersion() {
+        log.commit(List.of(staged(0, 1)), Optional.empty());
+        assertThatThrownBy(() -> log.snapshot(5))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_RANGE_INVALID))
+                .hasMessageContaining("Log version 5 does not exist: the newest version is 1");
+    }
+
+    static void assertDense(BucketLog bucket) {
+        long expected = bucket.startOffset();
+        for (SegmentFile segment : bucket.segments()) {
+            assertThat(segment.baseOffset()).isEqualTo(expected);
+            expected = segment.endOffset();
+        }
+        assertThat(expected).isEqualTo(bucket.endOffset());
+    }
+
+    private static StagedSegment staged(int bucket, long rows) {
+        return new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 100, 0, 0);
+    }
+}
