@@ -20,7 +20,17 @@ public enum LakestreamError {
     LOG_RANGE_REMOVED(12, Kind.USER),
     LOG_RANGE_INVALID(13, Kind.USER),
     LOG_IO_ERROR(14, Kind.EXTERNAL),
-    CATALOG_ERROR(15, Kind.EXTERNAL);
+    CATALOG_ERROR(15, Kind.EXTERNAL),
+    /** A lake snapshot's offset map is unreadable or cannot be found (tiering, union-read planning). */
+    LAKE_OFFSETS_INVALID(16, Kind.EXTERNAL),
+    /** A lake snapshot holds more of a bucket than the log does: the log was replaced or truncated. */
+    LAKE_AHEAD_OF_LOG(17, Kind.EXTERNAL),
+    /** Another tiering run committed first: the lake's offset map is no longer the one planned from. */
+    LAKE_COMMIT_CONFLICT(18, Kind.EXTERNAL),
+    /** The lake table was changed outside Lakestream and no longer matches the table definition. */
+    LAKE_LAYOUT_MISMATCH(19, Kind.USER),
+    /** Tiering a table failed; the message says why and whether it stopped. */
+    TIERING_FAILED(20, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

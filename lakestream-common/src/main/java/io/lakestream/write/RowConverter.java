@@ -80,7 +80,7 @@ final class RowConverter {
             Object value = values[i];
             Optional<Object> converted = ValueConverter.convert(column.type(), value);
             if (converted.isEmpty()) {
-                throw invalid("column '%s' of type %s cannot hold %s '%s'; pass a %s"
+                throw invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
                         .formatted(
                                 column.name(),
                                 column.type(),
