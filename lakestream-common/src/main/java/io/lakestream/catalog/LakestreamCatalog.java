@@ -105,6 +105,7 @@ public final class LakestreamCatalog implements Closeable {
             table = catalog.buildTable(identifier, layout.icebergSchema())
                     .withPartitionSpec(layout.partitionSpec())
                     .withProperties(layout.properties())
+                    .withProperty(LakestreamProperties.CREATED_AT_MILLIS, Long.toString(System.currentTimeMillis()))
                     .create();
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(identifier));

@@ -30,7 +30,11 @@ public enum LakestreamError {
     /** The lake table was changed outside Lakestream and no longer matches the table definition. */
     LAKE_LAYOUT_MISMATCH(19, Kind.USER),
     /** Tiering a table failed; the message says why and whether it stopped. */
-    TIERING_FAILED(20, Kind.EXTERNAL);
+    TIERING_FAILED(20, Kind.EXTERNAL),
+    /** A read option (mode, version, timestamp, offsets) that does not fit the table. */
+    INVALID_READ_OPTIONS(21, Kind.USER),
+    /** A lake data or delete file that cannot be read. */
+    LAKE_FILE_UNREADABLE(22, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -100,6 +100,25 @@ public final class FileStreamLog implements StreamLog {
     }
 
     @Override
+    public long versionAsOf(long timestampMillis) {
+        long low = 0;
+        long high = latestSnapshot().version();
+        // invariant: version `low` is at or before the timestamp (0 always is); versions above `high` are after it
+        while (low < high) {
+            long middle = low + (high - low + 1) / 2;
+            LogCommit commit = readCommit(middle)
+                    .orElseThrow(() -> new LakestreamException(
+                            LOG_CORRUPT, "Log commit file %s is missing".formatted(paths.commit(middle))));
+            if (commit.committedAtMillis() <= timestampMillis) {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
+        }
+        return low;
+    }
+
+    @Override
     public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");

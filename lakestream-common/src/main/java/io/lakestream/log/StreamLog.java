@@ -18,6 +18,13 @@ public interface StreamLog {
     LogSnapshot snapshot(long version);
 
     /**
+     * The newest version committed at or before {@code timestampMillis}; 0 (the empty log) when the
+     * first commit is later. Commit times come from the writers' clocks and are assumed to grow with
+     * the version.
+     */
+    long versionAsOf(long timestampMillis);
+
+    /**
      * Publishes staged segments atomically as one commit spanning all their buckets, assigning base
      * offsets. If {@code idempotencyKey} was used by an earlier commit, nothing is published and that
      * commit's version is returned.

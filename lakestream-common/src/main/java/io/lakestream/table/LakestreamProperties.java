@@ -10,6 +10,8 @@ public final class LakestreamProperties {
     public static final String BUCKET_NUM = "lakestream.bucket.num";
     public static final String BUCKET_KEY = "lakestream.bucket.key";
     public static final String LOG_PATH = "lakestream.log.path";
+    /** When the table was created (epoch millis): time travel to an earlier time is an error. */
+    public static final String CREATED_AT_MILLIS = "lakestream.created-at-millis";
 
     /** Snapshot summary: JSON object bucket -> next log offset not yet in the lake. */
     public static final String SUMMARY_LOG_OFFSETS = "lakestream.log-offsets";

@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.bucket.BucketFunction;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.StagedSegment;
@@ -41,7 +42,7 @@ public final class LakestreamWriter implements AutoCloseable {
     private final BufferAllocator allocator;
     private final RowConverter rowConverter;
     private final Schema arrowSchema;
-    private final List<ArrowColumnWriter> columnWriters;
+    private final List<ArrowValueWriter> columnWriters;
     private final Optional<BucketFunction> bucketFunction;
     private final int[] bucketKeyPositions;
     private final SegmentWriter[] segments;
@@ -72,7 +73,7 @@ public final class LakestreamWriter implements AutoCloseable {
         this.rowConverter = new RowConverter(definition);
         this.arrowSchema = LogSchema.arrowSchema(definition.schema());
         this.columnWriters = definition.schema().columns().stream()
-                .map(column -> ArrowColumnWriter.forType(column.type()))
+                .map(column -> ArrowValueWriter.forType(column.type()))
                 .toList();
         this.bucketFunction = table.bucketFunction();
         this.bucketKeyPositions = table.bucketKeyPositions();

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import com.google.common.io.CountingOutputStream;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
@@ -27,7 +28,7 @@ final class SegmentWriter implements AutoCloseable {
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
-    private final List<ArrowColumnWriter> columnWriters;
+    private final List<ArrowValueWriter> columnWriters;
     private final int batchRows;
     private final VectorSchemaRoot root;
     private final CountingOutputStream output;
@@ -42,7 +43,7 @@ final class SegmentWriter implements AutoCloseable {
             StreamLog log,
             int bucket,
             Schema arrowSchema,
-            List<ArrowColumnWriter> columnWriters,
+            List<ArrowValueWriter> columnWriters,
             BufferAllocator allocator,
             int batchRows) {
         this.log = log;

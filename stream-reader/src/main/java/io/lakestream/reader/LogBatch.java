@@ -12,8 +12,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * Consecutive change rows of one bucket: row {@code i} of {@code root} has offset
  * {@code firstOffset + i}. The root holds {@code __change_type}, {@code __timestamp} and the
  * projected user columns, in that order. The caller owns the batch and must close it.
+ *
+ * @param committedAtMillis when the commit that added these rows was published
  */
-public record LogBatch(int bucket, long firstOffset, VectorSchemaRoot root) implements AutoCloseable {
+public record LogBatch(int bucket, long firstOffset, long committedAtMillis, VectorSchemaRoot root)
+        implements AutoCloseable {
     public LogBatch {
         requireNonNull(root, "root is null");
     }

@@ -155,7 +155,9 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         if (start >= end) {
             return null;
         }
-        return new LogBatch(bucket, start, project(source, (int) (start - batchStart), (int) (end - start)));
+        return new LogBatch(
+                bucket, start, segment.committedAtMillis(), project(source, (int) (start - batchStart), (int)
+                        (end - start)));
     }
 
     private VectorSchemaRoot project(VectorSchemaRoot source, int offsetInBatch, int length) {

@@ -1,4 +1,4 @@
-package io.lakestream.write;
+package io.lakestream.log;
 
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -26,13 +26,17 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
 
-/** Writes canonical values of one column into its Arrow vector. Chosen once per column, not per value. */
+/**
+ * Writes the values of one column into its Arrow vector (the log's Arrow types, see {@link LogSchema}).
+ * Takes Iceberg's generic Java values; binary and fixed may be {@code byte[]} or {@code ByteBuffer}.
+ * Chosen once per column, not per value.
+ */
 @FunctionalInterface
-interface ArrowColumnWriter {
+public interface ArrowValueWriter {
     void write(FieldVector vector, int index, Object value);
 
-    static ArrowColumnWriter forType(Type type) {
-        ArrowColumnWriter nonNull = switch (type.typeId()) {
+    static ArrowValueWriter forType(Type type) {
+        ArrowValueWriter nonNull = switch (type.typeId()) {
             case BOOLEAN -> (vector, index, value) -> ((BitVector) vector).setSafe(index, (Boolean) value ? 1 : 0);
             case INTEGER -> (vector, index, value) -> ((IntVector) vector).setSafe(index, (Integer) value);
             case LONG -> (vector, index, value) -> ((BigIntVector) vector).setSafe(index, (Long) value);
@@ -56,8 +60,8 @@ interface ArrowColumnWriter {
                         ((VarCharVector) vector).setSafe(index, ((String) value).getBytes(StandardCharsets.UTF_8));
             case UUID ->
                 (vector, index, value) -> ((FixedSizeBinaryVector) vector).setSafe(index, uuidBytes((UUID) value));
-            case FIXED -> (vector, index, value) -> ((FixedSizeBinaryVector) vector).setSafe(index, (byte[]) value);
-            case BINARY -> (vector, index, value) -> ((VarBinaryVector) vector).setSafe(index, (byte[]) value);
+            case FIXED -> (vector, index, value) -> ((FixedSizeBinaryVector) vector).setSafe(index, bytes(value));
+            case BINARY -> (vector, index, value) -> ((VarBinaryVector) vector).setSafe(index, bytes(value));
             default -> throw new IllegalArgumentException("type %s is not supported in the log".formatted(type));
         };
         return (vector, index, value) -> {
@@ -67,6 +71,16 @@ interface ArrowColumnWriter {
                 nonNull.write(vector, index, value);
             }
         };
+    }
+
+    private static byte[] bytes(Object value) {
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        ByteBuffer buffer = ((ByteBuffer) value).duplicate();
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        return bytes;
     }
 
     private static byte[] uuidBytes(UUID uuid) {

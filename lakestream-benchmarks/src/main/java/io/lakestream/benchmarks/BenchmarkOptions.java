@@ -1,0 +1,59 @@
+package io.lakestream.benchmarks;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Options of the log-append benchmark, from {@code --name value} arguments.
+ *
+ * @param rows rows written per round by each side
+ * @param commitRows rows per commit (one log commit, or one Parquet file plus one Iceberg append)
+ * @param buckets log buckets of the Lakestream tables
+ * @param warmupRounds rounds run first and not reported
+ * @param measuredRounds rounds whose median is reported
+ * @param parquetCodec Parquet codec of the baseline; empty means the Iceberg table default
+ * @param directory where the tables go; empty means a fresh temporary directory, deleted at the end
+ */
+record BenchmarkOptions(
+        int rows,
+        int commitRows,
+        int buckets,
+        int warmupRounds,
+        int measuredRounds,
+        Optional<String> parquetCodec,
+        Optional<Path> directory) {
+    static final String USAGE = "options: --rows N (2000000) --commit-rows N (100000) --buckets N (4) --warmup N (2)"
+            + " --rounds N (5) --parquet-codec zstd|snappy|gzip|uncompressed (table default) --dir PATH (a temp dir)";
+
+    BenchmarkOptions {
+        checkArgument(rows > 0 && commitRows > 0 && buckets > 0, "rows, commit rows and buckets must be positive");
+        checkArgument(warmupRounds >= 0 && measuredRounds > 0, "need at least one measured round");
+    }
+
+    static BenchmarkOptions parse(String[] args) {
+        int rows = 2_000_000;
+        int commitRows = 100_000;
+        int buckets = 4;
+        int warmup = 2;
+        int rounds = 5;
+        Optional<String> codec = Optional.empty();
+        Optional<Path> directory = Optional.empty();
+        for (int i = 0; i < args.length; i += 2) {
+            checkArgument(i + 1 < args.length, "option %s needs a value; %s", args[i], USAGE);
+            String value = args[i + 1];
+            switch (args[i]) {
+                case "--rows" -> rows = Integer.parseInt(value);
+                case "--commit-rows" -> commitRows = Integer.parseInt(value);
+                case "--buckets" -> buckets = Integer.parseInt(value);
+                case "--warmup" -> warmup = Integer.parseInt(value);
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--parquet-codec" -> codec = Optional.of(value);
+                case "--dir" -> directory = Optional.of(Path.of(value));
+                default -> throw new IllegalArgumentException("unknown option %s; %s".formatted(args[i], USAGE));
+            }
+        }
+        return new BenchmarkOptions(rows, commitRows, buckets, warmup, rounds, codec, directory);
+    }
+}

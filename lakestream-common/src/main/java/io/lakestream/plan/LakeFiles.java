@@ -1,0 +1,89 @@
+package io.lakestream.plan;
+
+import static io.lakestream.common.LakestreamError.LAKE_LAYOUT_MISMATCH;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamTable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * The lake data files of a snapshot that a filter can match (Iceberg prunes by partition and column
+ * statistics), with their delete files, grouped by bucket.
+ */
+final class LakeFiles {
+    /** Bucket key used for the files of a table whose lake is not partitioned by bucket. */
+    static final int NO_BUCKET = -1;
+
+    private LakeFiles() {}
+
+    static Map<Integer, List<LakeFile>> byBucket(LakestreamTable table, long snapshotId, Expression filter) {
+        Map<Integer, List<LakeFile>> files = new HashMap<>();
+        try (CloseableIterable<FileScanTask> tasks =
+                table.lake().newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
+            for (FileScanTask task : tasks) {
+                files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>())
+                        .add(toLakeFile(task));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    private static int bucketOf(LakestreamTable table, FileScanTask task) {
+        PartitionSpec spec = task.spec();
+        if (!table.definition().hasBucketKey()) {
+            return NO_BUCKET;
+        }
+        if (spec.fields().size() != 1) {
+            throw new LakestreamException(
+                    LAKE_LAYOUT_MISMATCH,
+                    ("Lake file %s of table %s has partition spec %s, but a Lakestream table is partitioned by bucket only; "
+                                    + "the partitioning was changed outside Lakestream: change it back")
+                            .formatted(task.file().location(), table, spec));
+        }
+        Integer bucket = task.file().partition().get(0, Integer.class);
+        if (bucket == null || bucket < 0 || bucket >= table.definition().bucketCount()) {
+            throw new LakestreamException(
+                    LAKE_LAYOUT_MISMATCH,
+                    "Lake file %s of table %s has bucket %s outside [0, %s)"
+                            .formatted(
+                                    task.file().location(),
+                                    table,
+                                    bucket,
+                                    table.definition().bucketCount()));
+        }
+        return bucket;
+    }
+
+    private static LakeFile toLakeFile(FileScanTask task) {
+        List<LakeDeleteFile> deletes = new ArrayList<>(task.deletes().size());
+        for (DeleteFile delete : task.deletes()) {
+            boolean equality = delete.content() == FileContent.EQUALITY_DELETES;
+            deletes.add(new LakeDeleteFile(
+                    delete.location(),
+                    equality ? LakeDeleteFile.Content.EQUALITY : LakeDeleteFile.Content.POSITION,
+                    equality ? delete.equalityFieldIds() : List.of(),
+                    delete.recordCount(),
+                    delete.fileSizeInBytes()));
+        }
+        return new LakeFile(
+                task.file().location(),
+                task.start(),
+                task.length(),
+                task.file().fileSizeInBytes(),
+                task.file().recordCount(),
+                deletes);
+    }
+}

@@ -1,0 +1,121 @@
+package io.lakestream.plan;
+
+import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.LAKE_AHEAD_OF_LOG;
+import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePosition;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.table.LakestreamProperties;
+import io.lakestream.table.LakestreamTable;
+import java.time.Instant;
+import java.util.OptionalLong;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.util.SnapshotUtil;
+
+/**
+ * The pinned state of a read: a log version and a lake snapshot whose offsets do not pass the
+ * log's ends, so that lake plus log tail is exactly the table at that log version.
+ *
+ * @param log the pinned log version
+ * @param lake the pinned lake snapshot and its offset map
+ * @param lakeCommitMillis commit time of the lake snapshot
+ */
+public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommitMillis) {
+    public ReadPin {
+        requireNonNull(log, "log is null");
+        requireNonNull(lake, "lake is null");
+        requireNonNull(lakeCommitMillis, "lakeCommitMillis is null");
+    }
+
+    /** Pins what {@code options} asks for: the newest state, a log version, or the state as of a time. */
+    public static ReadPin resolve(LakestreamTable table, ReadOptions options) {
+        if (options.logVersion().isPresent() && options.asOfTimestampMillis().isPresent()) {
+            throw new LakestreamException(
+                    INVALID_READ_OPTIONS, "Read as of a log version or as of a timestamp, not both");
+        }
+        if (options.asOfTimestampMillis().isPresent()) {
+            long timestamp = options.asOfTimestampMillis().getAsLong();
+            String created = table.lake().properties().get(LakestreamProperties.CREATED_AT_MILLIS);
+            if (created != null && timestamp < Long.parseLong(created)) {
+                throw new LakestreamException(
+                        INVALID_READ_OPTIONS,
+                        "Table %s did not exist at %s: it was created at %s"
+                                .formatted(
+                                        table,
+                                        Instant.ofEpochMilli(timestamp),
+                                        Instant.ofEpochMilli(Long.parseLong(created))));
+            }
+            return atLogVersion(table, table.log().snapshot(table.log().versionAsOf(timestamp)));
+        }
+        if (options.logVersion().isPresent()) {
+            long version = options.logVersion().getAsLong();
+            long newest = table.log().latestSnapshot().version();
+            if (version < 0 || version > newest) {
+                throw new LakestreamException(
+                        INVALID_READ_OPTIONS,
+                        "Log version %s of table %s does not exist: versions go from 0 to %s"
+                                .formatted(version, table, newest));
+            }
+            return atLogVersion(table, table.log().snapshot(version));
+        }
+        LogSnapshot log = table.log().latestSnapshot();
+        Snapshot current = table.lake().currentSnapshot();
+        return new ReadPin(
+                log,
+                LakePosition.current(table.lake()),
+                current == null ? OptionalLong.empty() : OptionalLong.of(current.timestampMillis()));
+    }
+
+    /** The newest lake snapshot (of the current ancestry) that holds no change at or after the log's ends. */
+    private static ReadPin atLogVersion(LakestreamTable table, LogSnapshot log) {
+        Snapshot current = table.lake().currentSnapshot();
+        if (current != null) {
+            for (Snapshot snapshot : SnapshotUtil.ancestorsOf(current.snapshotId(), table.lake()::snapshot)) {
+                LakePosition position = LakePosition.at(table.lake(), snapshot.snapshotId());
+                if (notPast(position, log)) {
+                    return new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis()));
+                }
+            }
+        }
+        return new ReadPin(log, LakePosition.EMPTY, OptionalLong.empty());
+    }
+
+    private static boolean notPast(LakePosition position, LogSnapshot log) {
+        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+            if (position.offsets().offset(bucket) > log.bucket(bucket).endOffset()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Checks that lake plus log tail can be read: the lake holds no more than the log, and the log
+     * still holds every change the lake does not.
+     */
+    public void validateForUnionRead(LakestreamTable table) {
+        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+            long lakeOffset = lake.offsets().offset(bucket);
+            long end = log.bucket(bucket).endOffset();
+            long start = log.bucket(bucket).startOffset();
+            if (lakeOffset > end) {
+                throw new LakestreamException(
+                        LAKE_AHEAD_OF_LOG,
+                        ("Lake snapshot %s of table %s holds bucket %s up to offset %s, but the log (version %s) ends at %s: "
+                                        + "the log was replaced or truncated. Restore the log, or read the lake alone with read mode 'lake'")
+                                .formatted(
+                                        lake.snapshotId().orElse(-1), table, bucket, lakeOffset, log.version(), end));
+            }
+            if (lakeOffset < start) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("Table %s: log offsets [%s, %s) of bucket %s were removed by retention before tiering put them in the lake. "
+                                        + "Read the lake alone with read mode 'lake', and make retention wait for tiering")
+                                .formatted(table, lakeOffset, start, bucket));
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+package io.lakestream.plan;
+
+import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.BucketLog;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
+import io.lakestream.table.LakestreamTable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Plans a read of a Lakestream table, engine-neutral: pins a lake snapshot and a log version, prunes
+ * buckets and lake files with the filter, and cuts the work into splits. For a primary-key union
+ * read there is one split per bucket (its lake files + log range {@code [O[b], E[b])}); append-only
+ * tables split lake files and log ranges independently.
+ */
+public final class UnionReadPlanner {
+    /** An append-only log range longer than this is cut into several splits (at segment boundaries). */
+    public static final long TARGET_LOG_ROWS_PER_SPLIT = 1_000_000;
+
+    private UnionReadPlanner() {}
+
+    public static ReadPlan plan(LakestreamTable table, ReadOptions options) {
+        if (options.changesAfterVersion().isPresent() && options.mode() != ReadMode.CHANGES) {
+            throw new LakestreamException(INVALID_READ_OPTIONS, "Only the 'changes' read mode takes a start version");
+        }
+        ReadPin pin = ReadPin.resolve(table, options);
+        if (options.mode() == ReadMode.UNION) {
+            pin.validateForUnionRead(table);
+        }
+        Optional<Set<Integer>> buckets = BucketPruner.buckets(table, options.filter());
+        List<UnionSplit> splits = switch (options.mode()) {
+            case UNION ->
+                table.definition().hasPrimaryKey()
+                        ? primaryKeySplits(table, pin, options, buckets)
+                        : appendOnlySplits(table, pin, options, buckets, true);
+            case LAKE -> appendOnlySplits(table, pin, options, buckets, false);
+            case CHANGES -> changeSplits(table, pin, options, buckets);
+        };
+        return new ReadPlan(
+                options.mode(),
+                pin.lake().snapshotId(),
+                pin.lakeCommitMillis(),
+                pin.lake().offsets(),
+                pin.log().version(),
+                pin.log().endOffsets(),
+                splits,
+                freshness(pin));
+    }
+
+    private static List<UnionSplit> primaryKeySplits(
+            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<Set<Integer>> buckets) {
+        Map<Integer, List<LakeFile>> lakeFiles = lakeFiles(table, pin, options);
+        List<UnionSplit> splits = new ArrayList<>();
+        for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
+            if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+                continue;
+            }
+            List<LakeFile> files = lakeFiles.getOrDefault(bucket, List.of());
+            LogRange tail = new LogRange(
+                    bucket,
+                    pin.lake().offsets().offset(bucket),
+                    pin.log().bucket(bucket).endOffset());
+            if (files.isEmpty() && tail.isEmpty()) {
+                continue;
+            }
+            splits.add(new UnionSplit(
+                    OptionalInt.of(bucket),
+                    ReadMode.UNION,
+                    files,
+                    tail.isEmpty() ? Optional.empty() : Optional.of(tail),
+                    pin.log().version(),
+                    true));
+        }
+        return splits;
+    }
+
+    /** Lake files one split each; with {@code withLog}, also the log tail of every bucket cut at segment boundaries. */
+    private static List<UnionSplit> appendOnlySplits(
+            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<Set<Integer>> buckets, boolean withLog) {
+        ReadMode mode = withLog ? ReadMode.UNION : ReadMode.LAKE;
+        List<UnionSplit> splits = new ArrayList<>();
+        lakeFiles(table, pin, options).forEach((bucket, files) -> {
+            if (bucket != LakeFiles.NO_BUCKET
+                    && buckets.isPresent()
+                    && !buckets.get().contains(bucket)) {
+                return;
+            }
+            OptionalInt splitBucket = bucket == LakeFiles.NO_BUCKET ? OptionalInt.empty() : OptionalInt.of(bucket);
+            for (LakeFile file : files) {
+                splits.add(new UnionSplit(
+                        splitBucket,
+                        mode,
+                        List.of(file),
+                        Optional.empty(),
+                        pin.log().version(),
+                        false));
+            }
+        });
+        if (withLog) {
+            for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
+                if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+                    continue;
+                }
+                for (LogRange range : cut(
+                        pin.log().bucket(bucket),
+                        bucket,
+                        pin.lake().offsets().offset(bucket),
+                        pin.log().bucket(bucket).endOffset())) {
+                    splits.add(new UnionSplit(
+                            OptionalInt.of(bucket),
+                            mode,
+                            List.of(),
+                            Optional.of(range),
+                            pin.log().version(),
+                            false));
+                }
+            }
+        }
+        return splits;
+    }
+
+    private static List<UnionSplit> changeSplits(
+            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<Set<Integer>> buckets) {
+        LogSnapshot end = pin.log();
+        Optional<LogSnapshot> start = options.changesAfterVersion().isPresent()
+                ? Optional.of(table.log()
+                        .snapshot(checkStartVersion(
+                                table, options.changesAfterVersion().getAsLong(), end.version())))
+                : Optional.empty();
+        List<UnionSplit> splits = new ArrayList<>();
+        for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
+            if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+                continue;
+            }
+            BucketLog log = end.bucket(bucket);
+            long from = start.isPresent() ? start.get().bucket(bucket).endOffset() : log.startOffset();
+            if (from < log.startOffset()) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        "Table %s: changes of bucket %s from offset %s were removed by retention; the log starts at %s. Ask for changes after a newer version"
+                                .formatted(table, bucket, from, log.startOffset()));
+            }
+            for (LogRange range : cut(log, bucket, from, log.endOffset())) {
+                splits.add(new UnionSplit(
+                        OptionalInt.of(bucket), ReadMode.CHANGES, List.of(), Optional.of(range), end.version(), false));
+            }
+        }
+        return splits;
+    }
+
+    private static long checkStartVersion(LakestreamTable table, long version, long endVersion) {
+        if (version < 0 || version > endVersion) {
+            throw new LakestreamException(
+                    INVALID_READ_OPTIONS,
+                    "Cannot read changes of table %s after log version %s: it must be between 0 and the read version %s"
+                            .formatted(table, version, endVersion));
+        }
+        return version;
+    }
+
+    /** {@code [from, to)} cut at segment boundaries into ranges of about {@link #TARGET_LOG_ROWS_PER_SPLIT} rows. */
+    static List<LogRange> cut(BucketLog log, int bucket, long from, long to) {
+        List<LogRange> ranges = new ArrayList<>();
+        long rangeStart = from;
+        for (SegmentFile segment : log.segmentsOverlapping(from, to)) {
+            long segmentEnd = Math.min(to, segment.endOffset());
+            if (segmentEnd - rangeStart >= TARGET_LOG_ROWS_PER_SPLIT) {
+                ranges.add(new LogRange(bucket, rangeStart, segmentEnd));
+                rangeStart = segmentEnd;
+            }
+        }
+        if (rangeStart < to) {
+            ranges.add(new LogRange(bucket, rangeStart, to));
+        }
+        return ranges;
+    }
+
+    private static Map<Integer, List<LakeFile>> lakeFiles(LakestreamTable table, ReadPin pin, ReadOptions options) {
+        OptionalLong snapshot = pin.lake().snapshotId();
+        return snapshot.isPresent() ? LakeFiles.byBucket(table, snapshot.getAsLong(), options.filter()) : Map.of();
+    }
+
+    private static List<BucketFreshness> freshness(ReadPin pin) {
+        List<BucketFreshness> result = new ArrayList<>();
+        for (int bucket = 0; bucket < pin.log().bucketCount(); bucket++) {
+            BucketLog log = pin.log().bucket(bucket);
+            long lakeOffset = pin.lake().offsets().offset(bucket);
+            OptionalLong oldest = OptionalLong.empty();
+            for (SegmentFile segment : log.segmentsOverlapping(lakeOffset, log.endOffset())) {
+                oldest = OptionalLong.of(segment.committedAtMillis());
+                break;
+            }
+            result.add(new BucketFreshness(
+                    bucket, lakeOffset, log.endOffset(), Math.max(0, log.endOffset() - lakeOffset), oldest));
+        }
+        return result;
+    }
+}
