@@ -42,7 +42,14 @@ public interface ArrowValueWriter {
             case LONG -> (vector, index, value) -> ((BigIntVector) vector).setSafe(index, (Long) value);
             case FLOAT -> (vector, index, value) -> ((Float4Vector) vector).setSafe(index, (Float) value);
             case DOUBLE -> (vector, index, value) -> ((Float8Vector) vector).setSafe(index, (Double) value);
-            case DECIMAL -> (vector, index, value) -> ((DecimalVector) vector).setSafe(index, (BigDecimal) value);
+            case DECIMAL ->
+                ((Types.DecimalType) type).precision() <= 18
+                        // unscaled long: avoids BigInteger.toByteArray per value
+                        ? (vector, index, value) -> ((DecimalVector) vector)
+                                .setSafe(
+                                        index,
+                                        ((BigDecimal) value).unscaledValue().longValue())
+                        : (vector, index, value) -> ((DecimalVector) vector).setSafe(index, (BigDecimal) value);
             case DATE ->
                 (vector, index, value) ->
                         ((DateDayVector) vector).setSafe(index, DateTimeUtil.daysFromDate((LocalDate) value));
@@ -51,10 +58,10 @@ public interface ArrowValueWriter {
                         ((TimeMicroVector) vector).setSafe(index, DateTimeUtil.microsFromTime((LocalTime) value));
             case TIMESTAMP ->
                 ((Types.TimestampType) type).shouldAdjustToUTC()
-                        ? (vector, index, value) -> ((TimeStampMicroTZVector) vector)
-                                .setSafe(index, DateTimeUtil.microsFromTimestamptz((OffsetDateTime) value))
-                        : (vector, index, value) -> ((TimeStampMicroVector) vector)
-                                .setSafe(index, DateTimeUtil.microsFromTimestamp((LocalDateTime) value));
+                        ? (vector, index, value) ->
+                                ((TimeStampMicroTZVector) vector).setSafe(index, micros((OffsetDateTime) value))
+                        : (vector, index, value) ->
+                                ((TimeStampMicroVector) vector).setSafe(index, micros((LocalDateTime) value));
             case STRING ->
                 (vector, index, value) ->
                         ((VarCharVector) vector).setSafe(index, ((String) value).getBytes(StandardCharsets.UTF_8));
@@ -71,6 +78,16 @@ public interface ArrowValueWriter {
                 nonNull.write(vector, index, value);
             }
         };
+    }
+
+    private static long micros(OffsetDateTime timestamp) {
+        return Math.addExact(Math.multiplyExact(timestamp.toEpochSecond(), 1_000_000L), timestamp.getNano() / 1000);
+    }
+
+    private static long micros(LocalDateTime timestamp) {
+        return Math.addExact(
+                Math.multiplyExact(timestamp.toEpochSecond(java.time.ZoneOffset.UTC), 1_000_000L),
+                timestamp.getNano() / 1000);
     }
 
     private static byte[] bytes(Object value) {

@@ -164,6 +164,18 @@ public final class FileStreamLog implements StreamLog {
     }
 
     @Override
+    public void discard(List<StagedSegment> segments) {
+        for (StagedSegment segment : segments) {
+            try {
+                fileSystem.delete(paths.resolve(segment.path()));
+            } catch (IOException e) {
+                // an uncommitted segment is never read: leaving it behind loses nothing
+                log.warn("Could not delete discarded log segment {}", segment.path(), e);
+            }
+        }
+    }
+
+    @Override
     public int removeSegments(OffsetMap keepFrom, long committedBeforeMillis) {
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();

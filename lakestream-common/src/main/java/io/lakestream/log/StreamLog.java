@@ -31,6 +31,9 @@ public interface StreamLog {
      */
     CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey);
 
+    /** Deletes staged segments that will not be committed (an aborted distributed write). */
+    void discard(List<StagedSegment> segments);
+
     /**
      * Removes the segments of each bucket that lie entirely below {@code keepFrom} and were committed
      * before {@code committedBeforeMillis}; returns the number of segments removed.

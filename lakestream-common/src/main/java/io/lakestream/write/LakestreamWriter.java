@@ -54,6 +54,7 @@ public final class LakestreamWriter implements AutoCloseable {
 
     private enum State {
         OPEN,
+        PREPARED,
         COMMITTED,
         ABORTED
     }
@@ -125,6 +126,31 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     private CommitResult commit(Optional<String> idempotencyKey) {
+        List<StagedSegment> staged = prepare();
+        try {
+            CommitResult result = staged.isEmpty() && idempotencyKey.isEmpty()
+                    ? new CommitResult(log.latestSnapshot().version(), false)
+                    : log.commit(staged, idempotencyKey);
+            if (result.alreadyApplied()) {
+                log.discard(staged);
+            }
+            state = State.COMMITTED;
+            return result;
+        } catch (RuntimeException e) {
+            // The outcome may be unknown (e.g. an I/O error after the commit file was linked), so the
+            // segment files stay: if the commit landed they are referenced, otherwise they are orphans.
+            state = State.ABORTED;
+            abortReason = "the commit failed: " + e.getMessage();
+            throw e;
+        }
+    }
+
+    /**
+     * For distributed writes (one writer per task): finishes the segment files without committing
+     * them. The coordinator publishes the segments of all tasks as one commit with {@link
+     * StreamLog#commit}, or deletes them with {@link StreamLog#discard}. Until then nothing is visible.
+     */
+    public List<StagedSegment> prepare() {
         requireOpen();
         List<StagedSegment> staged = new ArrayList<>();
         try {
@@ -135,27 +161,12 @@ public final class LakestreamWriter implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             abort("writing a segment failed: " + e.getMessage());
-            allocator.close();
-            throw e;
-        }
-        try {
-            CommitResult result = staged.isEmpty() && idempotencyKey.isEmpty()
-                    ? new CommitResult(log.latestSnapshot().version(), false)
-                    : log.commit(staged, idempotencyKey);
-            if (result.alreadyApplied()) {
-                discardSegments();
-            }
-            state = State.COMMITTED;
-            return result;
-        } catch (RuntimeException e) {
-            // The outcome may be unknown (e.g. an I/O error after the commit file was linked), so the
-            // segment files stay: if the commit landed they are referenced, otherwise they are orphans.
-            state = State.ABORTED;
-            abortReason = "the commit failed: " + e.getMessage();
             throw e;
         } finally {
             allocator.close();
         }
+        state = State.PREPARED;
+        return staged;
     }
 
     /** Discards everything written; nothing becomes visible. */

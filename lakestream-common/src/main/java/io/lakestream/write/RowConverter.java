@@ -8,7 +8,6 @@ import io.lakestream.table.TableDefinition;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
@@ -22,10 +21,12 @@ final class RowConverter {
     private final List<Types.NestedField> columns;
     private final Map<String, Integer> positions = new HashMap<>();
     private final boolean[] keyColumn;
+    private final Types.StructType tableStruct;
 
     RowConverter(TableDefinition table) {
         this.table = table;
         this.columns = table.schema().columns();
+        this.tableStruct = table.schema().asStruct();
         this.keyColumn = new boolean[columns.size()];
         Set<String> primaryKey = Set.copyOf(table.primaryKey());
         for (int i = 0; i < columns.size(); i++) {
@@ -49,6 +50,13 @@ final class RowConverter {
 
     Object[] convert(Record record, ChangeType changeType) {
         Object[] values = new Object[columns.size()];
+        if (record.struct().equals(tableStruct)) {
+            // the common case: a record of the table's own schema, read by position
+            for (int i = 0; i < values.length; i++) {
+                values[i] = record.get(i);
+            }
+            return validate(values, changeType);
+        }
         for (Types.NestedField field : record.struct().fields()) {
             Integer position = positions.get(field.name());
             if (position == null) {
@@ -78,8 +86,8 @@ final class RowConverter {
                 continue;
             }
             Object value = values[i];
-            Optional<Object> converted = ValueConverter.convert(column.type(), value);
-            if (converted.isEmpty()) {
+            Object converted = ValueConverter.convert(column.type(), value);
+            if (converted == null) {
                 throw invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
                         .formatted(
                                 column.name(),
@@ -88,7 +96,7 @@ final class RowConverter {
                                 abbreviate(value),
                                 ValueConverter.expectedJavaTypes(column.type())));
             }
-            values[i] = converted.get();
+            values[i] = converted;
         }
         return values;
     }

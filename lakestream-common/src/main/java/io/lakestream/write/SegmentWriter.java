@@ -28,7 +28,8 @@ final class SegmentWriter implements AutoCloseable {
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
-    private final List<ArrowValueWriter> columnWriters;
+    private final ArrowValueWriter[] writers;
+    private final FieldVector[] userVectors;
     private final int batchRows;
     private final VectorSchemaRoot root;
     private final CountingOutputStream output;
@@ -49,7 +50,7 @@ final class SegmentWriter implements AutoCloseable {
         this.log = log;
         this.bucket = bucket;
         this.relativePath = LogPaths.newSegmentPath(bucket);
-        this.columnWriters = columnWriters;
+        this.writers = columnWriters.toArray(ArrowValueWriter[]::new);
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);
         try {
@@ -66,14 +67,15 @@ final class SegmentWriter implements AutoCloseable {
             throw ioError(e);
         }
         root.allocateNew();
+        List<FieldVector> vectors = root.getFieldVectors();
+        this.userVectors = vectors.subList(2, vectors.size()).toArray(FieldVector[]::new);
     }
 
     void write(ChangeType changeType, long timestampMicros, Object[] values) {
         ((TinyIntVector) root.getVector(0)).setSafe(rowsInBatch, changeType.code());
         ((TimeStampMicroTZVector) root.getVector(1)).setSafe(rowsInBatch, timestampMicros);
-        List<FieldVector> vectors = root.getFieldVectors();
         for (int i = 0; i < values.length; i++) {
-            columnWriters.get(i).write(vectors.get(i + 2), rowsInBatch, values[i]);
+            writers[i].write(userVectors[i], rowsInBatch, values[i]);
         }
         rowsInBatch++;
         rowCount++;

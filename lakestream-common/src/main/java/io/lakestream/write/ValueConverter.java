@@ -11,7 +11,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.Optional;
 import java.util.UUID;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -26,9 +25,9 @@ import org.apache.iceberg.types.Types;
 final class ValueConverter {
     private ValueConverter() {}
 
-    /** The canonical value, or empty if {@code value} cannot be stored in a column of {@code type}. */
-    static Optional<Object> convert(Type type, Object value) {
-        Object converted = switch (type.typeId()) {
+    /** The canonical value, or null if {@code value} cannot be stored in a column of {@code type}. */
+    static Object convert(Type type, Object value) {
+        return switch (type.typeId()) {
             case BOOLEAN -> value instanceof Boolean ? value : null;
             case INTEGER ->
                 switch (value) {
@@ -54,7 +53,10 @@ final class ValueConverter {
                 };
             case DECIMAL -> decimal((Types.DecimalType) type, value);
             case DATE -> value instanceof LocalDate ? value : null;
-            case TIME -> value instanceof LocalTime time ? time.truncatedTo(ChronoUnit.MICROS) : null;
+            case TIME ->
+                value instanceof LocalTime time
+                        ? (time.getNano() % 1000 == 0 ? time : time.truncatedTo(ChronoUnit.MICROS))
+                        : null;
             case TIMESTAMP -> timestamp((Types.TimestampType) type, value);
             case STRING -> value instanceof CharSequence chars ? chars.toString() : null;
             case UUID -> value instanceof UUID ? value : null;
@@ -65,7 +67,6 @@ final class ValueConverter {
             case BINARY -> bytes(value);
             default -> null;
         };
-        return Optional.ofNullable(converted);
     }
 
     private static BigDecimal decimal(Types.DecimalType type, Object value) {
@@ -78,6 +79,9 @@ final class ValueConverter {
         };
         if (decimal == null || decimal.scale() > type.scale()) {
             return null;
+        }
+        if (decimal.scale() == type.scale()) {
+            return decimal.precision() <= type.precision() ? decimal : null;
         }
         BigDecimal scaled = decimal.setScale(type.scale());
         return scaled.precision() <= type.precision() ? scaled : null;
@@ -96,6 +100,14 @@ final class ValueConverter {
                     : timestamp.withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
         }
         return value instanceof LocalDateTime timestamp ? timestamp.truncatedTo(ChronoUnit.MICROS) : null;
+    }
+
+    private static OffsetDateTime micros(OffsetDateTime timestamp) {
+        return timestamp.getNano() % 1000 == 0 ? timestamp : timestamp.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private static LocalDateTime micros(LocalDateTime timestamp) {
+        return timestamp.getNano() % 1000 == 0 ? timestamp : timestamp.truncatedTo(ChronoUnit.MICROS);
     }
 
     private static byte[] bytes(Object value) {

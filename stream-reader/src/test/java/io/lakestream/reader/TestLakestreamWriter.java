@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.TestingWarehouse;
@@ -12,9 +13,11 @@ import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -161,6 +164,31 @@ class TestLakestreamWriter {
                 .hasSize(keyed.log().latestSnapshot().buckets().stream()
                         .mapToInt(b -> b.segments().size())
                         .sum());
+    }
+
+    @Test
+    void distributedWriteCommitsAllTasksAtOnceOrNothing() throws IOException {
+        // two "tasks" prepare segments; the "driver" publishes them as one commit
+        List<StagedSegment> staged = new ArrayList<>();
+        for (int task = 0; task < 2; task++) {
+            LakestreamWriter writer = new LakestreamWriter(keyed, warehouse.allocator());
+            for (long id = 0; id < 20; id++) {
+                writer.upsert(Map.of("id", task * 100 + id));
+            }
+            staged.addAll(writer.prepare());
+        }
+        assertThat(keyed.log().latestSnapshot().version()).isZero();
+        CommitResult result = keyed.log().commit(staged, Optional.of("query-1"));
+        assertThat(result.version()).isEqualTo(1);
+        assertThat(TestTypeRoundTrip.readAll(keyed, warehouse)).hasSize(40);
+
+        // an aborted job: its prepared segments are discarded and never become visible
+        LakestreamWriter aborted = new LakestreamWriter(keyed, warehouse.allocator());
+        aborted.upsert(Map.of("id", 999L));
+        List<StagedSegment> abortedSegments = aborted.prepare();
+        keyed.log().discard(abortedSegments);
+        assertThat(keyed.log().latestSnapshot().version()).isEqualTo(1);
+        assertThat(segmentFiles(keyed)).hasSize(staged.size());
     }
 
     @Test
