@@ -1,0 +1,47 @@
+package io.lakestream.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.log.LogJson;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class TestUnionSplitJson {
+    @Test
+    void roundTrip() throws Exception {
+        LakeFile file = new LakeFile(
+                "file:/w/db/t/data/b=3/a.parquet",
+                4,
+                1000,
+                2000,
+                77,
+                List.of(
+                        new LakeDeleteFile(
+                                "file:/w/db/t/data/b=3/d.parquet",
+                                LakeDeleteFile.Content.EQUALITY,
+                                List.of(1, 2),
+                                5,
+                                300),
+                        new LakeDeleteFile(
+                                "file:/w/db/t/data/b=3/p.parquet",
+                                LakeDeleteFile.Content.POSITION,
+                                List.of(),
+                                2,
+                                100)));
+        UnionSplit split = new UnionSplit(
+                OptionalInt.of(3), ReadMode.UNION, List.of(file), Optional.of(new LogRange(3, 10, 25)), 42, true);
+        byte[] json = LogJson.write(split);
+        assertThat(new String(json, java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("@class")
+                .contains("\"bucket\":3");
+        assertThat(LogJson.read(json, UnionSplit.class)).isEqualTo(split);
+
+        UnionSplit lakeOnly =
+                new UnionSplit(OptionalInt.empty(), ReadMode.LAKE, List.of(file), Optional.empty(), 0, false);
+        assertThat(LogJson.read(LogJson.write(lakeOnly), UnionSplit.class)).isEqualTo(lakeOnly);
+        assertThat(split.estimatedRows()).isEqualTo(77 + 15);
+        assertThat(lakeOnly.isLakeOnly()).isTrue();
+    }
+}
