@@ -10,7 +10,8 @@ public final class BenchmarkMain {
         void run(String[] args) throws Exception;
     }
 
-    private static final Map<String, Benchmark> BENCHMARKS = Map.of("log-append", LogAppendBenchmark::run);
+    private static final Map<String, Benchmark> BENCHMARKS =
+            Map.of("log-append", LogAppendBenchmark::run, "union-read", UnionReadBenchmark::run);
 
     private BenchmarkMain() {}
 

@@ -216,7 +216,7 @@ final class LogAppendBenchmark {
         System.gc();
     }
 
-    private static void deleteRecursively(Path directory) throws IOException {
+    static void deleteRecursively(Path directory) throws IOException {
         try (Stream<Path> paths = Files.walk(directory)) {
             paths.sorted(Comparator.reverseOrder()).forEach(path -> {
                 try {

@@ -1,0 +1,356 @@
+package io.lakestream.merge;
+
+import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogSchema;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.UnionSplit;
+import io.lakestream.reader.LogBatch;
+import io.lakestream.reader.LogRangeReader;
+import io.lakestream.table.LakestreamTable;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Reads one split into Arrow batches of the requested columns: the engine-neutral union read, used
+ * by Spark and by tests. For a primary-key split with a log tail it merges by key (see
+ * docs/merge.md): index the tail's last change per key, drop lake rows whose key is in the index,
+ * emit the tail's last upserts. The filter is applied to lake rows and, only at output, to the
+ * tail's upserts, so a new version failing the filter still hides the old one. Key and filter
+ * columns are read even when not requested.
+ */
+public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoCloseable {
+    private final LakestreamTable table;
+    private final UnionSplit split;
+    private final Expression filter;
+    private final MergeCounters counters;
+    private final BufferAllocator allocator;
+    private final Schema readSchema;
+    private final int[] outputColumns;
+    private final List<Field> outputFields;
+    private final ArrowRowFilter rowFilter;
+    private final EqualityDeletes equalityDeletes;
+    private final Deque<Supplier<Iterator<VectorSchemaRoot>>> stages = new ArrayDeque<>();
+    private Iterator<VectorSchemaRoot> current = Collections.emptyIterator();
+    private VectorSchemaRoot next;
+
+    public UnionSplitReader(
+            LakestreamTable table,
+            UnionSplit split,
+            List<String> columns,
+            Expression filter,
+            MergeConfig config,
+            MergeCounters counters,
+            BufferAllocator allocator) {
+        this.table = table;
+        this.split = split;
+        this.filter = filter;
+        this.counters = counters;
+        this.allocator = allocator;
+        Schema schema = table.definition().schema();
+        this.readSchema = readSchema(schema, columns, table.definition().primaryKey(), filter, split);
+        this.outputColumns = columns.stream()
+                .mapToInt(name -> indexOfColumn(readSchema, name))
+                .toArray();
+        List<Field> fields = new ArrayList<>();
+        if (split.mode() == ReadMode.CHANGES) {
+            fields.addAll(ChangeColumns.FIELDS);
+        }
+        for (String name : columns) {
+            fields.add(LogSchema.arrowField(schema.findField(name)));
+        }
+        this.outputFields = List.copyOf(fields);
+        this.rowFilter = new ArrowRowFilter(readSchema, filter);
+        this.equalityDeletes = new EqualityDeletes(table.lake().io(), schema, allocator);
+        planStages(config);
+    }
+
+    /** The Arrow fields of the batches this reader returns. */
+    public List<Field> outputFields() {
+        return outputFields;
+    }
+
+    private void planStages(MergeConfig config) {
+        boolean merge = split.mergeByKey() && !split.isLakeOnly();
+        if (!merge) {
+            // fast path: no key index, no merge
+            for (LakeFile file : split.lakeFiles()) {
+                stages.add(() -> lakeBatches(file, null, 0, 1));
+            }
+            split.logRange()
+                    .filter(range -> !range.isEmpty())
+                    .ifPresent(range -> stages.add(() -> logBatches(range, null)));
+            return;
+        }
+        LogRange tail = split.logRange().orElseThrow();
+        int passes = config.passesFor(tail.rowCount());
+        for (int pass = 0; pass < passes; pass++) {
+            int currentPass = pass;
+            TailIndex[] index = new TailIndex[1];
+            stages.add(() -> {
+                index[0] = TailIndex.build(table, split, tail, currentPass, passes, allocator, counters);
+                return Collections.emptyIterator();
+            });
+            for (LakeFile file : split.lakeFiles()) {
+                stages.add(() -> lakeBatches(file, index[0], currentPass, passes));
+            }
+            stages.add(() -> logBatches(tail, index[0].winners()));
+        }
+    }
+
+    /** Lake rows of one file, Iceberg deletes applied; with an index, minus keys changed in the tail and keys of other passes. */
+    private Iterator<VectorSchemaRoot> lakeBatches(LakeFile file, TailIndex index, int pass, int passes) {
+        LakeFileReader reader = new LakeFileReader(
+                table.lake().io(),
+                file,
+                readSchema,
+                filter,
+                PositionDeletes.load(table.lake().io(), file),
+                allocator);
+        List<Type> keyTypes = index == null ? List.of() : index.keyTypes();
+        int[] keyColumns = index == null
+                ? new int[0]
+                : index.keyColumns().stream()
+                        .mapToInt(id -> EqualityDeletes.indexOf(readSchema, id))
+                        .toArray();
+        return new BatchStage(reader, batch -> {
+            Selection selection = Selection.all(batch.getRowCount());
+            equalityDeletes.apply(file, batch, readSchema, selection);
+            if (pass == 0) {
+                counters.addLakeRows(selection.size());
+            }
+            if (index != null) {
+                List<FieldVector> keys = new ArrayList<>(keyColumns.length);
+                for (int column : keyColumns) {
+                    keys.add(batch.getVector(column));
+                }
+                ArrowKeyEncoder encoder = new ArrowKeyEncoder(keys, keyTypes);
+                KeyBuffer key = new KeyBuffer();
+                int before = selection.size();
+                int[] otherPass = new int[1];
+                selection.retain(row -> {
+                    encoder.encode(row, key);
+                    if (passes > 1 && TailIndex.partition(key, passes) != pass) {
+                        otherPass[0]++;
+                        return false;
+                    }
+                    return !index.keys().contains(key);
+                });
+                counters.addLakeRowsHidden(before - selection.size() - otherPass[0]);
+            }
+            rowFilter.apply(batch, selection);
+            return selection;
+        });
+    }
+
+    /** Log rows of a range: all of them, or only the winners of the index (last upsert of each key). */
+    private Iterator<VectorSchemaRoot> logBatches(LogRange range, BitSet winners) {
+        List<Types.NestedField> columns = readSchema.columns();
+        LogRangeReader reader = new LogRangeReader(
+                table.log(),
+                table.log().snapshot(split.logVersion()),
+                range.bucket(),
+                range.from(),
+                range.to(),
+                columns,
+                allocator);
+        return new Iterator<>() {
+            private VectorSchemaRoot pending;
+
+            @Override
+            public boolean hasNext() {
+                while (pending == null && reader.hasNext()) {
+                    try (LogBatch batch = reader.next()) {
+                        if (winners == null) {
+                            counters.addLogRows(batch.rowCount());
+                        }
+                        VectorSchemaRoot view = userColumns(batch);
+                        Selection selection = Selection.all(batch.rowCount());
+                        if (winners != null) {
+                            long first = batch.firstOffset() - range.from();
+                            selection.retain(row -> winners.get((int) (first + row)));
+                        }
+                        rowFilter.apply(view, selection);
+                        if (!selection.isEmpty()) {
+                            pending = output(batch, view, selection);
+                        }
+                    }
+                }
+                if (pending == null) {
+                    reader.close();
+                }
+                return pending != null;
+            }
+
+            @Override
+            public VectorSchemaRoot next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                VectorSchemaRoot result = pending;
+                pending = null;
+                return result;
+            }
+        };
+    }
+
+    private VectorSchemaRoot output(LogBatch batch, VectorSchemaRoot view, Selection selection) {
+        VectorSchemaRoot userOutput = BatchCompactor.compact(
+                view,
+                selection,
+                outputColumns,
+                outputFields.subList(outputFields.size() - outputColumns.length, outputFields.size()),
+                allocator);
+        if (split.mode() != ReadMode.CHANGES) {
+            return userOutput;
+        }
+        List<FieldVector> vectors = new ArrayList<>(ChangeColumns.build(batch, selection, allocator));
+        vectors.addAll(userOutput.getFieldVectors());
+        return new VectorSchemaRoot(outputFields, vectors, selection.size());
+    }
+
+    private VectorSchemaRoot userColumns(LogBatch batch) {
+        List<FieldVector> vectors = batch.root().getFieldVectors();
+        List<FieldVector> user = vectors.subList(LogSchema.SYSTEM_COLUMN_COUNT, vectors.size());
+        List<Field> fields = user.stream().map(FieldVector::getField).toList();
+        return new VectorSchemaRoot(fields, user, batch.rowCount());
+    }
+
+    @Override
+    public boolean hasNext() {
+        while (next == null) {
+            if (current.hasNext()) {
+                next = current.next();
+                if (next.getRowCount() == 0) {
+                    next.close();
+                    next = null;
+                }
+                continue;
+            }
+            closeCurrent();
+            if (stages.isEmpty()) {
+                return false;
+            }
+            current = stages.poll().get();
+        }
+        return true;
+    }
+
+    @Override
+    public VectorSchemaRoot next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        VectorSchemaRoot result = next;
+        next = null;
+        return result;
+    }
+
+    private void closeCurrent() {
+        if (current instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                // readers only
+            }
+        }
+        current = Collections.emptyIterator();
+    }
+
+    @Override
+    public void close() {
+        if (next != null) {
+            next.close();
+            next = null;
+        }
+        closeCurrent();
+        stages.clear();
+    }
+
+    /** Narrows a lake batch to the rows that survive deletes, the merge and the filter. */
+    private interface BatchTransform {
+        Selection select(VectorSchemaRoot batch);
+    }
+
+    /** Lake batches through a selection, compacted into output batches. */
+    private final class BatchStage implements Iterator<VectorSchemaRoot>, AutoCloseable {
+        private final LakeFileReader reader;
+        private final BatchTransform transform;
+
+        private BatchStage(LakeFileReader reader, BatchTransform transform) {
+            this.reader = reader;
+            this.transform = transform;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return reader.hasNext();
+        }
+
+        @Override
+        public VectorSchemaRoot next() {
+            try (VectorSchemaRoot batch = reader.next()) {
+                Selection selection = transform.select(batch);
+                return BatchCompactor.compact(batch, selection, outputColumns, outputFields, allocator);
+            }
+        }
+
+        @Override
+        public void close() {
+            reader.close();
+        }
+    }
+
+    private static Schema readSchema(
+            Schema schema, List<String> columns, List<String> primaryKey, Expression filter, UnionSplit split) {
+        Set<Integer> ids = new HashSet<>();
+        for (String name : columns) {
+            Types.NestedField field = schema.findField(name);
+            if (field == null) {
+                throw new LakestreamException(
+                        INVALID_READ_OPTIONS,
+                        "Column '%s' does not exist; the columns are %s"
+                                .formatted(
+                                        name,
+                                        schema.columns().stream()
+                                                .map(Types.NestedField::name)
+                                                .toList()));
+            }
+            ids.add(field.fieldId());
+        }
+        for (String key : primaryKey) {
+            ids.add(schema.findField(key).fieldId());
+        }
+        ids.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
+        for (LakeFile file : split.lakeFiles()) {
+            ids.addAll(EqualityDeletes.requiredFieldIds(file));
+        }
+        return TypeUtil.select(schema, ids);
+    }
+
+    private static int indexOfColumn(Schema schema, String name) {
+        return EqualityDeletes.indexOf(schema, schema.findField(name).fieldId());
+    }
+}

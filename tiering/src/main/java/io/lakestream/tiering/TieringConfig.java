@@ -1,0 +1,221 @@
+package io.lakestream.tiering;
+
+import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Configuration of the tiering service. Every value has a default; {@link #fromProperties} reads
+ * {@code tiering.*} keys (durations as {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}; sizes as
+ * {@code 64MB}).
+ *
+ * @param interval pause between two passes over all tables
+ * @param maxRecordsPerBucket most log records of one bucket one round reads; bounds memory (a primary-key
+ *     bucket collapses at most this many changes at once) and the size of a commit
+ * @param targetFileSizeBytes data and delete files roll over at this size
+ * @param writerThreads buckets written in parallel within a round
+ * @param retention log segments fully tiered and committed longer ago than this are removed
+ * @param compactionDeleteFiles compact a bucket once it has at least this many delete files
+ * @param compactionSmallFiles compact a bucket once it has at least this many data files smaller than
+ *     {@code compactionSmallFileBytes}
+ * @param compactionSmallFileBytes what counts as a small data file
+ * @param maxConsecutiveFailures a table whose rounds fail this many times in a row (for reasons that
+ *     may be transient) stops tiering until resumed; bad states stop it at once
+ */
+public record TieringConfig(
+        Duration interval,
+        long maxRecordsPerBucket,
+        long targetFileSizeBytes,
+        int writerThreads,
+        Duration retention,
+        int compactionDeleteFiles,
+        int compactionSmallFiles,
+        long compactionSmallFileBytes,
+        int maxConsecutiveFailures) {
+    public static final String PREFIX = "tiering.";
+
+    public TieringConfig {
+        requireNonNull(interval, "interval is null");
+        requireNonNull(retention, "retention is null");
+        check(!interval.isNegative() && !interval.isZero(), "tiering.interval must be positive");
+        check(maxRecordsPerBucket >= 1, "tiering.max-records-per-bucket must be at least 1");
+        check(targetFileSizeBytes >= 1024, "tiering.target-file-size must be at least 1KB");
+        check(writerThreads >= 1, "tiering.writer-threads must be at least 1");
+        check(!retention.isNegative(), "tiering.log-retention must not be negative");
+        check(compactionDeleteFiles >= 1, "tiering.compaction.delete-files must be at least 1");
+        check(compactionSmallFiles >= 2, "tiering.compaction.small-files must be at least 2");
+        check(compactionSmallFileBytes >= 0, "tiering.compaction.small-file-size must not be negative");
+        check(maxConsecutiveFailures >= 1, "tiering.max-consecutive-failures must be at least 1");
+    }
+
+    public static TieringConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder()
+                .interval(interval)
+                .maxRecordsPerBucket(maxRecordsPerBucket)
+                .targetFileSizeBytes(targetFileSizeBytes)
+                .writerThreads(writerThreads)
+                .retention(retention)
+                .compactionDeleteFiles(compactionDeleteFiles)
+                .compactionSmallFiles(compactionSmallFiles)
+                .compactionSmallFileBytes(compactionSmallFileBytes)
+                .maxConsecutiveFailures(maxConsecutiveFailures);
+    }
+
+    /** Reads {@code tiering.*} properties over the defaults; unknown {@code tiering.*} keys are an error. */
+    public static TieringConfig fromProperties(Map<String, String> properties) {
+        Builder builder = builder();
+        properties.forEach((key, value) -> {
+            if (!key.startsWith(PREFIX)) {
+                return;
+            }
+            String name = key.substring(PREFIX.length());
+            try {
+                switch (name) {
+                    case "interval" -> builder.interval(parseDuration(value));
+                    case "max-records-per-bucket" -> builder.maxRecordsPerBucket(Long.parseLong(value.trim()));
+                    case "target-file-size" -> builder.targetFileSizeBytes(parseBytes(value));
+                    case "writer-threads" -> builder.writerThreads(Integer.parseInt(value.trim()));
+                    case "log-retention" -> builder.retention(parseDuration(value));
+                    case "compaction.delete-files" -> builder.compactionDeleteFiles(Integer.parseInt(value.trim()));
+                    case "compaction.small-files" -> builder.compactionSmallFiles(Integer.parseInt(value.trim()));
+                    case "compaction.small-file-size" -> builder.compactionSmallFileBytes(parseBytes(value));
+                    case "max-consecutive-failures" -> builder.maxConsecutiveFailures(Integer.parseInt(value.trim()));
+                    default ->
+                        throw new LakestreamException(
+                                INVALID_CATALOG_CONFIG,
+                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, max-consecutive-failures"
+                                        .formatted(key));
+                }
+            } catch (NumberFormatException e) {
+                throw new LakestreamException(
+                        INVALID_CATALOG_CONFIG, "Invalid value '%s' for tiering property '%s'".formatted(value, key));
+            }
+        });
+        return builder.build();
+    }
+
+    static Duration parseDuration(String value) {
+        String text = value.trim().toLowerCase(Locale.ROOT);
+        long amount;
+        if (text.endsWith("ms")) {
+            return Duration.ofMillis(
+                    Long.parseLong(text.substring(0, text.length() - 2).trim()));
+        }
+        amount = Long.parseLong(text.substring(0, text.length() - 1).trim());
+        return switch (text.charAt(text.length() - 1)) {
+            case 's' -> Duration.ofSeconds(amount);
+            case 'm' -> Duration.ofMinutes(amount);
+            case 'h' -> Duration.ofHours(amount);
+            case 'd' -> Duration.ofDays(amount);
+            default -> throw new NumberFormatException("not a duration: " + value);
+        };
+    }
+
+    static long parseBytes(String value) {
+        String text = value.trim().toUpperCase(Locale.ROOT);
+        long unit = 1;
+        for (String suffix : new String[] {"KB", "MB", "GB", "B"}) {
+            if (text.endsWith(suffix)) {
+                unit = switch (suffix) {
+                    case "KB" -> 1L << 10;
+                    case "MB" -> 1L << 20;
+                    case "GB" -> 1L << 30;
+                    default -> 1;
+                };
+                text = text.substring(0, text.length() - suffix.length()).trim();
+                break;
+            }
+        }
+        return Math.multiplyExact(Long.parseLong(text), unit);
+    }
+
+    private static void check(boolean condition, String message) {
+        if (!condition) {
+            throw new LakestreamException(INVALID_CATALOG_CONFIG, "Invalid tiering configuration: " + message);
+        }
+    }
+
+    public static final class Builder {
+        private Duration interval = Duration.ofSeconds(30);
+        private long maxRecordsPerBucket = 1_000_000;
+        private long targetFileSizeBytes = 128L << 20;
+        private int writerThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private Duration retention = Duration.ofHours(24);
+        private int compactionDeleteFiles = 20;
+        private int compactionSmallFiles = 20;
+        private long compactionSmallFileBytes = 16L << 20;
+        private int maxConsecutiveFailures = 5;
+
+        private Builder() {}
+
+        public Builder interval(Duration interval) {
+            this.interval = interval;
+            return this;
+        }
+
+        public Builder maxRecordsPerBucket(long maxRecordsPerBucket) {
+            this.maxRecordsPerBucket = maxRecordsPerBucket;
+            return this;
+        }
+
+        public Builder targetFileSizeBytes(long targetFileSizeBytes) {
+            this.targetFileSizeBytes = targetFileSizeBytes;
+            return this;
+        }
+
+        public Builder writerThreads(int writerThreads) {
+            this.writerThreads = writerThreads;
+            return this;
+        }
+
+        public Builder retention(Duration retention) {
+            this.retention = retention;
+            return this;
+        }
+
+        public Builder compactionDeleteFiles(int compactionDeleteFiles) {
+            this.compactionDeleteFiles = compactionDeleteFiles;
+            return this;
+        }
+
+        public Builder compactionSmallFiles(int compactionSmallFiles) {
+            this.compactionSmallFiles = compactionSmallFiles;
+            return this;
+        }
+
+        public Builder compactionSmallFileBytes(long compactionSmallFileBytes) {
+            this.compactionSmallFileBytes = compactionSmallFileBytes;
+            return this;
+        }
+
+        public Builder maxConsecutiveFailures(int maxConsecutiveFailures) {
+            this.maxConsecutiveFailures = maxConsecutiveFailures;
+            return this;
+        }
+
+        public TieringConfig build() {
+            return new TieringConfig(
+                    interval,
+                    maxRecordsPerBucket,
+                    targetFileSizeBytes,
+                    writerThreads,
+                    retention,
+                    compactionDeleteFiles,
+                    compactionSmallFiles,
+                    compactionSmallFileBytes,
+                    maxConsecutiveFailures);
+        }
+    }
+}

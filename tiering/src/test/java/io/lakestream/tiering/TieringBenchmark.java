@@ -1,0 +1,192 @@
+package io.lakestream.tiering;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Tiering throughput against the log's single-writer append rate, measured in the same run on the
+ * same disk: append-only and primary-key tables, and the peak heap while a primary-key round collapses
+ * its ranges under two per-round caps.
+ *
+ * <p>Run: {@code java -cp <test class path> io.lakestream.tiering.TieringBenchmark [rows] [buckets] [parquet codec]}
+ * (see docs/benchmarks.md for the exact command).
+ */
+public final class TieringBenchmark {
+    private static final int COMMIT_ROWS = 50_000;
+
+    private TieringBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+        int buckets = args.length > 1 ? Integer.parseInt(args[1]) : 8;
+        // Optional Parquet codec for the lake tables (the Iceberg default is zstd).
+        Map<String, String> properties =
+                args.length > 2 ? Map.of("write.parquet.compression-codec", args[2]) : Map.of();
+        Path directory = Files.createTempDirectory("tiering-benchmark");
+        System.out.printf(
+                "Tiering benchmark: %,d rows, %d buckets, codec %s, %d cores, max heap %d MB, warehouse %s%n",
+                rows,
+                buckets,
+                properties.getOrDefault("write.parquet.compression-codec", "table default (zstd)"),
+                Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20,
+                directory);
+        try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(directory));
+                BufferAllocator allocator = new RootAllocator()) {
+            catalog.createNamespace(Namespace.of("bench"));
+            // Warm up the JIT on a small table so the first measurement is not mostly class loading.
+            runAppendOnly(catalog, allocator, "warmup", Math.min(rows, 100_000), buckets, properties, false);
+            runAppendOnly(catalog, allocator, "append_only", rows, buckets, properties, true);
+            runPrimaryKey(catalog, allocator, "primary_key", rows, buckets, properties, 1_000_000);
+            runPrimaryKey(catalog, allocator, "primary_key_capped", rows, buckets, properties, 50_000);
+        }
+    }
+
+    private static void runAppendOnly(
+            LakestreamCatalog catalog,
+            BufferAllocator allocator,
+            String name,
+            int rows,
+            int buckets,
+            Map<String, String> properties,
+            boolean print) {
+        LakestreamTable table = catalog.createTable(
+                TableIdentifier.of("bench", name),
+                TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
+                        .bucketKey("id")
+                        .bucketCount(buckets)
+                        .properties(properties)
+                        .build());
+        double appendRate = append(table, allocator, rows, false, rows);
+        Tiered tiered = tierAll(catalog, table.identifier(), 1_000_000);
+        if (print) {
+            report("append-only", rows, appendRate, tiered, 1_000_000);
+        }
+    }
+
+    private static void runPrimaryKey(
+            LakestreamCatalog catalog,
+            BufferAllocator allocator,
+            String name,
+            int rows,
+            int buckets,
+            Map<String, String> properties,
+            long cap) {
+        LakestreamTable table = catalog.createTable(
+                TableIdentifier.of("bench", name),
+                TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
+                        .primaryKey("id")
+                        .bucketCount(buckets)
+                        .properties(properties)
+                        .build());
+        // Half the key space: about half the changes update a key written earlier in the range.
+        double appendRate = append(table, allocator, rows, true, rows / 2);
+        Tiered tiered = tierAll(catalog, table.identifier(), cap);
+        report("primary-key", rows, appendRate, tiered, cap);
+    }
+
+    private static double append(LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
+        Random random = new Random(42);
+        long start = System.nanoTime();
+        int written = 0;
+        while (written < rows) {
+            try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+                int batch = Math.min(COMMIT_ROWS, rows - written);
+                for (int i = 0; i < batch; i++) {
+                    Map<String, Object> row = new HashMap<>();
+                    row.put("id", upsert ? (long) random.nextInt(keys) : (long) written + i);
+                    row.put("name", "name-" + random.nextInt(1_000_000));
+                    row.put("score", random.nextInt(1000));
+                    if (upsert) {
+                        writer.upsert(row);
+                    } else {
+                        writer.append(row);
+                    }
+                }
+                writer.commit();
+                written += batch;
+            }
+        }
+        return rows / seconds(start);
+    }
+
+    record Tiered(double seconds, int rounds, long peakHeapBytes) {}
+
+    private static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
+        TieringConfig config = TieringConfig.builder()
+                .maxRecordsPerBucket(cap)
+                // Compaction is measured separately: here the lake only receives tiering commits.
+                .compactionDeleteFiles(Integer.MAX_VALUE)
+                .compactionSmallFiles(Integer.MAX_VALUE)
+                .build();
+        System.gc();
+        resetPeakHeap();
+        long start = System.nanoTime();
+        int rounds = 0;
+        try (TieringService service = new TieringService(catalog, config)) {
+            while (true) {
+                TieringResult result = service.tierTable(table);
+                if (result.outcome() == TieringResult.Outcome.UP_TO_DATE) {
+                    break;
+                }
+                if (result.outcome() != TieringResult.Outcome.TIERED) {
+                    throw new IllegalStateException("tiering failed: " + result);
+                }
+                rounds++;
+            }
+        }
+        return new Tiered(seconds(start), rounds, peakHeap());
+    }
+
+    private static void report(String kind, int rows, double appendRate, Tiered tiered, long cap) {
+        double tierRate = rows / tiered.seconds();
+        System.out.printf(
+                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB%n",
+                kind,
+                cap,
+                appendRate,
+                tierRate,
+                tiered.rounds(),
+                tiered.seconds(),
+                tierRate / appendRate,
+                tiered.peakHeapBytes() >> 20);
+    }
+
+    private static void resetPeakHeap() {
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                pool.resetPeakUsage();
+            }
+        }
+    }
+
+    private static long peakHeap() {
+        long peak = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        return peak;
+    }
+
+    private static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+}
