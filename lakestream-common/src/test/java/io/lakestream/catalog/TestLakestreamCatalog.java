@@ -1,12 +1,11 @@
 package io.lakestream.catalog;
 
+import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static io.lakestream.testing.TestingWarehouse.NAMESPACE;
 import static io.lakestream.testing.TestingWarehouse.SIMPLE_SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
-import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -93,14 +92,14 @@ class TestLakestreamCatalog {
 
     @Test
     void unknownTable() {
-        assertError(
+        assertLakestreamError(
                 () -> warehouse.load("missing"), LakestreamError.TABLE_NOT_FOUND, "Table db.missing does not exist");
     }
 
     @Test
     void plainIcebergTableIsNotLakestreamTable() {
         warehouse.catalog().icebergCatalog().createTable(TableIdentifier.of(NAMESPACE, "plain"), SIMPLE_SCHEMA);
-        assertError(
+        assertLakestreamError(
                 () -> warehouse.load("plain"),
                 LakestreamError.NOT_A_LAKESTREAM_TABLE,
                 "db.plain is a plain Iceberg table");
@@ -110,7 +109,7 @@ class TestLakestreamCatalog {
     @Test
     void existingTable() {
         warehouse.createPrimaryKeyTable("t", 1);
-        assertError(
+        assertLakestreamError(
                 () -> warehouse.createPrimaryKeyTable("t", 1),
                 LakestreamError.TABLE_ALREADY_EXISTS,
                 "Table db.t already exists");
@@ -119,14 +118,14 @@ class TestLakestreamCatalog {
     @Test
     void namesThatEscapeTheWarehouseAreRejectedAndNothingIsCreated() {
         for (String name : new String[] {"..", "a/b", "a\\b", ".hidden", " "}) {
-            assertError(
+            assertLakestreamError(
                     () -> warehouse.createPrimaryKeyTable(name, 1), LakestreamError.INVALID_NAME, "Invalid table name");
         }
-        assertError(
+        assertLakestreamError(
                 () -> warehouse.catalog().createNamespace(Namespace.of("..")),
                 LakestreamError.INVALID_NAME,
                 "Invalid namespace name '..'");
-        assertError(
+        assertLakestreamError(
                 () -> warehouse
                         .catalog()
                         .createTable(
@@ -140,7 +139,7 @@ class TestLakestreamCatalog {
 
     @Test
     void invalidDefinitionCreatesNothing() {
-        assertError(
+        assertLakestreamError(
                 () -> warehouse.create(
                         "t", TableSpec.builder(SIMPLE_SCHEMA).primaryKey("name").build()),
                 LakestreamError.INVALID_TABLE_DEFINITION,
@@ -153,7 +152,7 @@ class TestLakestreamCatalog {
 
     @Test
     void missingNamespace() {
-        assertError(
+        assertLakestreamError(
                 () -> warehouse
                         .catalog()
                         .createTable(
@@ -185,21 +184,13 @@ class TestLakestreamCatalog {
 
     @Test
     void badCatalogConfig() {
-        assertError(
+        assertLakestreamError(
                 () -> new CatalogConfig("hive", "/tmp", Optional.empty(), Map.of()),
                 LakestreamError.INVALID_CATALOG_CONFIG,
                 "Unknown catalog type 'hive': use jdbc, hadoop or rest");
-        assertError(
+        assertLakestreamError(
                 () -> new CatalogConfig("rest", "/tmp", Optional.empty(), Map.of()),
                 LakestreamError.INVALID_CATALOG_CONFIG,
                 "A rest catalog needs a URI");
-    }
-
-    private static void assertError(
-            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, LakestreamError error, String message) {
-        assertThatThrownBy(call)
-                .isInstanceOfSatisfying(
-                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(error))
-                .hasMessageContaining(message);
     }
 }

@@ -4,15 +4,16 @@ import java.util.Arrays;
 
 /**
  * An open-addressing hash map from encoded keys to a long value, with the key bytes in one
- * growing arena: no object per key. {@link #put} replaces the value of an existing key, which is
+ * growing arena: no object per key. Each slot packs the key's hash and its entry number into one
+ * long, so a probe touches one array and compares full keys only when the hashes match. {@link #put} replaces the value of an existing key, which is
  * how "last change per key" is kept while scanning a log range in offset order.
  */
 public final class KeyIndex {
-    private static final int EMPTY = -1;
+    private static final long EMPTY = 0;
 
     private byte[] arena = new byte[1 << 16];
     private int arenaUsed;
-    private int[] slots;
+    private long[] slots;
     private int[] entryHash = new int[1024];
     private int[] entryOffset = new int[1024];
     private int[] entryLength = new int[1024];
@@ -21,8 +22,7 @@ public final class KeyIndex {
     private int mask;
 
     public KeyIndex() {
-        slots = new int[2048];
-        Arrays.fill(slots, EMPTY);
+        slots = new long[2048];
         mask = slots.length - 1;
     }
 
@@ -32,21 +32,22 @@ public final class KeyIndex {
 
     /** Approximate heap bytes held. */
     public long memoryBytes() {
-        return arena.length + slots.length * 4L + entryHash.length * (4L + 4 + 4 + 8);
+        return arena.length + slots.length * 8L + entryHash.length * (4L + 4 + 4 + 8);
     }
 
     /** Sets the key's value; returns the previous value, or -1 if the key was new. */
     public long put(KeyBuffer key, long value) {
         int hash = key.hash();
         int slot = findSlot(key, hash);
-        int entry = slots[slot];
-        if (entry != EMPTY) {
+        long packed = slots[slot];
+        if (packed != EMPTY) {
+            int entry = entryOf(packed);
             long previous = entryValue[entry];
             entryValue[entry] = value;
             return previous;
         }
-        entry = addEntry(key, hash, value);
-        slots[slot] = entry;
+        int entry = addEntry(key, hash, value);
+        slots[slot] = pack(hash, entry);
         if (size * 2 > slots.length) {
             rehash();
         }
@@ -55,8 +56,8 @@ public final class KeyIndex {
 
     /** The key's value, or -1 if the index does not hold the key. */
     public long get(KeyBuffer key) {
-        int entry = slots[findSlot(key, key.hash())];
-        return entry == EMPTY ? -1 : entryValue[entry];
+        long packed = slots[findSlot(key, key.hash())];
+        return packed == EMPTY ? -1 : entryValue[entryOf(packed)];
     }
 
     public boolean contains(KeyBuffer key) {
@@ -71,13 +72,27 @@ public final class KeyIndex {
     private int findSlot(KeyBuffer key, int hash) {
         int slot = hash & mask;
         while (true) {
-            int entry = slots[slot];
-            if (entry == EMPTY
-                    || (entryHash[entry] == hash && key.contentEquals(arena, entryOffset[entry], entryLength[entry]))) {
+            long packed = slots[slot];
+            if (packed == EMPTY) {
                 return slot;
+            }
+            if ((int) (packed >>> 32) == hash) {
+                int entry = entryOf(packed);
+                if (key.contentEquals(arena, entryOffset[entry], entryLength[entry])) {
+                    return slot;
+                }
             }
             slot = (slot + 1) & mask;
         }
+    }
+
+    // entry + 1 in the low half, so that an empty slot is 0
+    private static long pack(int hash, int entry) {
+        return (long) hash << 32 | (entry + 1L);
+    }
+
+    private static int entryOf(long packed) {
+        return (int) packed - 1;
     }
 
     private int addEntry(KeyBuffer key, int hash, long value) {
@@ -101,15 +116,14 @@ public final class KeyIndex {
     }
 
     private void rehash() {
-        slots = new int[slots.length * 2];
-        Arrays.fill(slots, EMPTY);
+        slots = new long[slots.length * 2];
         mask = slots.length - 1;
         for (int entry = 0; entry < size; entry++) {
             int slot = entryHash[entry] & mask;
             while (slots[slot] != EMPTY) {
                 slot = (slot + 1) & mask;
             }
-            slots[slot] = entry;
+            slots[slot] = pack(entryHash[entry], entry);
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.lakestream.merge;
 
+import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
-import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPlan;
@@ -206,19 +205,19 @@ class TestUnionReadEdgeCases {
     @Test
     void clearErrors() {
         write(writer -> writer.upsert(row(1, "a", 1)));
-        assertError(
+        assertLakestreamError(
                 () -> UnionReadPlanner.plan(table, ReadOptions.UNION.atLogVersion(9)),
                 LakestreamError.INVALID_READ_OPTIONS,
                 "Log version 9 of table db.t does not exist: versions go from 0 to 1");
-        assertError(
+        assertLakestreamError(
                 () -> UnionReadPlanner.plan(table, ReadOptions.UNION.asOfTimestamp(1000)),
                 LakestreamError.INVALID_READ_OPTIONS,
                 "did not exist at 1970-01-01T00:00:01Z");
-        assertError(
+        assertLakestreamError(
                 () -> UnionReadPlanner.plan(table, ReadOptions.UNION.changesAfter(0)),
                 LakestreamError.INVALID_READ_OPTIONS,
                 "Only the 'changes' read mode takes a start version");
-        assertError(
+        assertLakestreamError(
                 () -> ReadMode.parse("fresh"),
                 LakestreamError.INVALID_READ_OPTIONS,
                 "Unknown read mode 'fresh': use union, lake or changes");
@@ -230,7 +229,7 @@ class TestUnionReadEdgeCases {
         write(writer -> writer.upsert(row(2, "b", 2)));
         // retention misconfigured to run ahead of tiering
         table.log().removeSegments(table.log().latestSnapshot().endOffsets(), Long.MAX_VALUE);
-        assertError(
+        assertLakestreamError(
                 () -> UnionReadPlanner.plan(table, ReadOptions.UNION),
                 LakestreamError.LOG_RANGE_REMOVED,
                 "were removed by retention before tiering put them in the lake");
@@ -246,7 +245,7 @@ class TestUnionReadEdgeCases {
         LakestreamTable reloaded = warehouse.load("t");
         assertThat(reloaded.log().latestSnapshot().endOffsets().offsets().values())
                 .allMatch(offset -> offset == 0);
-        assertError(
+        assertLakestreamError(
                 () -> UnionReadPlanner.plan(reloaded, ReadOptions.UNION),
                 LakestreamError.LAKE_AHEAD_OF_LOG,
                 "the log was replaced or truncated");
@@ -277,13 +276,5 @@ class TestUnionReadEdgeCases {
         row.put("name", name);
         row.put("score", score);
         return row;
-    }
-
-    private static void assertError(
-            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, LakestreamError error, String message) {
-        assertThatThrownBy(call)
-                .isInstanceOfSatisfying(
-                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(error))
-                .hasMessageContaining(message);
     }
 }

@@ -1,10 +1,9 @@
 package io.lakestream.reader;
 
+import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
-import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.SegmentFile;
@@ -125,12 +124,12 @@ class TestLogRangeReader {
         assertThat(table.log().removeSegments(new OffsetMap(Map.of(0, 20L)), Long.MAX_VALUE))
                 .isEqualTo(2);
         LogSnapshot latest = table.log().latestSnapshot();
-        assertError(
+        assertLakestreamError(
                 () -> new LogRangeReader(table.log(), latest, 0, 5, 25, List.of(), warehouse.allocator()),
                 LakestreamError.LOG_RANGE_REMOVED,
                 "Offsets [5, 20) of bucket 0");
         // A reader that pinned the old version finds the files gone: also reported as removed, not as corruption.
-        assertError(
+        assertLakestreamError(
                 () -> readIds(pinned, 0, 30, table.definition().schema()),
                 LakestreamError.LOG_RANGE_REMOVED,
                 "removed by retention");
@@ -140,7 +139,7 @@ class TestLogRangeReader {
     @Test
     void rangeBeyondTheEndIsRejected() {
         LogSnapshot snapshot = table.log().latestSnapshot();
-        assertError(
+        assertLakestreamError(
                 () -> new LogRangeReader(table.log(), snapshot, 0, 10, 31, List.of(), warehouse.allocator()),
                 LakestreamError.LOG_RANGE_INVALID,
                 "Cannot read offsets [10, 31) of bucket 0: at log version 3 the bucket holds [0, 30)");
@@ -151,7 +150,7 @@ class TestLogRangeReader {
         LogSnapshot snapshot = table.log().latestSnapshot();
         SegmentFile second = snapshot.bucket(0).segments().get(1);
         Files.delete(Path.of(table.log().paths().resolve(second.path())));
-        assertError(
+        assertLakestreamError(
                 () -> readIds(snapshot, 0, 30, table.definition().schema()),
                 LakestreamError.LOG_CORRUPT,
                 "Log segment %s (bucket 0, offsets [10, 20)) is missing"
@@ -165,7 +164,7 @@ class TestLogRangeReader {
         Path file = Path.of(table.log().paths().resolve(first.path()));
         byte[] bytes = Files.readAllBytes(file);
         Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2), StandardOpenOption.TRUNCATE_EXISTING);
-        assertError(
+        assertLakestreamError(
                 () -> readIds(snapshot, 0, 10, table.definition().schema()),
                 LakestreamError.LOG_CORRUPT,
                 "offsets [0, 10)) cannot be read");
@@ -193,13 +192,5 @@ class TestLogRangeReader {
             values.add(i);
         }
         return values;
-    }
-
-    private static void assertError(
-            org.assertj.core.api.ThrowableAssert.ThrowingCallable call, LakestreamError error, String message) {
-        assertThatThrownBy(call)
-                .isInstanceOfSatisfying(
-                        LakestreamException.class, e -> assertThat(e.error()).isEqualTo(error))
-                .hasMessageContaining(message);
     }
 }
