@@ -48,3 +48,30 @@ setup_maven() {
     fi
     MVN=mvn
 }
+
+# Builds MODULE (and what it needs) unless its last build is newer than every source and pom.
+ensure_built() {
+    local module=$1
+    local stamp="$ROOT/$module/target/.lakestream-built"
+    if [ -f "$stamp" ] && [ -z "$(find "$ROOT" -path "$ROOT/*/target" -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' \) -newer "$stamp" -print -quit)" ]; then
+        return 0
+    fi
+    echo "Building $module (first run, or sources changed)..." >&2
+    (cd "$ROOT" && "$MVN" -B -ntp -q install -DskipTests -pl "$module" -am) >&2 || {
+        echo "error: the build of $module failed (see above)" >&2
+        exit 1
+    }
+    touch "$stamp"
+}
+
+# Runs a main class of MODULE with its runtime class path and the JVM flags the project needs.
+run_java() {
+    local module=$1 main=$2
+    shift 2
+    local flags
+    flags=$(sed -n 's:.*<lakestream.test.jvm.flags>\(--[^<]*\)</lakestream.test.jvm.flags>.*:\1:p' "$ROOT/pom.xml" | head -1)
+    # only Trino needs the incubating vector API; elsewhere it just prints a warning
+    [ "${LAKESTREAM_VECTOR_API:-}" = 1 ] || flags=${flags//--add-modules=jdk.incubator.vector/}
+    # shellcheck disable=SC2086
+    exec "$JAVA_HOME/bin/java" ${LAKESTREAM_JAVA_OPTS:--Xmx2g} $flags -cp "$ROOT/$module/target/classes:$(cat "$ROOT/$module/target/runtime-classpath.txt")" "$main" "$@"
+}

@@ -1,0 +1,86 @@
+package io.lakestream.cli;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.common.LakestreamException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/** The Java side of the {@code lakestream} command. Engines (Trino, Spark) run in their own JVMs. */
+public final class LakestreamCli {
+    static final String USAGE = """
+            usage: lakestream <command> [options]
+
+              status [--warehouse DIR]                     lake offset vs log end per table and bucket
+              tier [--once | --interval 5s] [--warehouse DIR]
+                                                           run the embedded tiering service (--once: one pass)
+
+            --warehouse defaults to ./lakestream-warehouse""";
+
+    private LakestreamCli() {}
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(Arrays.asList(args), System.out, System.err));
+    }
+
+    /** @return the process exit code: 0 success, 1 failure, 2 bad usage */
+    static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        if (args.isEmpty()) {
+            err.println(USAGE);
+            return 2;
+        }
+        try {
+            List<String> rest = args.subList(1, args.size());
+            return switch (args.getFirst()) {
+                case "status" -> status(CliArguments.parse(rest, Set.of("--warehouse"), Set.of()), out);
+                case "tier" ->
+                    tier(CliArguments.parse(rest, Set.of("--warehouse", "--interval"), Set.of("--once")), out);
+                case "help", "--help", "-h" -> {
+                    out.println(USAGE);
+                    yield 0;
+                }
+                default -> throw new CliArguments.UsageException("unknown command '%s'".formatted(args.getFirst()));
+            };
+        } catch (CliArguments.UsageException e) {
+            err.println("error: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        } catch (LakestreamException e) {
+            err.println("error: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int status(CliArguments arguments, PrintStream out) throws Exception {
+        try (LakestreamCatalog catalog = openExisting(arguments)) {
+            StatusCommand.run(catalog, out, Instant.now());
+            return 0;
+        }
+    }
+
+    private static int tier(CliArguments arguments, PrintStream out) throws Exception {
+        if (arguments.flag("--once") && arguments.option("--interval").isPresent()) {
+            throw new CliArguments.UsageException("--once and --interval exclude each other");
+        }
+        try (LakestreamCatalog catalog = openExisting(arguments)) {
+            if (arguments.flag("--once")) {
+                return TierCommand.runOnce(catalog, TierCommand.config(arguments), out) ? 0 : 1;
+            }
+            TierCommand.runForever(catalog, TierCommand.config(arguments), out);
+            return 0;
+        }
+    }
+
+    private static LakestreamCatalog openExisting(CliArguments arguments) {
+        if (!Files.isDirectory(arguments.warehouse())) {
+            throw new CliArguments.UsageException(
+                    "warehouse %s does not exist; run ./lakestream demo to create one, or pass --warehouse DIR"
+                            .formatted(arguments.warehouse()));
+        }
+        return LakestreamCatalog.open(CatalogConfig.embedded(arguments.warehouse()));
+    }
+}
