@@ -14,12 +14,15 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * The lake data files of a snapshot that a filter can match (Iceberg prunes by partition and column
- * statistics), with their delete files, grouped by bucket.
+ * statistics), with their delete files, grouped by bucket. Files larger than the table's
+ * {@code read.split.target-size} are cut into byte ranges at row group boundaries.
  */
 final class LakeFiles {
     /** Bucket key used for the files of a table whose lake is not partitioned by bucket. */
@@ -31,9 +34,14 @@ final class LakeFiles {
         Map<Integer, List<LakeFile>> files = new HashMap<>();
         try (CloseableIterable<FileScanTask> tasks =
                 table.lake().newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
+            long splitSize = PropertyUtil.propertyAsLong(
+                    table.lake().properties(), TableProperties.SPLIT_SIZE, TableProperties.SPLIT_SIZE_DEFAULT);
             for (FileScanTask task : tasks) {
-                files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>())
-                        .add(toLakeFile(task));
+                List<LakeFile> bucketFiles = files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>());
+                // large files are cut at row group boundaries, so that lake-only reads run in parallel
+                for (FileScanTask part : task.split(splitSize)) {
+                    bucketFiles.add(toLakeFile(part));
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -76,18 +76,13 @@ final class EqualityDeletes {
         LakeFile deleteAsData = new LakeFile(
                 delete.path(), 0, delete.fileSizeBytes(), delete.fileSizeBytes(), delete.recordCount(), List.of());
         KeyBuffer key = new KeyBuffer();
-        try (LakeFileReader reader = new LakeFileReader(
-                io,
-                deleteAsData,
-                columns,
-                Expressions.alwaysTrue(),
-                PositionDeletes.load(io, deleteAsData),
-                allocator)) {
+        List<Type> types =
+                columns.columns().stream().map(column -> column.type()).toList();
+        try (LakeFileReader reader =
+                new LakeFileReader(io, deleteAsData, columns, tableSchema, Expressions.alwaysTrue(), allocator)) {
             while (reader.hasNext()) {
-                try (VectorSchemaRoot batch = reader.next()) {
-                    List<Type> types = columns.columns().stream()
-                            .map(column -> column.type())
-                            .toList();
+                try (LakeBatch lakeBatch = reader.next()) {
+                    VectorSchemaRoot batch = lakeBatch.root();
                     ArrowKeyEncoder encoder = new ArrowKeyEncoder(batch.getFieldVectors(), types);
                     for (int row = 0; row < batch.getRowCount(); row++) {
                         encoder.encode(row, key);

@@ -3,127 +3,183 @@ package io.lakestream.merge;
 import static io.lakestream.common.LakestreamError.LAKE_FILE_UNREADABLE;
 
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.LogSchema;
 import io.lakestream.plan.LakeFile;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
 
 /**
- * Reads one lake data file (or byte range of it) into Arrow batches of {@code readSchema}'s columns,
- * resolving columns by Iceberg field id and dropping rows removed by position deletes. Equality
- * deletes are applied downstream on the batches ({@link EqualityDeletes}).
- *
- * <p>This is the engine-neutral path (Iceberg's generic Parquet reader); engines read lake files
- * with their own native readers.
+ * Reads a lake Parquet data file (or the row groups of a byte range of it) column by column
+ * straight into Arrow batches of {@code readSchema}'s columns: no row objects. Columns are resolved
+ * by Iceberg field id, so renamed columns read correctly and columns added after the file was
+ * written read as nulls. Row groups that the filter cannot match (by their statistics) are skipped.
+ * Deletes are applied by the caller, with {@link LakeBatch#firstRowPosition()}.
  */
-final class LakeFileReader implements Iterator<VectorSchemaRoot>, AutoCloseable {
-    private static final int BATCH_ROWS = 4096;
+final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
+    static final int BATCH_ROWS = 8192;
 
     private final LakeFile file;
-    private final Schema readSchema;
     private final BufferAllocator allocator;
-    private final PositionDeletes positionDeletes;
-    private final ArrowValueWriter[] writers;
+    private final List<Types.NestedField> columns;
     private final List<Field> fields;
-    private final CloseableIterable<Record> records;
-    private final CloseableIterator<Record> iterator;
-    private final int positionColumn;
+    private final ParquetFileReader reader;
+    private final MessageType requestedSchema;
+    private final String createdBy;
+    private final ColumnDescriptor[] descriptors;
+    private final ParquetColumnFiller[] fillers;
+    private final List<Integer> rowGroups = new ArrayList<>();
+    private final long[] rowGroupFirstPositions;
+    private int nextRowGroup;
+    private ColumnReader[] columnReaders;
+    private long rowsLeftInGroup;
+    private long nextPosition;
 
     LakeFileReader(
             FileIO io,
             LakeFile file,
             Schema readSchema,
+            Schema tableSchema,
             Expression filter,
-            PositionDeletes positionDeletes,
             BufferAllocator allocator) {
         this.file = file;
-        this.readSchema = readSchema;
         this.allocator = allocator;
-        this.positionDeletes = positionDeletes;
-        this.writers = readSchema.columns().stream()
-                .map(column -> ArrowValueWriter.forType(column.type()))
-                .toArray(ArrowValueWriter[]::new);
-        this.fields = readSchema.columns().stream().map(LogSchema::arrowField).toList();
-        Schema fileReadSchema = positionDeletes.isEmpty()
-                ? readSchema
-                : TypeUtil.join(readSchema, new Schema(MetadataColumns.ROW_POSITION));
-        this.positionColumn =
-                positionDeletes.isEmpty() ? -1 : readSchema.columns().size();
+        this.columns = readSchema.columns();
+        this.fields = columns.stream().map(LogSchema::arrowField).toList();
         try {
-            this.records = Parquet.read(io.newInputFile(file.path()))
-                    .project(fileReadSchema)
-                    .split(file.start(), file.length())
-                    .filter(filter)
-                    .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(fileReadSchema, fileSchema))
-                    .build();
-            this.iterator = records.iterator();
-        } catch (RuntimeException e) {
+            this.reader = ParquetFileReader.open(
+                    new IcebergParquetInput(io.newInputFile(file.path())),
+                    ParquetReadOptions.builder().build());
+        } catch (IOException | RuntimeException e) {
             throw unreadable(e);
+        }
+        MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
+        this.createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+        Map<Integer, Type> fileColumns = new HashMap<>();
+        for (Type column : fileSchema.getFields()) {
+            if (column.getId() != null) {
+                fileColumns.put(column.getId().intValue(), column);
+            }
+        }
+        List<Type> requested = new ArrayList<>();
+        this.descriptors = new ColumnDescriptor[columns.size()];
+        this.fillers = new ParquetColumnFiller[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            Type column = fileColumns.get(columns.get(i).fieldId());
+            if (column == null) {
+                continue; // added after this file was written: nulls
+            }
+            requested.add(column);
+            descriptors[i] = fileSchema.getColumnDescription(new String[] {column.getName()});
+            fillers[i] = ParquetColumnFiller.forColumn(
+                    columns.get(i).type(), column.asPrimitiveType().getPrimitiveTypeName());
+        }
+        this.requestedSchema = new MessageType(fileSchema.getName(), requested);
+        reader.setRequestedSchema(requestedSchema);
+
+        List<BlockMetaData> blocks = reader.getRowGroups();
+        this.rowGroupFirstPositions = new long[blocks.size()];
+        ParquetMetricsRowGroupFilter statistics = new ParquetMetricsRowGroupFilter(tableSchema, filter, false);
+        long position = 0;
+        for (int i = 0; i < blocks.size(); i++) {
+            BlockMetaData block = blocks.get(i);
+            rowGroupFirstPositions[i] = position;
+            position += block.getRowCount();
+            long start = block.getStartingPos();
+            if (start >= file.start()
+                    && start < file.start() + file.length()
+                    && statistics.shouldRead(fileSchema, block)) {
+                rowGroups.add(i);
+            }
         }
     }
 
     @Override
     public boolean hasNext() {
-        try {
-            return iterator.hasNext();
-        } catch (RuntimeException e) {
-            throw unreadable(e);
+        while (rowsLeftInGroup == 0) {
+            if (nextRowGroup >= rowGroups.size()) {
+                return false;
+            }
+            openRowGroup(rowGroups.get(nextRowGroup++));
         }
+        return true;
     }
 
     @Override
-    public VectorSchemaRoot next() {
+    public LakeBatch next() {
         if (!hasNext()) {
             throw new NoSuchElementException();
         }
+        int rows = (int) Math.min(BATCH_ROWS, rowsLeftInGroup);
         List<FieldVector> vectors = new ArrayList<>(fields.size());
-        for (Field field : fields) {
-            FieldVector vector = field.createVector(allocator);
-            vector.setInitialCapacity(BATCH_ROWS);
-            vector.allocateNew();
-            vectors.add(vector);
-        }
-        int rows = 0;
         try {
-            while (rows < BATCH_ROWS && iterator.hasNext()) {
-                Record record = iterator.next();
-                if (positionColumn >= 0 && positionDeletes.isDeleted((Long) record.get(positionColumn))) {
-                    continue;
+            for (int i = 0; i < fields.size(); i++) {
+                FieldVector vector = fields.get(i).createVector(allocator);
+                vectors.add(vector);
+                vector.setInitialCapacity(rows);
+                vector.allocateNew();
+                if (columnReaders[i] == null) {
+                    for (int row = 0; row < rows; row++) {
+                        vector.setNull(row);
+                    }
+                } else {
+                    fillers[i].fill(columnReaders[i], vector, rows, descriptors[i].getMaxDefinitionLevel());
                 }
-                for (int column = 0; column < writers.length; column++) {
-                    writers[column].write(vectors.get(column), rows, record.get(column));
-                }
-                rows++;
+                vector.setValueCount(rows);
             }
         } catch (RuntimeException e) {
             vectors.forEach(FieldVector::close);
             throw unreadable(e);
         }
-        for (FieldVector vector : vectors) {
-            vector.setValueCount(rows);
-        }
-        return new VectorSchemaRoot(fields, vectors, rows);
+        LakeBatch batch = new LakeBatch(new VectorSchemaRoot(fields, vectors, rows), nextPosition);
+        rowsLeftInGroup -= rows;
+        nextPosition += rows;
+        return batch;
     }
 
-    private LakestreamException unreadable(RuntimeException e) {
+    private void openRowGroup(int index) {
+        PageReadStore pages;
+        try {
+            pages = reader.readRowGroup(index);
+        } catch (IOException | RuntimeException e) {
+            throw unreadable(e);
+        }
+        ColumnReadStoreImpl store = new ColumnReadStoreImpl(
+                pages, new GroupRecordConverter(requestedSchema).getRootConverter(), requestedSchema, createdBy);
+        columnReaders = new ColumnReader[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            if (descriptors[i] != null) {
+                columnReaders[i] = store.getColumnReader(descriptors[i]);
+            }
+        }
+        rowsLeftInGroup = pages.getRowCount();
+        nextPosition = rowGroupFirstPositions[index];
+    }
+
+    private LakestreamException unreadable(Exception e) {
         if (e instanceof LakestreamException lakestream) {
             return lakestream;
         }
@@ -137,7 +193,7 @@ final class LakeFileReader implements Iterator<VectorSchemaRoot>, AutoCloseable 
     @Override
     public void close() {
         try {
-            records.close();
+            reader.close();
         } catch (IOException e) {
             // read-only: nothing to lose
         }

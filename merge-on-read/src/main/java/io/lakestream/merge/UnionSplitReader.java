@@ -123,20 +123,19 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     /** Lake rows of one file, Iceberg deletes applied; with an index, minus keys changed in the tail and keys of other passes. */
     private Iterator<VectorSchemaRoot> lakeBatches(LakeFile file, TailIndex index, int pass, int passes) {
         LakeFileReader reader = new LakeFileReader(
-                table.lake().io(),
-                file,
-                readSchema,
-                filter,
-                PositionDeletes.load(table.lake().io(), file),
-                allocator);
+                table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator);
+        PositionDeletes positionDeletes = PositionDeletes.load(table.lake().io(), file);
         List<Type> keyTypes = index == null ? List.of() : index.keyTypes();
         int[] keyColumns = index == null
                 ? new int[0]
                 : index.keyColumns().stream()
                         .mapToInt(id -> EqualityDeletes.indexOf(readSchema, id))
                         .toArray();
-        return new BatchStage(reader, batch -> {
+        return new BatchStage(reader, (batch, firstRowPosition) -> {
             Selection selection = Selection.all(batch.getRowCount());
+            if (!positionDeletes.isEmpty()) {
+                selection.retain(row -> !positionDeletes.isDeleted(firstRowPosition + row));
+            }
             equalityDeletes.apply(file, batch, readSchema, selection);
             if (pass == 0) {
                 counters.addLakeRows(selection.size());
@@ -291,7 +290,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
 
     /** Narrows a lake batch to the rows that survive deletes, the merge and the filter. */
     private interface BatchTransform {
-        Selection select(VectorSchemaRoot batch);
+        Selection select(VectorSchemaRoot batch, long firstRowPosition);
     }
 
     /** Lake batches through a selection, compacted into output batches. */
@@ -311,9 +310,9 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
 
         @Override
         public VectorSchemaRoot next() {
-            try (VectorSchemaRoot batch = reader.next()) {
-                Selection selection = transform.select(batch);
-                return BatchCompactor.compact(batch, selection, outputColumns, outputFields, allocator);
+            try (LakeBatch batch = reader.next()) {
+                Selection selection = transform.select(batch.root(), batch.firstRowPosition());
+                return BatchCompactor.compact(batch.root(), selection, outputColumns, outputFields, allocator);
             }
         }
 
