@@ -72,6 +72,8 @@ run_java() {
     flags=$(sed -n 's:.*<lakestream.test.jvm.flags>\(--[^<]*\)</lakestream.test.jvm.flags>.*:\1:p' "$ROOT/pom.xml" | head -1)
     # only Trino needs the incubating vector API; elsewhere it just prints a warning
     [ "${LAKESTREAM_VECTOR_API:-}" = 1 ] || flags=${flags//--add-modules=jdk.incubator.vector/}
+    # a module may add JVM flags of its own (Spark: what its launcher adds to every JVM)
+    flags="$flags $(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/$module/pom.xml")"
     # shellcheck disable=SC2086
     exec "$JAVA_HOME/bin/java" ${LAKESTREAM_JAVA_OPTS:--Xmx2g} $flags -cp "$ROOT/$module/target/classes:$(cat "$ROOT/$module/target/runtime-classpath.txt")" "$main" "$@"
 }

@@ -1,0 +1,55 @@
+package io.lakestream.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Creates the columnar readers of a scan on the executors. Everything it holds is plain data: the
+ * table reference, the requested columns, the filter as Iceberg expression JSON, the merge limit and
+ * the limit hint.
+ *
+ * @param table where to load the table
+ * @param columns the user columns to return, in order
+ * @param readSchema the Spark schema of the batches (for the change columns and the uuid/fixed types)
+ * @param filterJson the pushed filter as Iceberg expression JSON
+ * @param maxIndexRows the merge limit
+ * @param limit the most rows a partition needs to return; negative for no limit
+ */
+record LakestreamReaderFactory(
+        LakestreamTableRef table,
+        List<String> columns,
+        StructType readSchema,
+        String filterJson,
+        long maxIndexRows,
+        long limit)
+        implements PartitionReaderFactory {
+    LakestreamReaderFactory {
+        requireNonNull(table, "table is null");
+        columns = List.copyOf(requireNonNull(columns, "columns is null"));
+        requireNonNull(readSchema, "readSchema is null");
+        requireNonNull(filterJson, "filterJson is null");
+    }
+
+    @Override
+    public boolean supportColumnarReads(InputPartition partition) {
+        return true;
+    }
+
+    @Override
+    public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
+        return new LakestreamPartitionReader(this, ((LakestreamInputPartition) partition).split());
+    }
+
+    @Override
+    public PartitionReader<InternalRow> createReader(InputPartition partition) {
+        // Spark reads columnar batches (supportColumnarReads); rows are only a fallback
+        return new LakestreamRowReader(createColumnarReader(partition));
+    }
+}

@@ -1,0 +1,178 @@
+package io.lakestream.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.merge.MergeConfig;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.ReadPlan;
+import io.lakestream.plan.UnionReadPlanner;
+import io.lakestream.plan.UnionSplit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A planned read of a Lakestream table: one Spark partition per union split. The plan (pinned lake
+ * snapshot and log version) is made once, on first use, so statistics and partitions agree.
+ */
+final class LakestreamScan implements SupportsReportStatistics, Batch {
+    private final LakestreamTable table;
+    private final ReadOptions options;
+    private final List<String> columns;
+    private final MergeConfig merge;
+    private final OptionalInt limit;
+    private final List<Predicate> pushed;
+    private final StructType readSchema;
+    private ReadPlan plan;
+
+    LakestreamScan(
+            LakestreamTable table,
+            ReadOptions options,
+            List<String> columns,
+            MergeConfig merge,
+            OptionalInt limit,
+            List<Predicate> pushed) {
+        this.table = requireNonNull(table, "table is null");
+        this.options = requireNonNull(options, "options is null");
+        this.columns = List.copyOf(columns);
+        this.merge = requireNonNull(merge, "merge is null");
+        this.limit = requireNonNull(limit, "limit is null");
+        this.pushed = List.copyOf(pushed);
+        List<StructField> fields = new ArrayList<>();
+        if (options.mode() == ReadMode.CHANGES) {
+            fields.addAll(LakestreamTypes.changeFields());
+        }
+        for (String column : columns) {
+            fields.add(LakestreamTypes.sparkField(
+                    table.table().definition().schema().findField(column)));
+        }
+        this.readSchema = new StructType(fields.toArray(StructField[]::new));
+    }
+
+    private synchronized ReadPlan plan() {
+        if (plan == null) {
+            plan = UnionReadPlanner.plan(table.table(), options);
+        }
+        return plan;
+    }
+
+    @Override
+    public StructType readSchema() {
+        return readSchema;
+    }
+
+    @Override
+    public Batch toBatch() {
+        return this;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions() {
+        return splitsToRead().stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+    }
+
+    /** The plan's splits; with a limit and no filter, only as many as surely hold that many rows. */
+    List<UnionSplit> splitsToRead() {
+        List<UnionSplit> splits = plan().splits();
+        if (limit.isEmpty() || !options.filter().equals(Expressions.alwaysTrue())) {
+            return splits;
+        }
+        List<UnionSplit> result = new ArrayList<>();
+        long rows = 0;
+        for (UnionSplit split : splits) {
+            if (rows >= limit.getAsInt()) {
+                break;
+            }
+            result.add(split);
+            rows += guaranteedRows(split);
+        }
+        return result;
+    }
+
+    /** Rows a split without a key merge returns for sure: whole lake files without deletes, and log changes. */
+    private static long guaranteedRows(UnionSplit split) {
+        long rows = split.logRange().map(LogRange::rowCount).orElse(0L);
+        for (LakeFile file : split.lakeFiles()) {
+            if (file.deletes().isEmpty() && file.start() == 0 && file.length() == file.fileSizeBytes()) {
+                rows += file.recordCount();
+            }
+        }
+        return rows;
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+        return new LakestreamReaderFactory(
+                table.ref(),
+                columns,
+                readSchema,
+                // bound, so literals are written with their column types (a date as a date, not as its day number)
+                ExpressionParser.toJson(
+                        Binder.bind(table.table().definition().schema().asStruct(), options.filter(), false)),
+                merge.maxIndexRows(),
+                limit.isPresent() ? limit.getAsInt() : -1);
+    }
+
+    @Override
+    public Statistics estimateStatistics() {
+        long rows = 0;
+        long lakeBytes = 0;
+        long logRows = 0;
+        for (UnionSplit split : splitsToRead()) {
+            rows += split.estimatedRows();
+            logRows += split.logRange().map(LogRange::rowCount).orElse(0L);
+            for (LakeFile file : split.lakeFiles()) {
+                lakeBytes += file.length();
+            }
+        }
+        // log rows are Arrow, roughly the in-memory row size; an upper bound is safer than a guess low
+        long bytes = lakeBytes + logRows * Math.max(1, readSchema.defaultSize());
+        long estimatedRows = rows;
+        long estimatedBytes = bytes;
+        return new Statistics() {
+            @Override
+            public OptionalLong sizeInBytes() {
+                return OptionalLong.of(estimatedBytes);
+            }
+
+            @Override
+            public OptionalLong numRows() {
+                return OptionalLong.of(estimatedRows);
+            }
+        };
+    }
+
+    @Override
+    public CustomMetric[] supportedCustomMetrics() {
+        return LakestreamMetrics.supported();
+    }
+
+    @Override
+    public String description() {
+        return "%s [mode=%s, filters=%s, columns=%s%s]"
+                .formatted(
+                        table.name(),
+                        options.mode().name().toLowerCase(Locale.ROOT),
+                        pushed.stream().map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
+                        columns,
+                        limit.isPresent() ? ", limit=" + limit.getAsInt() : "");
+    }
+}

@@ -1,0 +1,136 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Builds a scan: resolves the read settings, takes the predicates it can evaluate exactly (the rest
+ * go back to Spark), the columns Spark needs, and, where a row count is known without merging
+ * (append-only tables, the changelog), a limit hint.
+ */
+final class LakestreamScanBuilder
+        implements SupportsPushDownV2Filters, SupportsPushDownRequiredColumns, SupportsPushDownLimit {
+    private final LakestreamTable table;
+    private final LakestreamReadConf conf;
+    private final ReadMode mode;
+    private final Schema schema;
+    private final List<Predicate> pushed = new ArrayList<>();
+    private Expression filter = Expressions.alwaysTrue();
+    private List<String> columns;
+    private OptionalInt limit = OptionalInt.empty();
+
+    LakestreamScanBuilder(LakestreamTable table, CaseInsensitiveStringMap options) {
+        this.table = table;
+        this.schema = table.table().definition().schema();
+        this.conf = LakestreamReadConf.resolve(
+                options,
+                LakestreamScanBuilder::sessionConf,
+                table.table().lake().properties());
+        this.mode = switch (table.view()) {
+            case LAKE -> ReadMode.LAKE;
+            case CHANGES -> ReadMode.CHANGES;
+            case OFFSETS -> throw new IllegalStateException("the offsets table has its own scan");
+            case DATA -> {
+                if (conf.mode() == ReadMode.CHANGES) {
+                    throw new LakestreamException(
+                            INVALID_READ_OPTIONS,
+                            ("The changelog has its own columns: read the table `%1$s$changes` (e.g. SELECT * FROM %1$s$changes), "
+                                            + "or spark.read.format(\"lakestream\").option(\"read-mode\", \"changes\")")
+                                    .formatted(table.name()));
+                }
+                yield conf.mode();
+            }
+        };
+        this.columns = schema.columns().stream().map(Types.NestedField::name).toList();
+    }
+
+    private static Optional<String> sessionConf(String key) {
+        return SparkSession.getActiveSession().isDefined()
+                ? Optional.ofNullable(SparkSession.active().conf().get(key, null))
+                : Optional.empty();
+    }
+
+    @Override
+    public Predicate[] pushPredicates(Predicate[] predicates) {
+        List<Predicate> remaining = new ArrayList<>();
+        for (Predicate predicate : predicates) {
+            Optional<Expression> translated = LakestreamFilters.translate(predicate, schema);
+            if (translated.isPresent()) {
+                pushed.add(predicate);
+                filter = Expressions.and(filter, translated.get());
+            } else {
+                remaining.add(predicate);
+            }
+        }
+        return remaining.toArray(Predicate[]::new);
+    }
+
+    @Override
+    public Predicate[] pushedPredicates() {
+        return pushed.toArray(Predicate[]::new);
+    }
+
+    @Override
+    public void pruneColumns(StructType required) {
+        Set<String> requested =
+                List.of(required.fields()).stream().map(StructField::name).collect(Collectors.toSet());
+        // table order, so the read schema does not depend on the order Spark lists them in
+        this.columns = schema.columns().stream()
+                .map(Types.NestedField::name)
+                .filter(requested::contains)
+                .toList();
+    }
+
+    @Override
+    public boolean pushLimit(int rows) {
+        // without a key merge every row read is a row returned, so a few splits can satisfy a limit
+        if (table.table().definition().hasPrimaryKey() && mode != ReadMode.CHANGES) {
+            return false;
+        }
+        limit = OptionalInt.of(rows);
+        return true;
+    }
+
+    @Override
+    public boolean isPartiallyPushed() {
+        // the limit is a hint: Spark still applies it
+        return true;
+    }
+
+    @Override
+    public Scan build() {
+        ReadOptions options = ReadOptions.of(mode).withFilter(filter);
+        if (table.logVersion().isPresent()) {
+            options = options.atLogVersion(table.logVersion().getAsLong());
+        }
+        if (table.asOfTimestampMillis().isPresent()) {
+            options = options.asOfTimestamp(table.asOfTimestampMillis().getAsLong());
+        }
+        if (conf.changesAfterVersion().isPresent()) {
+            options = options.changesAfter(conf.changesAfterVersion().getAsLong());
+        }
+        return new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed));
+    }
+}

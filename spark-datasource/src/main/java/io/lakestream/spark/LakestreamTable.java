@@ -1,0 +1,162 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Lakestream table as Spark sees it: {@code t} reads the union of lake and log (or the lake alone
+ * with {@code read-mode=lake}) and takes writes; {@code t$lake} is the committed lake; {@code
+ * t$changes} is the log as a changelog; {@code t$offsets} shows per bucket how far the lake lags
+ * behind the log. A table loaded with {@code VERSION AS OF} or {@code
+ * TIMESTAMP AS OF} reads that state and takes no writes.
+ */
+public final class LakestreamTable implements SupportsRead, SupportsWrite {
+    /** Which view of the table this is, from the name suffix. */
+    enum View {
+        DATA(""),
+        LAKE("$lake"),
+        CHANGES("$changes"),
+        OFFSETS("$offsets");
+
+        private final String suffix;
+
+        View(String suffix) {
+            this.suffix = suffix;
+        }
+
+        String suffix() {
+            return suffix;
+        }
+    }
+
+    private final String catalogName;
+    private final LakestreamTableRef ref;
+    private final io.lakestream.table.LakestreamTable table;
+    private final View view;
+    private final OptionalLong logVersion;
+    private final OptionalLong asOfTimestampMillis;
+
+    LakestreamTable(
+            String catalogName,
+            LakestreamTableRef ref,
+            io.lakestream.table.LakestreamTable table,
+            View view,
+            OptionalLong logVersion,
+            OptionalLong asOfTimestampMillis) {
+        this.catalogName = requireNonNull(catalogName, "catalogName is null");
+        this.ref = requireNonNull(ref, "ref is null");
+        this.table = requireNonNull(table, "table is null");
+        this.view = requireNonNull(view, "view is null");
+        this.logVersion = requireNonNull(logVersion, "logVersion is null");
+        this.asOfTimestampMillis = requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
+    }
+
+    LakestreamTable atLogVersion(long version) {
+        return new LakestreamTable(catalogName, ref, table, view, OptionalLong.of(version), asOfTimestampMillis);
+    }
+
+    LakestreamTable asOfTimestamp(long timestampMillis) {
+        return new LakestreamTable(catalogName, ref, table, view, logVersion, OptionalLong.of(timestampMillis));
+    }
+
+    io.lakestream.table.LakestreamTable table() {
+        return table;
+    }
+
+    LakestreamTableRef ref() {
+        return ref;
+    }
+
+    View view() {
+        return view;
+    }
+
+    OptionalLong logVersion() {
+        return logVersion;
+    }
+
+    OptionalLong asOfTimestampMillis() {
+        return asOfTimestampMillis;
+    }
+
+    @Override
+    public String name() {
+        return catalogName + "." + table.identifier() + view.suffix();
+    }
+
+    @Override
+    public StructType schema() {
+        return switch (view) {
+            case CHANGES -> LakestreamTypes.changesSchema(table.definition().schema());
+            case OFFSETS -> LakestreamOffsetsScan.SCHEMA;
+            case DATA, LAKE -> LakestreamTypes.sparkSchema(table.definition().schema());
+        };
+    }
+
+    @Override
+    public Map<String, String> properties() {
+        return LakestreamTableSpecs.sparkProperties(table.lake().properties());
+    }
+
+    @Override
+    public Set<TableCapability> capabilities() {
+        return isWritable()
+                ? EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE)
+                : EnumSet.of(TableCapability.BATCH_READ);
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        if (view == View.OFFSETS) {
+            return () -> new LakestreamOffsetsScan(this);
+        }
+        return new LakestreamScanBuilder(this, options);
+    }
+
+    @Override
+    public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        if (!isWritable()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "%s is read-only (a %s); write into %s.%s instead"
+                            .formatted(
+                                    name(),
+                                    view == View.DATA
+                                            ? "time-travel read"
+                                            : view.name().toLowerCase(Locale.ROOT) + " view",
+                                    catalogName,
+                                    table.identifier()));
+        }
+        return new WriteBuilder() {
+            @Override
+            public Write build() {
+                return new LakestreamWrite(ref, table, info);
+            }
+        };
+    }
+
+    private boolean isWritable() {
+        return view == View.DATA && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

@@ -1,0 +1,146 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.merge.ChangeColumns;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+
+/**
+ * Maps Lakestream (Iceberg) column types to Spark types and back. Iceberg {@code uuid} reads as a
+ * Spark string and {@code fixed(n)} as binary, as Iceberg's own Spark integration does; {@code time}
+ * has no stable Spark type in 4.1 and is refused with a clear error.
+ */
+final class LakestreamTypes {
+    private LakestreamTypes() {}
+
+    static StructType sparkSchema(Schema schema) {
+        List<StructField> fields = new ArrayList<>();
+        for (Types.NestedField column : schema.columns()) {
+            fields.add(sparkField(column));
+        }
+        return new StructType(fields.toArray(StructField[]::new));
+    }
+
+    static StructField sparkField(Types.NestedField column) {
+        return new StructField(
+                column.name(), sparkType(column.name(), column.type()), column.isOptional(), metadata(column));
+    }
+
+    /** The schema of the changes read mode: the change columns, then the user columns. */
+    static StructType changesSchema(Schema schema) {
+        List<StructField> fields = new ArrayList<>(changeFields());
+        fields.addAll(List.of(sparkSchema(schema).fields()));
+        return new StructType(fields.toArray(StructField[]::new));
+    }
+
+    static List<StructField> changeFields() {
+        return List.of(
+                new StructField(ChangeColumns.CHANGE_TYPE, DataTypes.StringType, false, Metadata.empty()),
+                new StructField(ChangeColumns.BUCKET, DataTypes.IntegerType, false, Metadata.empty()),
+                new StructField(ChangeColumns.OFFSET, DataTypes.LongType, false, Metadata.empty()),
+                new StructField(ChangeColumns.COMMIT_TIMESTAMP, DataTypes.TimestampType, false, Metadata.empty()));
+    }
+
+    static DataType sparkType(String column, Type type) {
+        return switch (type.typeId()) {
+            case BOOLEAN -> DataTypes.BooleanType;
+            case INTEGER -> DataTypes.IntegerType;
+            case LONG -> DataTypes.LongType;
+            case FLOAT -> DataTypes.FloatType;
+            case DOUBLE -> DataTypes.DoubleType;
+            case DECIMAL -> {
+                Types.DecimalType decimal = (Types.DecimalType) type;
+                yield DataTypes.createDecimalType(decimal.precision(), decimal.scale());
+            }
+            case DATE -> DataTypes.DateType;
+            case TIMESTAMP ->
+                ((Types.TimestampType) type).shouldAdjustToUTC() ? DataTypes.TimestampType : DataTypes.TimestampNTZType;
+            case STRING, UUID -> DataTypes.StringType;
+            case FIXED, BINARY -> DataTypes.BinaryType;
+            default ->
+                throw new LakestreamException(
+                        UNSUPPORTED_OPERATION,
+                        "Column '%s' has type %s, which Spark cannot read from Lakestream yet; read it through Trino or cast it in a view"
+                                .formatted(column, type));
+        };
+    }
+
+    /**
+     * The Iceberg schema for a Spark {@code CREATE TABLE}: field ids 1..n in column order; primary
+     * key columns are NOT NULL, as a SQL primary key implies.
+     */
+    static Schema icebergSchema(Column[] columns, Set<String> primaryKey) {
+        List<Types.NestedField> fields = new ArrayList<>(columns.length);
+        for (int i = 0; i < columns.length; i++) {
+            Column column = columns[i];
+            Type type = icebergType(column.name(), column.dataType());
+            boolean required = !column.nullable() || primaryKey.contains(column.name());
+            fields.add(Types.NestedField.builder()
+                    .withId(i + 1)
+                    .withName(column.name())
+                    .isOptional(!required)
+                    .ofType(type)
+                    .withDoc(column.comment())
+                    .build());
+        }
+        return new Schema(fields);
+    }
+
+    static Type icebergType(String column, DataType type) {
+        return switch (type) {
+            case BooleanType ignored -> Types.BooleanType.get();
+            // Iceberg has no 8- or 16-bit integers; Spark casts them on write and reads back int
+            case ByteType ignored -> Types.IntegerType.get();
+            case ShortType ignored -> Types.IntegerType.get();
+            case IntegerType ignored -> Types.IntegerType.get();
+            case LongType ignored -> Types.LongType.get();
+            case FloatType ignored -> Types.FloatType.get();
+            case DoubleType ignored -> Types.DoubleType.get();
+            case DecimalType decimal -> Types.DecimalType.of(decimal.precision(), decimal.scale());
+            case DateType ignored -> Types.DateType.get();
+            case TimestampType ignored -> Types.TimestampType.withZone();
+            case TimestampNTZType ignored -> Types.TimestampType.withoutZone();
+            case StringType ignored -> Types.StringType.get();
+            case BinaryType ignored -> Types.BinaryType.get();
+            default ->
+                throw new LakestreamException(
+                        INVALID_TABLE_DEFINITION,
+                        "Column '%s' has Spark type %s, which a Lakestream table cannot hold; use boolean, int, bigint, float, double, decimal, date, timestamp, timestamp_ntz, string or binary"
+                                .formatted(column, type.sql()));
+        };
+    }
+
+    private static Metadata metadata(Types.NestedField column) {
+        return column.doc() == null
+                ? Metadata.empty()
+                : new org.apache.spark.sql.types.MetadataBuilder()
+                        .putString("comment", column.doc())
+                        .build();
+    }
+}

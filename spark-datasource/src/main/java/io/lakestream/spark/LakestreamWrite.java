@@ -1,0 +1,62 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.INVALID_ROW;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamTable;
+import java.util.List;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.types.StructField;
+
+/**
+ * A write into a table's log ({@code INSERT INTO}, {@code writeTo(...).append()}): tasks stage
+ * segments, the driver publishes them as one log commit. On a primary-key table every row is an
+ * upsert.
+ */
+final class LakestreamWrite implements Write {
+    private final LakestreamTableRef ref;
+    private final LakestreamTable table;
+    private final String queryId;
+
+    LakestreamWrite(LakestreamTableRef ref, LakestreamTable table, LogicalWriteInfo info) {
+        this.ref = requireNonNull(ref, "ref is null");
+        this.table = requireNonNull(table, "table is null");
+        this.queryId = requireNonNull(info.queryId(), "queryId is null");
+        checkSchema(table, info);
+    }
+
+    // Spark lines the query up with the table columns before it gets here; this guards the positional conversion.
+    private static void checkSchema(LakestreamTable table, LogicalWriteInfo info) {
+        List<Types.NestedField> columns = table.definition().schema().columns();
+        StructField[] fields = info.schema().fields();
+        boolean matches = fields.length == columns.size();
+        for (int i = 0; matches && i < fields.length; i++) {
+            matches = fields[i].name().equalsIgnoreCase(columns.get(i).name());
+        }
+        if (!matches) {
+            throw new LakestreamException(
+                    INVALID_ROW,
+                    "A write into %s must have the table's columns %s in order, but has %s"
+                            .formatted(
+                                    table,
+                                    columns.stream()
+                                            .map(Types.NestedField::name)
+                                            .toList(),
+                                    List.of(info.schema().fieldNames())));
+        }
+    }
+
+    @Override
+    public String description() {
+        return (table.definition().hasPrimaryKey() ? "upsert into " : "append to ") + table;
+    }
+
+    @Override
+    public BatchWrite toBatch() {
+        return new LakestreamBatchWrite(ref, table, queryId);
+    }
+}

@@ -1,0 +1,108 @@
+package io.lakestream.spark;
+
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * One local Spark session for the whole test JVM (it takes seconds to start), with the Lakestream
+ * catalog {@code ls} (and {@code lakestream}, the default of {@code format("lakestream")}) on one
+ * embedded warehouse. Each test class works in its own namespace. The same warehouse is open to the
+ * Java writer and the real tiering service, as another process would see it.
+ */
+final class SparkTesting {
+    static final String CATALOG = "ls";
+
+    private static SparkTesting instance;
+
+    private final Path warehouseDirectory;
+    private final SparkSession spark;
+    private final TestingWarehouse warehouse;
+    private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
+    private final TableTiering tiering;
+
+    private SparkTesting() {
+        try {
+            warehouseDirectory = Files.createTempDirectory("lakestream-spark");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        SparkSession.Builder builder = SparkSession.builder()
+                .master("local[2]")
+                .appName("lakestream-spark-test")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.driver.host", "localhost")
+                // plain plans, so tests find the scan node and its metrics
+                .config("spark.sql.adaptive.enabled", "false")
+                .config("spark.sql.session.timeZone", "UTC");
+        for (String name : List.of(CATALOG, LakestreamSource.DEFAULT_CATALOG)) {
+            builder.config("spark.sql.catalog." + name, LakestreamCatalog.class.getName())
+                    .config("spark.sql.catalog." + name + ".warehouse", warehouseDirectory.toString());
+        }
+        spark = builder.getOrCreate();
+        warehouse = new TestingWarehouse(warehouseDirectory);
+        tiering = new TableTiering(
+                TieringConfig.defaults(), warehouse.allocator(), tieringThreads, TieringHooks.NONE, Clock.systemUTC());
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+    }
+
+    static synchronized SparkTesting get() {
+        if (instance == null) {
+            instance = new SparkTesting();
+        }
+        return instance;
+    }
+
+    SparkSession spark() {
+        return spark;
+    }
+
+    TestingWarehouse warehouse() {
+        return warehouse;
+    }
+
+    TableTiering tiering() {
+        return tiering;
+    }
+
+    Path warehouseDirectory() {
+        return warehouseDirectory;
+    }
+
+    Dataset<Row> sql(String sql) {
+        return spark.sql(sql);
+    }
+
+    /** Rows as lists of values (null for SQL NULL), in the order Spark returns them. */
+    static List<List<Object>> rows(Dataset<Row> frame) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Row row : frame.collectAsList()) {
+            List<Object> values = new ArrayList<>(row.size());
+            for (int i = 0; i < row.size(); i++) {
+                values.add(row.isNullAt(i) ? null : row.get(i));
+            }
+            rows.add(values);
+        }
+        return rows;
+    }
+
+    private void stop() {
+        spark.stop();
+        tieringThreads.shutdownNow();
+        warehouse.close();
+    }
+}

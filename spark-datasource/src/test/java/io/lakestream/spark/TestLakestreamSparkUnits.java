@@ -1,0 +1,177 @@
+package io.lakestream.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.log.StagedSegment;
+import io.lakestream.merge.MergeConfig;
+import io.lakestream.plan.LakeDeleteFile;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.UnionSplit;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+
+/** The connector's plain-data parts: JSON splits and commit messages, read settings, type mapping. */
+class TestLakestreamSparkUnits {
+    @Test
+    void inputPartitionRoundTripsThroughJson() {
+        UnionSplit split = new UnionSplit(
+                OptionalInt.of(3),
+                ReadMode.UNION,
+                List.of(new LakeFile(
+                        "file:/w/data/a.parquet",
+                        4,
+                        100,
+                        1000,
+                        42,
+                        List.of(new LakeDeleteFile(
+                                "file:/w/data/d.parquet", LakeDeleteFile.Content.EQUALITY, List.of(1), 2, 300)))),
+                Optional.of(new LogRange(3, 10, 20)),
+                7,
+                true);
+        LakestreamInputPartition partition = LakestreamInputPartition.of(split);
+        assertThat(partition.splitJson()).contains("a.parquet").doesNotContain("rO0");
+        assertThat(partition.split()).isEqualTo(split);
+        assertThat(LakestreamInputPartition.of(new UnionSplit(
+                                OptionalInt.empty(), ReadMode.LAKE, List.of(), Optional.empty(), 0, false))
+                        .split()
+                        .bucket())
+                .isEmpty();
+    }
+
+    @Test
+    void commitMessageRoundTripsThroughJson() {
+        List<StagedSegment> segments = List.of(
+                new StagedSegment(0, "bucket-0000/a.arrow", 10, 1234, 5, 9),
+                new StagedSegment(2, "bucket-0002/b.arrow", 1, 99, 7, 7));
+        assertThat(LakestreamCommitMessage.of(segments).segments()).isEqualTo(segments);
+        assertThat(LakestreamCommitMessage.of(List.of()).segments()).isEmpty();
+    }
+
+    @Test
+    void readerFactoryIsPlainSerializableData() throws Exception {
+        LakestreamReaderFactory factory = new LakestreamReaderFactory(
+                new LakestreamTableRef(
+                        "ls",
+                        Map.of("warehouse", "/w"),
+                        List.of("db"),
+                        "t",
+                        "file:/w/db/t/metadata/00001.metadata.json"),
+                List.of("id"),
+                new StructType().add("id", DataTypes.LongType),
+                "true",
+                10,
+                -1);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(factory);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            assertThat(in.readObject()).isEqualTo(factory);
+        }
+    }
+
+    @Test
+    void readSettingsResolveOptionThenSessionThenTableThenDefault() {
+        Map<String, String> table = Map.of("read-mode", "lake", "merge.max-index-rows", "30");
+        assertThat(LakestreamReadConf.resolve(Map.of(), key -> Optional.empty(), Map.of()))
+                .isEqualTo(new LakestreamReadConf(ReadMode.UNION, MergeConfig.DEFAULT, java.util.OptionalLong.empty()));
+        assertThat(LakestreamReadConf.resolve(Map.of(), key -> Optional.empty(), table))
+                .isEqualTo(new LakestreamReadConf(ReadMode.LAKE, new MergeConfig(30), java.util.OptionalLong.empty()));
+        assertThat(LakestreamReadConf.resolve(
+                                Map.of(),
+                                key -> key.equals("spark.lakestream.read-mode")
+                                        ? Optional.of("union")
+                                        : Optional.empty(),
+                                table)
+                        .mode())
+                .isEqualTo(ReadMode.UNION);
+        assertThat(LakestreamReadConf.resolve(
+                        Map.of("read-mode", "changes", "changes-after-version", "4"),
+                        key -> key.equals("spark.lakestream.read-mode") ? Optional.of("union") : Optional.empty(),
+                        table))
+                .isEqualTo(new LakestreamReadConf(ReadMode.CHANGES, new MergeConfig(30), java.util.OptionalLong.of(4)));
+        assertThatThrownBy(() ->
+                        LakestreamReadConf.resolve(Map.of("read-mode", "fast"), key -> Optional.empty(), Map.of()))
+                .hasMessageContaining("Unknown read mode 'fast'");
+        assertThatThrownBy(() -> LakestreamReadConf.resolve(
+                        Map.of("merge.max-index-rows", "0"), key -> Optional.empty(), Map.of()))
+                .hasMessageContaining("merge.max-index-rows");
+    }
+
+    @Test
+    void catalogOptionsBecomeTheCatalogConfig() {
+        CatalogConfig config =
+                LakestreamCatalogs.config("ls", Map.of("Warehouse", "/w", "TYPE", "hadoop", "client.Region", "eu"));
+        assertThat(config.type()).isEqualTo("hadoop");
+        assertThat(config.warehouse()).isEqualTo("/w");
+        assertThat(config.uri()).isEmpty();
+        assertThat(config.properties()).as("Iceberg properties keep their case").containsEntry("client.Region", "eu");
+        assertThat(LakestreamCatalogs.config("ls", Map.of("warehouse", "/w")).type())
+                .isEqualTo("jdbc");
+        assertThatThrownBy(() -> LakestreamCatalogs.config("ls", Map.of()))
+                .hasMessageContaining("spark.sql.catalog.ls.warehouse");
+        assertThatThrownBy(() -> LakestreamCatalogs.config("ls", Map.of("warehouse", "/w", "type", "hive")))
+                .hasMessageContaining("Unknown catalog type 'hive'");
+    }
+
+    @Test
+    void typesMapBothWays() {
+        Column[] columns = {
+            Column.create("b", DataTypes.BooleanType),
+            Column.create("s", DataTypes.ShortType),
+            Column.create("i", DataTypes.IntegerType),
+            Column.create("l", DataTypes.LongType, false),
+            Column.create("f", DataTypes.FloatType),
+            Column.create("d", DataTypes.DoubleType),
+            Column.create("dec", DataTypes.createDecimalType(38, 6)),
+            Column.create("day", DataTypes.DateType),
+            Column.create("ts", DataTypes.TimestampType),
+            Column.create("ntz", DataTypes.TimestampNTZType),
+            Column.create("str", DataTypes.StringType),
+            Column.create("bin", DataTypes.BinaryType)
+        };
+        Schema schema = LakestreamTypes.icebergSchema(columns, java.util.Set.of("i"));
+        assertThat(schema.findField("i").isRequired())
+                .as("primary key columns are NOT NULL")
+                .isTrue();
+        assertThat(schema.findField("l").isRequired()).isTrue();
+        assertThat(schema.findField("b").isOptional()).isTrue();
+        assertThat(schema.findType("s")).isEqualTo(Types.IntegerType.get());
+        assertThat(schema.findType("ts")).isEqualTo(Types.TimestampType.withZone());
+        assertThat(schema.findType("ntz")).isEqualTo(Types.TimestampType.withoutZone());
+        StructType spark = LakestreamTypes.sparkSchema(schema);
+        for (Column column : columns) {
+            if (!column.name().equals("s")) {
+                assertThat(spark.apply(column.name()).dataType())
+                        .as(column.name())
+                        .isEqualTo(column.dataType());
+            }
+        }
+        assertThat(LakestreamTypes.sparkType("u", Types.UUIDType.get())).isEqualTo(DataTypes.StringType);
+        assertThat(LakestreamTypes.sparkType("f", Types.FixedType.ofLength(4))).isEqualTo(DataTypes.BinaryType);
+        assertThatThrownBy(() -> LakestreamTypes.sparkType("t", Types.TimeType.get()))
+                .hasMessageContaining("Column 't' has type time");
+        assertThatThrownBy(() -> LakestreamTypes.icebergSchema(
+                        new Column[] {
+                            Column.create("m", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType))
+                        },
+                        java.util.Set.of()))
+                .hasMessageContaining("Column 'm' has Spark type MAP<STRING, STRING>");
+    }
+}

@@ -1,0 +1,92 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_FILESYSTEM_ERROR;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_TABLE_NOT_FOUND;
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableMap;
+import com.google.inject.Inject;
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamTable;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.SchemaTableName;
+import jakarta.annotation.PreDestroy;
+import java.io.IOException;
+import java.util.Optional;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The connector's one handle on the Iceberg catalog: opens it from the catalog properties and turns
+ * its errors into Trino errors. A Trino schema is a one-level Iceberg namespace.
+ */
+public final class LakestreamCatalogAccess {
+    private final LakestreamCatalog catalog;
+
+    @Inject
+    public LakestreamCatalogAccess(LakestreamConfig config) {
+        this(open(config));
+    }
+
+    public LakestreamCatalogAccess(LakestreamCatalog catalog) {
+        this.catalog = requireNonNull(catalog, "catalog is null");
+    }
+
+    private static LakestreamCatalog open(LakestreamConfig config) {
+        ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
+        config.getCatalogUser().ifPresent(user -> properties.put("jdbc.user", user));
+        config.getCatalogPassword().ifPresent(password -> properties.put("jdbc.password", password));
+        config.getCatalogCredential().ifPresent(credential -> properties.put("credential", credential));
+        config.getCatalogToken().ifPresent(token -> properties.put("token", token));
+        try {
+            return LakestreamCatalog.open(new CatalogConfig(
+                    config.getCatalogType(), config.getWarehouse(), config.getCatalogUri(), properties.buildOrThrow()));
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    public LakestreamCatalog catalog() {
+        return catalog;
+    }
+
+    public static Namespace namespace(String schemaName) {
+        return Namespace.of(schemaName);
+    }
+
+    public static TableIdentifier identifier(SchemaTableName name) {
+        return TableIdentifier.of(namespace(name.getSchemaName()), name.getTableName());
+    }
+
+    /** The table, or empty if it does not exist. */
+    public Optional<LakestreamTable> findTable(SchemaTableName name) {
+        try {
+            return Optional.of(catalog.loadTable(identifier(name)));
+        } catch (LakestreamException e) {
+            if (e.error() == LakestreamError.TABLE_NOT_FOUND || e.error() == LakestreamError.NAMESPACE_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw toTrinoException(e);
+        }
+    }
+
+    /** The table; a clear error if it was dropped since the query was planned. */
+    public LakestreamTable loadTable(SchemaTableName name) {
+        return findTable(name)
+                .orElseThrow(() -> new TrinoException(
+                        LAKESTREAM_TABLE_NOT_FOUND, "Table %s does not exist (was it dropped?)".formatted(name)));
+    }
+
+    @PreDestroy
+    public void close() {
+        try {
+            catalog.close();
+        } catch (IOException e) {
+            throw new TrinoException(LAKESTREAM_FILESYSTEM_ERROR, "Cannot close the Iceberg catalog", e);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.lakestream.trino;
+
+import static java.util.Objects.requireNonNull;
+
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.type.Type;
+import java.util.OptionalInt;
+
+/**
+ * A column of a Lakestream table: a user column (with its Iceberg field id) or a system column of
+ * the {@code $changes} table.
+ */
+public record LakestreamColumnHandle(String name, Type type, Kind kind, OptionalInt fieldId) implements ColumnHandle {
+    public enum Kind {
+        USER,
+        /** {@code _change_type}, {@code _bucket}, {@code _offset}, {@code _commit_timestamp} of {@code $changes}. */
+        CHANGE
+    }
+
+    public LakestreamColumnHandle {
+        requireNonNull(name, "name is null");
+        requireNonNull(type, "type is null");
+        requireNonNull(kind, "kind is null");
+        requireNonNull(fieldId, "fieldId is null");
+        if ((kind == Kind.USER) != fieldId.isPresent()) {
+            throw new IllegalArgumentException("a user column has a field id, a system column has none: " + name);
+        }
+    }
+
+    public static LakestreamColumnHandle user(String name, Type type, int fieldId) {
+        return new LakestreamColumnHandle(name, type, Kind.USER, OptionalInt.of(fieldId));
+    }
+
+    public static LakestreamColumnHandle change(String name, Type type) {
+        return new LakestreamColumnHandle(name, type, Kind.CHANGE, OptionalInt.empty());
+    }
+
+    public boolean isUserColumn() {
+        return kind == Kind.USER;
+    }
+}

@@ -1,0 +1,103 @@
+package io.lakestream.trino;
+
+import io.airlift.configuration.Config;
+import io.airlift.configuration.ConfigDescription;
+import io.airlift.configuration.ConfigSecuritySensitive;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.util.Optional;
+
+/** Catalog properties of a {@code connector.name=lakestream} catalog. */
+public class LakestreamConfig {
+    private String catalogType = "jdbc";
+    private String warehouse;
+    private Optional<String> catalogUri = Optional.empty();
+    private Optional<String> catalogUser = Optional.empty();
+    private Optional<String> catalogPassword = Optional.empty();
+    private Optional<String> catalogCredential = Optional.empty();
+    private Optional<String> catalogToken = Optional.empty();
+
+    @NotNull
+    @Pattern(regexp = "(?i)jdbc|hadoop|rest", message = "must be jdbc, hadoop or rest")
+    public String getCatalogType() {
+        return catalogType;
+    }
+
+    @Config("lakestream.catalog.type")
+    @ConfigDescription(
+            "Iceberg catalog that holds the Lakestream tables: jdbc (default; SQLite in the warehouse unless a URI is set), hadoop or rest")
+    public LakestreamConfig setCatalogType(String catalogType) {
+        this.catalogType = catalogType;
+        return this;
+    }
+
+    @NotNull
+    public String getWarehouse() {
+        return warehouse;
+    }
+
+    @Config("lakestream.warehouse")
+    @ConfigDescription("Root location of table data and logs")
+    public LakestreamConfig setWarehouse(String warehouse) {
+        this.warehouse = warehouse;
+        return this;
+    }
+
+    public Optional<String> getCatalogUri() {
+        return catalogUri;
+    }
+
+    @Config("lakestream.catalog.uri")
+    @ConfigDescription("JDBC URL of a jdbc catalog, or the endpoint of a rest catalog")
+    public LakestreamConfig setCatalogUri(String catalogUri) {
+        this.catalogUri = Optional.ofNullable(catalogUri);
+        return this;
+    }
+
+    public Optional<String> getCatalogUser() {
+        return catalogUser;
+    }
+
+    @Config("lakestream.catalog.user")
+    @ConfigDescription("User of a jdbc catalog's database")
+    public LakestreamConfig setCatalogUser(String catalogUser) {
+        this.catalogUser = Optional.ofNullable(catalogUser);
+        return this;
+    }
+
+    public Optional<String> getCatalogPassword() {
+        return catalogPassword;
+    }
+
+    @Config("lakestream.catalog.password")
+    @ConfigSecuritySensitive
+    @ConfigDescription("Password of a jdbc catalog's database")
+    public LakestreamConfig setCatalogPassword(String catalogPassword) {
+        this.catalogPassword = Optional.ofNullable(catalogPassword);
+        return this;
+    }
+
+    public Optional<String> getCatalogCredential() {
+        return catalogCredential;
+    }
+
+    @Config("lakestream.catalog.credential")
+    @ConfigSecuritySensitive
+    @ConfigDescription("OAuth2 client credential (client_id:client_secret) of a rest catalog")
+    public LakestreamConfig setCatalogCredential(String catalogCredential) {
+        this.catalogCredential = Optional.ofNullable(catalogCredential);
+        return this;
+    }
+
+    public Optional<String> getCatalogToken() {
+        return catalogToken;
+    }
+
+    @Config("lakestream.catalog.token")
+    @ConfigSecuritySensitive
+    @ConfigDescription("Bearer token of a rest catalog")
+    public LakestreamConfig setCatalogToken(String catalogToken) {
+        this.catalogToken = Optional.ofNullable(catalogToken);
+        return this;
+    }
+}

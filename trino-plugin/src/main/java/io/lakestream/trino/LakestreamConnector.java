@@ -1,0 +1,94 @@
+package io.lakestream.trino;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.inject.Inject;
+import io.airlift.bootstrap.LifeCycleManager;
+import io.airlift.log.Logger;
+import io.trino.spi.connector.Connector;
+import io.trino.spi.connector.ConnectorCapabilities;
+import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorPageSinkProvider;
+import io.trino.spi.connector.ConnectorPageSourceProvider;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplitManager;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.session.PropertyMetadata;
+import io.trino.spi.transaction.IsolationLevel;
+import java.util.List;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+
+public final class LakestreamConnector implements Connector {
+    private static final Logger log = Logger.get(LakestreamConnector.class);
+
+    private final LifeCycleManager lifeCycleManager;
+    private final LakestreamMetadata metadata;
+    private final LakestreamSplitManager splitManager;
+    private final LakestreamPageSourceProvider pageSourceProvider;
+    private final LakestreamPageSinkProvider pageSinkProvider;
+    private final BufferAllocator allocator;
+
+    @Inject
+    public LakestreamConnector(
+            LifeCycleManager lifeCycleManager,
+            LakestreamMetadata metadata,
+            LakestreamSplitManager splitManager,
+            LakestreamPageSourceProvider pageSourceProvider,
+            LakestreamPageSinkProvider pageSinkProvider,
+            BufferAllocator allocator) {
+        this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
+        this.metadata = requireNonNull(metadata, "metadata is null");
+        this.splitManager = requireNonNull(splitManager, "splitManager is null");
+        this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
+        this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
+    }
+
+    @Override
+    public ConnectorTransactionHandle beginTransaction(
+            IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit) {
+        return LakestreamTransactionHandle.INSTANCE;
+    }
+
+    @Override
+    public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transaction) {
+        return metadata;
+    }
+
+    @Override
+    public ConnectorSplitManager getSplitManager() {
+        return splitManager;
+    }
+
+    @Override
+    public ConnectorPageSourceProvider getPageSourceProvider() {
+        return pageSourceProvider;
+    }
+
+    @Override
+    public ConnectorPageSinkProvider getPageSinkProvider() {
+        return pageSinkProvider;
+    }
+
+    @Override
+    public List<PropertyMetadata<?>> getTableProperties() {
+        return LakestreamTableProperties.PROPERTIES;
+    }
+
+    @Override
+    public Set<ConnectorCapabilities> getCapabilities() {
+        return Set.of(ConnectorCapabilities.NOT_NULL_COLUMN_CONSTRAINT);
+    }
+
+    @Override
+    public void shutdown() {
+        lifeCycleManager.stop();
+        try {
+            allocator.close();
+        } catch (IllegalStateException e) {
+            // Arrow refuses to close while buffers are outstanding: report it, the process is going away
+            log.warn(e, "Arrow memory of the Lakestream catalog was not fully released at shutdown");
+        }
+    }
+}

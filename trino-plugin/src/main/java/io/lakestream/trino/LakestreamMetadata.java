@@ -1,0 +1,391 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_NOT_SUPPORTED;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_SCHEMA_NOT_EMPTY;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_SCHEMA_NOT_FOUND;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_TABLE_ALREADY_EXISTS;
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
+import com.google.inject.Inject;
+import io.airlift.slice.Slice;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableDefinition;
+import io.lakestream.table.TableSpec;
+import io.lakestream.trino.system.OffsetsSystemTable;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorOutputMetadata;
+import io.trino.spi.connector.ConnectorOutputTableHandle;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTableLayout;
+import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.ConstraintApplicationResult;
+import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.RelationColumnsMetadata;
+import io.trino.spi.connector.RetryMode;
+import io.trino.spi.connector.SaveMode;
+import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.connector.SystemTable;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.security.TrinoPrincipal;
+import io.trino.spi.statistics.ComputedStatistics;
+import io.trino.spi.type.Type;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Schemas, tables and their views ({@code t}, {@code t$lake}, {@code t$changes}, {@code t$offsets}),
+ * {@code CREATE}/{@code DROP}, pushdown, and the commit of an {@code INSERT}. Stateless: each read
+ * pins its own snapshot when its splits are planned.
+ */
+public final class LakestreamMetadata implements ConnectorMetadata {
+
+    private final LakestreamCatalogAccess catalog;
+    private final LakestreamWrites writes;
+
+    @Inject
+    public LakestreamMetadata(LakestreamCatalogAccess catalog, LakestreamWrites writes) {
+        this.catalog = requireNonNull(catalog, "catalog is null");
+        this.writes = requireNonNull(writes, "writes is null");
+    }
+
+    @Override
+    public List<String> listSchemaNames(ConnectorSession session) {
+        return call(() -> catalog.catalog().listNamespaces().stream()
+                .filter(namespace -> namespace.length() == 1)
+                .map(namespace -> namespace.level(0))
+                .collect(ImmutableList.toImmutableList()));
+    }
+
+    @Override
+    public void createSchema(
+            ConnectorSession session, String schemaName, Map<String, Object> properties, TrinoPrincipal owner) {
+        call(() -> {
+            catalog.catalog().createNamespace(LakestreamCatalogAccess.namespace(schemaName));
+            return null;
+        });
+    }
+
+    @Override
+    public void dropSchema(ConnectorSession session, String schemaName, boolean cascade) {
+        Namespace namespace = LakestreamCatalogAccess.namespace(schemaName);
+        call(() -> {
+            if (!catalog.catalog().namespaceExists(namespace)) {
+                throw new TrinoException(LAKESTREAM_SCHEMA_NOT_FOUND, "Schema %s does not exist".formatted(schemaName));
+            }
+            List<TableIdentifier> tables = catalog.catalog().listTables(namespace);
+            if (!tables.isEmpty()) {
+                if (!cascade) {
+                    throw new TrinoException(
+                            LAKESTREAM_SCHEMA_NOT_EMPTY,
+                            "Schema %s is not empty: drop its tables %s first, or use DROP SCHEMA ... CASCADE"
+                                    .formatted(
+                                            schemaName,
+                                            tables.stream()
+                                                    .map(TableIdentifier::name)
+                                                    .toList()));
+                }
+                tables.forEach(table -> catalog.catalog().dropTable(table));
+            }
+            catalog.catalog().dropNamespace(namespace);
+            return null;
+        });
+    }
+
+    @Override
+    public ConnectorTableHandle getTableHandle(
+            ConnectorSession session,
+            SchemaTableName tableName,
+            Optional<ConnectorTableVersion> startVersion,
+            Optional<ConnectorTableVersion> endVersion) {
+        Optional<LakestreamTableName> parsed = LakestreamTableName.parse(tableName.getTableName());
+        if (parsed.isEmpty()) {
+            String name = tableName.getTableName();
+            SchemaTableName base = new SchemaTableName(tableName.getSchemaName(), name.substring(0, name.indexOf('$')));
+            if (catalog.findTable(base).isPresent()) {
+                throw LakestreamTableName.unknownView(name);
+            }
+            return null;
+        }
+        LakestreamTableName name = parsed.get();
+        Optional<ReadMode> mode = name.view().readMode();
+        if (mode.isEmpty()) {
+            // the $offsets system table of a table that does not exist
+            return null;
+        }
+        SchemaTableName base = new SchemaTableName(tableName.getSchemaName(), name.baseName());
+        if (catalog.findTable(base).isEmpty()) {
+            return null;
+        }
+        // checked once the table is known to exist, so a missing table is reported as missing
+        if (startVersion.isPresent() || endVersion.isPresent()) {
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "This connector does not support versioned tables: time travel (FOR VERSION/TIMESTAMP AS OF) is not supported by the Lakestream connector yet");
+        }
+        return new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get());
+    }
+
+    @Override
+    public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName) {
+        // asked for every table name before getTableHandle: cheap for names without a '$'
+        if (!tableName.getTableName().contains("$")) {
+            return Optional.empty();
+        }
+        Optional<LakestreamTableName> name = LakestreamTableName.parse(tableName.getTableName());
+        if (name.isEmpty() || name.get().view() != LakestreamTableName.View.OFFSETS) {
+            return Optional.empty();
+        }
+        SchemaTableName base =
+                new SchemaTableName(tableName.getSchemaName(), name.get().baseName());
+        return catalog.findTable(base).map(table -> new OffsetsSystemTable(tableName, base, catalog));
+    }
+
+    @Override
+    public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        LakestreamTable table = catalog.loadTable(handle.baseTable());
+        TableDefinition definition = table.definition();
+        List<ColumnMetadata> columns = LakestreamColumns.columns(definition, handle.mode()).stream()
+                .map(column -> LakestreamColumns.metadata(definition, handle.mode(), column))
+                .collect(ImmutableList.toImmutableList());
+        Map<String, Object> properties =
+                handle.mode() == ReadMode.UNION ? tableProperties(definition) : ImmutableMap.of();
+        return new ConnectorTableMetadata(
+                handle.viewName(),
+                columns,
+                properties,
+                Optional.ofNullable(table.lake().properties().get(LakestreamTableCreation.TABLE_COMMENT_PROPERTY)));
+    }
+
+    private static Map<String, Object> tableProperties(TableDefinition definition) {
+        ImmutableMap.Builder<String, Object> properties = ImmutableMap.builder();
+        if (definition.hasPrimaryKey()) {
+            properties.put(LakestreamTableProperties.PRIMARY_KEY, definition.primaryKey());
+        }
+        // the bucket key defaults to the primary key: show it only when it was chosen
+        if (definition.hasBucketKey() && !definition.bucketKey().equals(definition.primaryKey())) {
+            properties.put(LakestreamTableProperties.BUCKET_KEY, definition.bucketKey());
+        }
+        properties.put(LakestreamTableProperties.BUCKET_COUNT, definition.bucketCount());
+        return properties.buildOrThrow();
+    }
+
+    @Override
+    public List<SchemaTableName> listTables(ConnectorSession session, Optional<String> schemaName) {
+        List<String> schemas = schemaName.map(List::of).orElseGet(() -> listSchemaNames(session));
+        ImmutableList.Builder<SchemaTableName> tables = ImmutableList.builder();
+        for (String schema : schemas) {
+            Namespace namespace = LakestreamCatalogAccess.namespace(schema);
+            call(() -> {
+                if (catalog.catalog().namespaceExists(namespace)) {
+                    catalog.catalog().listTables(namespace).stream()
+                            .map(identifier -> new SchemaTableName(schema, identifier.name()))
+                            .forEach(tables::add);
+                }
+                return null;
+            });
+        }
+        return tables.build();
+    }
+
+    @Override
+    public Iterator<RelationColumnsMetadata> streamRelationColumns(
+            ConnectorSession session, Optional<String> schemaName, UnaryOperator<Set<SchemaTableName>> relationFilter) {
+        Set<SchemaTableName> tables = relationFilter.apply(ImmutableSet.copyOf(listTables(session, schemaName)));
+        List<RelationColumnsMetadata> relations = new ArrayList<>(tables.size());
+        for (SchemaTableName name : tables) {
+            // a table dropped since it was listed is left out
+            catalog.findTable(name).ifPresent(table -> {
+                TableDefinition definition = table.definition();
+                relations.add(RelationColumnsMetadata.forTable(
+                        name,
+                        LakestreamColumns.userColumns(definition).stream()
+                                .map(column -> LakestreamColumns.metadata(definition, ReadMode.UNION, column))
+                                .toList()));
+            });
+        }
+        return relations.iterator();
+    }
+
+    @Override
+    public Map<String, ColumnHandle> getColumnHandles(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        TableDefinition definition = catalog.loadTable(handle.baseTable()).definition();
+        ImmutableMap.Builder<String, ColumnHandle> columns = ImmutableMap.builder();
+        for (LakestreamColumnHandle column : LakestreamColumns.columns(definition, handle.mode())) {
+            columns.put(column.name(), column);
+        }
+        return columns.buildOrThrow();
+    }
+
+    @Override
+    public ColumnMetadata getColumnMetadata(
+            ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle columnHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        LakestreamColumnHandle column = (LakestreamColumnHandle) columnHandle;
+        TableDefinition definition = catalog.loadTable(handle.baseTable()).definition();
+        return LakestreamColumns.metadata(definition, handle.mode(), column);
+    }
+
+    @Override
+    public void createTable(ConnectorSession session, ConnectorTableMetadata tableMetadata, SaveMode saveMode) {
+        if (saveMode == SaveMode.REPLACE) {
+            throw new TrinoException(LAKESTREAM_NOT_SUPPORTED, "This connector does not support replacing tables");
+        }
+        try {
+            create(tableMetadata);
+        } catch (TrinoException e) {
+            if (saveMode == SaveMode.IGNORE && e.getErrorCode().equals(LAKESTREAM_TABLE_ALREADY_EXISTS.toErrorCode())) {
+                return;
+            }
+            throw e;
+        }
+    }
+
+    private LakestreamTable create(ConnectorTableMetadata tableMetadata) {
+        SchemaTableName name = tableMetadata.getTable();
+        if (name.getTableName().contains("$")) {
+            throw new TrinoException(
+                    LakestreamErrorCode.LAKESTREAM_INVALID_NAME,
+                    "Table name '%s' contains '$', which is reserved for the views $lake, $changes and $offsets"
+                            .formatted(name.getTableName()));
+        }
+        TableSpec spec = LakestreamTableCreation.spec(tableMetadata);
+        return call(() -> {
+            if (!catalog.catalog().namespaceExists(LakestreamCatalogAccess.namespace(name.getSchemaName()))) {
+                throw new TrinoException(
+                        LAKESTREAM_SCHEMA_NOT_FOUND, "Schema %s not found".formatted(name.getSchemaName()));
+            }
+            return catalog.catalog().createTable(LakestreamCatalogAccess.identifier(name), spec);
+        });
+    }
+
+    @Override
+    public Optional<Type> getSupportedType(ConnectorSession session, Map<String, Object> tableProperties, Type type) {
+        return LakestreamTypes.supportedType(type);
+    }
+
+    @Override
+    public ConnectorOutputTableHandle beginCreateTable(
+            ConnectorSession session,
+            ConnectorTableMetadata tableMetadata,
+            Optional<ConnectorTableLayout> layout,
+            RetryMode retryMode,
+            boolean replace) {
+        if (replace) {
+            throw new TrinoException(LAKESTREAM_NOT_SUPPORTED, "This connector does not support replacing tables");
+        }
+        LakestreamWrites.requireNoRetries(retryMode, "CREATE TABLE AS");
+        LakestreamTable table = create(tableMetadata);
+        return writes.beginCreate(session.getQueryId(), tableMetadata.getTable(), table);
+    }
+
+    @Override
+    public Optional<ConnectorOutputMetadata> finishCreateTable(
+            ConnectorSession session,
+            ConnectorOutputTableHandle tableHandle,
+            Collection<Slice> fragments,
+            Collection<ComputedStatistics> computedStatistics) {
+        writes.finishCreate(session.getQueryId(), (LakestreamInsertTableHandle) tableHandle, fragments);
+        return Optional.empty();
+    }
+
+    @Override
+    public void cleanupQuery(ConnectorSession session) {
+        writes.cleanupQuery(session.getQueryId());
+    }
+
+    @Override
+    public void dropTable(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "DROP TABLE");
+        call(() -> catalog.catalog().dropTable(LakestreamCatalogAccess.identifier(handle.baseTable())));
+    }
+
+    @Override
+    public ConnectorInsertTableHandle beginInsert(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            List<ColumnHandle> columns,
+            RetryMode retryMode) {
+        return writes.beginInsert(
+                requireUnionView((LakestreamTableHandle) tableHandle, "INSERT"),
+                columns.stream().map(LakestreamColumnHandle.class::cast).toList(),
+                retryMode);
+    }
+
+    @Override
+    public Optional<ConnectorOutputMetadata> finishInsert(
+            ConnectorSession session,
+            ConnectorInsertTableHandle insertHandle,
+            List<ConnectorTableHandle> sourceTableHandles,
+            Collection<Slice> fragments,
+            Collection<ComputedStatistics> computedStatistics) {
+        writes.commit(session.getQueryId(), (LakestreamInsertTableHandle) insertHandle, fragments);
+        return Optional.empty();
+    }
+
+    /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
+    @Override
+    public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(
+            ConnectorSession session, ConnectorTableHandle tableHandle, Constraint constraint) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        LakestreamFilterTranslator.Split split = LakestreamFilterTranslator.split(constraint.getSummary());
+        TupleDomain<LakestreamColumnHandle> newConstraint = handle.constraint().intersect(split.enforced());
+        if (newConstraint.equals(handle.constraint())) {
+            return Optional.empty();
+        }
+        return Optional.of(new ConstraintApplicationResult<>(
+                handle.withConstraint(newConstraint), split.remaining(), constraint.getExpression(), false));
+    }
+
+    @Override
+    public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(
+            ConnectorSession session, ConnectorTableHandle tableHandle, long limit) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        if (handle.limit().isPresent() && handle.limit().getAsLong() <= limit) {
+            return Optional.empty();
+        }
+        // a hint: each split stops after the limit, the engine still applies it across splits
+        return Optional.of(new LimitApplicationResult<>(handle.withLimit(limit), false, false));
+    }
+
+    private static LakestreamTableHandle requireUnionView(LakestreamTableHandle handle, String operation) {
+        if (handle.mode() != ReadMode.UNION) {
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "%s is not supported on %s: it is a read-only view of table %s"
+                            .formatted(operation, handle.viewName(), handle.baseTable()));
+        }
+        return handle;
+    }
+
+    private static <T> T call(Supplier<T> action) {
+        try {
+            return action.get();
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+}

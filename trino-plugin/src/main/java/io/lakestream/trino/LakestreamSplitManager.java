@@ -1,0 +1,57 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
+import static java.util.Objects.requireNonNull;
+
+import com.google.inject.Inject;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.ReadPlan;
+import io.lakestream.plan.UnionReadPlanner;
+import io.lakestream.table.LakestreamTable;
+import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorSplitManager;
+import io.trino.spi.connector.ConnectorSplitSource;
+import io.trino.spi.connector.ConnectorTableHandle;
+import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.FixedSplitSource;
+import java.util.Set;
+
+/**
+ * One Trino split per split of the shared union-read plan. Planning pins the lake snapshot and the
+ * log version, and prunes buckets and lake files with the pushed-down filter.
+ */
+public final class LakestreamSplitManager implements ConnectorSplitManager {
+    private final LakestreamCatalogAccess catalog;
+
+    @Inject
+    public LakestreamSplitManager(LakestreamCatalogAccess catalog) {
+        this.catalog = requireNonNull(catalog, "catalog is null");
+    }
+
+    @Override
+    public ConnectorSplitSource getSplits(
+            ConnectorTransactionHandle transaction,
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            Set<ColumnHandle> columns,
+            Constraint constraint) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        if (handle.constraint().isNone()) {
+            return FixedSplitSource.emptySplitSource();
+        }
+        LakestreamTable table = catalog.loadTable(handle.baseTable());
+        ReadOptions options =
+                ReadOptions.of(handle.mode()).withFilter(LakestreamFilterTranslator.toExpression(handle.constraint()));
+        ReadPlan plan;
+        try {
+            plan = UnionReadPlanner.plan(table, options);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+        return new FixedSplitSource(
+                plan.splits().stream().map(LakestreamSplit::new).toList());
+    }
+}

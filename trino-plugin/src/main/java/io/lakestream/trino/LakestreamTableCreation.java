@@ -1,0 +1,44 @@
+package io.lakestream.trino;
+
+import io.lakestream.table.TableSpec;
+import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorTableMetadata;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+
+/** The table spec of a {@code CREATE TABLE}: columns, keys and bucket count; validated by the table layout. */
+final class LakestreamTableCreation {
+    static final String TABLE_COMMENT_PROPERTY = "comment";
+
+    private LakestreamTableCreation() {}
+
+    static TableSpec spec(ConnectorTableMetadata metadata) {
+        Map<String, Object> properties = metadata.getProperties();
+        List<String> primaryKey = LakestreamTableProperties.primaryKey(properties);
+        List<Types.NestedField> fields = new ArrayList<>();
+        int fieldId = 1;
+        for (ColumnMetadata column : metadata.getColumns()) {
+            if (column.isHidden()) {
+                continue;
+            }
+            // primary key columns are NOT NULL whether or not the statement says so
+            boolean required = !column.isNullable() || primaryKey.contains(column.getName());
+            fields.add(Types.NestedField.builder()
+                    .withId(fieldId++)
+                    .withName(column.getName())
+                    .isOptional(!required)
+                    .ofType(LakestreamTypes.toIcebergType(column.getName(), column.getType()))
+                    .withDoc(column.getComment().orElse(null))
+                    .build());
+        }
+        TableSpec.Builder spec = TableSpec.builder(new Schema(fields))
+                .primaryKey(primaryKey)
+                .bucketKey(LakestreamTableProperties.bucketKey(properties));
+        LakestreamTableProperties.bucketCount(properties).ifPresent(spec::bucketCount);
+        metadata.getComment().ifPresent(comment -> spec.properties(Map.of(TABLE_COMMENT_PROPERTY, comment)));
+        return spec.build();
+    }
+}

@@ -1,0 +1,84 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_INVALID_TABLE_PROPERTY;
+import static io.trino.spi.type.VarcharType.VARCHAR;
+
+import com.google.common.collect.ImmutableList;
+import io.trino.spi.TrinoException;
+import io.trino.spi.session.PropertyMetadata;
+import io.trino.spi.type.ArrayType;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@code WITH (...)} properties of {@code CREATE TABLE}. */
+public final class LakestreamTableProperties {
+    public static final String PRIMARY_KEY = "primary_key";
+    public static final String BUCKET_KEY = "bucket_key";
+    public static final String BUCKET_COUNT = "bucket_count";
+
+    public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
+            columnListProperty(
+                    PRIMARY_KEY,
+                    "Primary key columns; an INSERT of an existing key replaces the row. Without one the table is append-only"),
+            columnListProperty(
+                    BUCKET_KEY, "Columns that choose a row's bucket; defaults to the primary key (a subset of it)"),
+            PropertyMetadata.integerProperty(
+                    BUCKET_COUNT,
+                    "Number of log buckets: the unit of parallelism of reads and tiering",
+                    null,
+                    value -> {
+                        if (value != null && value < 1) {
+                            throw new TrinoException(
+                                    LAKESTREAM_INVALID_TABLE_PROPERTY,
+                                    "bucket_count must be at least 1, but was %s".formatted(value));
+                        }
+                    },
+                    false));
+
+    private LakestreamTableProperties() {}
+
+    public static List<String> primaryKey(Map<String, Object> properties) {
+        return columnList(properties, PRIMARY_KEY);
+    }
+
+    public static List<String> bucketKey(Map<String, Object> properties) {
+        return columnList(properties, BUCKET_KEY);
+    }
+
+    public static Optional<Integer> bucketCount(Map<String, Object> properties) {
+        return Optional.ofNullable((Integer) properties.get(BUCKET_COUNT));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> columnList(Map<String, Object> properties, String name) {
+        List<String> value = (List<String>) properties.get(name);
+        return value == null ? List.of() : value;
+    }
+
+    private static PropertyMetadata<List<String>> columnListProperty(String name, String description) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Class<List<String>> javaType = (Class) List.class;
+        return new PropertyMetadata<>(
+                name,
+                description,
+                new ArrayType(VARCHAR),
+                javaType,
+                List.of(),
+                false,
+                value -> ((List<?>) value)
+                        .stream()
+                                // Trino folds unquoted column names to lower case; do the same for the key names
+                                .map(column -> {
+                                    if (column == null) {
+                                        throw new TrinoException(
+                                                LAKESTREAM_INVALID_TABLE_PROPERTY,
+                                                "%s must not contain NULL".formatted(name));
+                                    }
+                                    return ((String) column).toLowerCase(Locale.ROOT);
+                                })
+                                .collect(ImmutableList.toImmutableList()),
+                value -> value);
+    }
+}

@@ -1,0 +1,68 @@
+package io.lakestream.trino;
+
+import static io.trino.testing.TestingSession.testSessionBuilder;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.collect.ImmutableMap;
+import io.airlift.log.Logger;
+import io.trino.testing.DistributedQueryRunner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/** A Trino runner with a {@code lakestream} catalog over a warehouse directory. */
+public final class LakestreamQueryRunner {
+    public static final String CATALOG = "lakestream";
+    public static final String SCHEMA = "tests";
+
+    private LakestreamQueryRunner() {}
+
+    public static Builder builder(Path warehouse) {
+        return new Builder(warehouse);
+    }
+
+    public static final class Builder extends DistributedQueryRunner.Builder<Builder> {
+        private final Path warehouse;
+        private final Map<String, String> connectorProperties = new HashMap<>();
+
+        private Builder(Path warehouse) {
+            super(testSessionBuilder().setCatalog(CATALOG).setSchema(SCHEMA).build());
+            this.warehouse = requireNonNull(warehouse, "warehouse is null");
+        }
+
+        public Builder addConnectorProperty(String key, String value) {
+            connectorProperties.put(key, value);
+            return this;
+        }
+
+        @Override
+        public DistributedQueryRunner build() throws Exception {
+            DistributedQueryRunner runner = super.build();
+            try {
+                runner.installPlugin(new LakestreamPlugin());
+                Map<String, String> properties = new HashMap<>(ImmutableMap.of(
+                        "lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+                properties.putAll(connectorProperties);
+                runner.createCatalog(CATALOG, LakestreamConnectorFactory.CONNECTOR_NAME, properties);
+                runner.execute("CREATE SCHEMA IF NOT EXISTS " + CATALOG + "." + SCHEMA);
+                return runner;
+            } catch (Throwable e) {
+                runner.close();
+                throw e;
+            }
+        }
+    }
+
+    /** Starts a runner with the web UI on port 8080 over a temporary warehouse, for trying queries by hand. */
+    public static void main(String[] args) throws Exception {
+        Path warehouse = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("lakestream-warehouse");
+        DistributedQueryRunner runner = builder(warehouse)
+                .addCoordinatorProperty("http-server.http.port", "8080")
+                .build();
+        Logger log = Logger.get(LakestreamQueryRunner.class);
+        log.info(
+                "======== SERVER STARTED: %s (warehouse %s) ========",
+                runner.getCoordinator().getBaseUrl(), warehouse);
+    }
+}
