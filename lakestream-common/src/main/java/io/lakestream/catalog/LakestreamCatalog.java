@@ -75,7 +75,7 @@ public final class LakestreamCatalog implements Closeable {
             namespaces().createNamespace(namespace);
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(
-                    LakestreamError.TABLE_ALREADY_EXISTS, "Namespace %s already exists".formatted(namespace));
+                    LakestreamError.NAMESPACE_ALREADY_EXISTS, "Namespace %s already exists".formatted(namespace));
         }
     }
 

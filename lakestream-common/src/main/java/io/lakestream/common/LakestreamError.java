@@ -34,7 +34,8 @@ public enum LakestreamError {
     /** A read option (mode, version, timestamp, offsets) that does not fit the table. */
     INVALID_READ_OPTIONS(21, Kind.USER),
     /** A lake data or delete file that cannot be read. */
-    LAKE_FILE_UNREADABLE(22, Kind.EXTERNAL);
+    LAKE_FILE_UNREADABLE(22, Kind.EXTERNAL),
+    NAMESPACE_ALREADY_EXISTS(23, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -189,6 +189,14 @@ public final class UnionReadPlanner {
         return snapshot.isPresent() ? LakeFiles.byBucket(table, snapshot.getAsLong(), options.filter()) : Map.of();
     }
 
+    /**
+     * How far the lake lags behind the log, per bucket, at the newest versions (or as of the options'
+     * version or timestamp). Plans no splits and reads no lake files.
+     */
+    public static List<BucketFreshness> freshness(LakestreamTable table, ReadOptions options) {
+        return freshness(ReadPin.resolve(table, options));
+    }
+
     private static List<BucketFreshness> freshness(ReadPin pin) {
         List<BucketFreshness> result = new ArrayList<>();
         for (int bucket = 0; bucket < pin.log().bucketCount(); bucket++) {

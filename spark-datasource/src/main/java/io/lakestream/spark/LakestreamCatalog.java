@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.NAMESPACE_ALREADY_EXISTS;
 import static io.lakestream.common.LakestreamError.NAMESPACE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
 import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
@@ -200,7 +201,7 @@ public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces
         try {
             catalog.createNamespace(Namespace.of(namespace));
         } catch (LakestreamException e) {
-            if (e.error() == TABLE_ALREADY_EXISTS) {
+            if (e.error() == NAMESPACE_ALREADY_EXISTS) {
                 throw new NamespaceAlreadyExistsException(namespace);
             }
             throw e;

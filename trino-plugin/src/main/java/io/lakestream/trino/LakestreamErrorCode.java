@@ -39,7 +39,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     LAKESTREAM_SCHEMA_NOT_EMPTY(20, USER_ERROR),
     LAKESTREAM_COMMIT_ERROR(21, EXTERNAL),
     /** The lake table was changed outside Lakestream (schema, partitioning) and no longer fits the table. */
-    LAKESTREAM_LAKE_LAYOUT_MISMATCH(22, USER_ERROR);
+    LAKESTREAM_LAKE_LAYOUT_MISMATCH(22, USER_ERROR),
+    LAKESTREAM_SCHEMA_ALREADY_EXISTS(23, USER_ERROR);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -68,6 +69,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case INVALID_NAME -> LAKESTREAM_INVALID_NAME;
             case TABLE_NOT_FOUND -> LAKESTREAM_TABLE_NOT_FOUND;
             case TABLE_ALREADY_EXISTS -> LAKESTREAM_TABLE_ALREADY_EXISTS;
+            case NAMESPACE_ALREADY_EXISTS -> LAKESTREAM_SCHEMA_ALREADY_EXISTS;
             case NOT_A_LAKESTREAM_TABLE -> LAKESTREAM_NOT_A_LAKESTREAM_TABLE;
             case NAMESPACE_NOT_FOUND -> LAKESTREAM_SCHEMA_NOT_FOUND;
             case INVALID_ROW -> LAKESTREAM_INVALID_ROW;
