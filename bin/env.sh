@@ -34,10 +34,10 @@ setup_java() {
 }
 
 setup_maven() {
-    if command -v mvn >/dev/null 2>&1; then
-        MVN=mvn
-        return 0
-    fi
+    # Maven's own Guava uses sun.misc.Unsafe, which JDK 25 (set up by setup_java) warns about on every run
+    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+    MVN=mvn
+    command -v mvn >/dev/null 2>&1 && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "Maven not found: installing the distribution's maven package..." >&2
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven) >&2 || true
@@ -46,34 +46,45 @@ setup_maven() {
         echo "error: Maven (3.8 or newer) is needed and was not found on PATH; install it (e.g. apt-get install maven)." >&2
         exit 2
     fi
-    MVN=mvn
 }
 
-# Builds MODULE (and what it needs) unless its last build is newer than every source and pom.
+# Builds MODULE (and what it needs) unless its last build is newer than every source and pom, and
+# writes the class path to run it with: SCOPE runtime (a product module) or test (the embedded
+# Trino, which runs on Trino's testing server).
 ensure_built() {
-    local module=$1
-    local stamp="$ROOT/$module/target/.lakestream-built"
+    local module=$1 scope=${2:-runtime}
+    local stamp="$ROOT/$module/target/.lakestream-built-$scope"
     if [ -f "$stamp" ] && [ -z "$(find "$ROOT" -path "$ROOT/*/target" -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' \) -newer "$stamp" -print -quit)" ]; then
         return 0
     fi
-    echo "Building $module (first run, or sources changed)..." >&2
-    (cd "$ROOT" && "$MVN" -B -ntp -q install -DskipTests -pl "$module" -am) >&2 || {
+    echo "Building $module and what it needs (the first build downloads dependencies and takes a few minutes)..." >&2
+    # formatting is checked by the test command, not when building to run
+    (cd "$ROOT" && "$MVN" -B -ntp -q install -DskipTests -Dspotless.check.skip=true -pl "$module" -am \
+        && "$MVN" -B -ntp -q dependency:build-classpath -pl "$module" -Dmdep.includeScope="$scope" \
+            -Dmdep.outputFile="$ROOT/$module/target/$scope-classpath.txt") >&2 || {
         echo "error: the build of $module failed (see above)" >&2
         exit 1
     }
     touch "$stamp"
 }
 
-# Runs a main class of MODULE with its runtime class path and the JVM flags the project needs.
+# Runs MAIN of MODULE with the class path ensure_built wrote and the JVM flags the project needs.
 run_java() {
-    local module=$1 main=$2
-    shift 2
-    local flags
+    local module=$1 scope=$2 main=$3
+    shift 3
+    local flags classpath
     flags=$(sed -n 's:.*<lakestream.test.jvm.flags>\(--[^<]*\)</lakestream.test.jvm.flags>.*:\1:p' "$ROOT/pom.xml" | head -1)
     # only Trino needs the incubating vector API; elsewhere it just prints a warning
-    [ "${LAKESTREAM_VECTOR_API:-}" = 1 ] || flags=${flags//--add-modules=jdk.incubator.vector/}
+    [ "$module" = trino-plugin ] || flags=${flags//--add-modules=jdk.incubator.vector/}
     # a module may add JVM flags of its own (Spark: what its launcher adds to every JVM)
     flags="$flags $(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/$module/pom.xml")"
+    classpath="$ROOT/$module/target/classes:$(cat "$ROOT/$module/target/$scope-classpath.txt")"
+    [ "$scope" = test ] && classpath="$ROOT/$module/target/test-classes:$classpath"
     # shellcheck disable=SC2086
-    exec "$JAVA_HOME/bin/java" ${LAKESTREAM_JAVA_OPTS:--Xmx2g} $flags -cp "$ROOT/$module/target/classes:$(cat "$ROOT/$module/target/runtime-classpath.txt")" "$main" "$@"
+    "$JAVA_HOME/bin/java" ${LAKESTREAM_JAVA_OPTS:--Xmx2g} $flags -cp "$classpath" "$main" "$@"
+}
+
+exec_java() {
+    run_java "$@"
+    exit $?
 }

@@ -1,5 +1,7 @@
 package io.lakestream.spark.runner;
 
+import io.lakestream.common.SqlScript;
+import io.lakestream.common.TextTable;
 import io.lakestream.spark.LakestreamCatalog;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -62,7 +64,7 @@ public final class LakestreamSparkSql {
                 out.println("spark-sql> " + statement.replace("\n", "\n        > "));
                 Dataset<Row> result = spark.sql(statement);
                 if (result.schema().nonEmpty()) {
-                    out.println(TextTable.format(result.schema().fieldNames(), result.collectAsList()));
+                    out.println(TextTable.format(List.of(result.schema().fieldNames()), rows(result)));
                 }
             }
             return 0;
@@ -92,6 +94,18 @@ public final class LakestreamSparkSql {
                 .config("spark.sql.catalog." + CATALOG + ".warehouse", warehouse.toString())
                 .config("spark.sql.defaultCatalog", CATALOG)
                 .getOrCreate();
+    }
+
+    private static List<List<Object>> rows(Dataset<Row> result) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Row row : result.collectAsList()) {
+            List<Object> values = new ArrayList<>();
+            for (int i = 0; i < row.length(); i++) {
+                values.add(row.get(i));
+            }
+            rows.add(values);
+        }
+        return rows;
     }
 
     private static String readStandardInput() throws IOException {

@@ -1,32 +1,31 @@
-package io.lakestream.spark.runner;
+package io.lakestream.common;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.Row;
 
-/** Formats query results as an aligned text table, like the Trino CLI does. */
-final class TextTable {
+/** Formats query results as an aligned text table, the way the Trino CLI shows them. */
+public final class TextTable {
     private TextTable() {}
 
-    static String format(String[] header, List<Row> rows) {
+    public static String format(List<String> header, List<List<Object>> rows) {
         List<String[]> cells = new ArrayList<>();
-        for (Row row : rows) {
-            String[] values = new String[header.length];
-            for (int i = 0; i < header.length; i++) {
-                values[i] = row.isNullAt(i) ? "NULL" : String.valueOf(row.get(i));
+        for (List<Object> row : rows) {
+            String[] values = new String[header.size()];
+            for (int i = 0; i < header.size(); i++) {
+                values[i] = row.get(i) == null ? "NULL" : String.valueOf(row.get(i));
             }
             cells.add(values);
         }
-        int[] widths = new int[header.length];
-        for (int i = 0; i < header.length; i++) {
-            widths[i] = header[i].length();
+        int[] widths = new int[header.size()];
+        for (int i = 0; i < header.size(); i++) {
+            widths[i] = header.get(i).length();
             for (String[] values : cells) {
                 widths[i] = Math.max(widths[i], values[i].length());
             }
         }
         StringBuilder text = new StringBuilder();
-        appendRow(text, header, widths);
-        for (int i = 0; i < header.length; i++) {
+        appendRow(text, header.toArray(String[]::new), widths);
+        for (int i = 0; i < header.size(); i++) {
             text.append(i == 0 ? "-" : "-+-").append("-".repeat(widths[i]));
         }
         text.append("-\n");

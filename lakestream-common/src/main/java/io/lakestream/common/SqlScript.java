@@ -1,13 +1,13 @@
-package io.lakestream.spark.runner;
+package io.lakestream.common;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** Splits a SQL script into statements at semicolons outside quotes, dropping {@code --} comments. */
-final class SqlScript {
+public final class SqlScript {
     private SqlScript() {}
 
-    static List<String> statements(String script) {
+    public static List<String> statements(String script) {
         List<String> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         char quote = 0;

@@ -1,4 +1,4 @@
-package io.lakestream.spark.runner;
+package io.lakestream.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,9 @@
+-- Step 4 (Trino): one table, three views of it, before the fresh changes are tiered.
+-- The union read: lake rows merged with the log tail (Ada's new city, Grace's balance, Alan).
+SELECT id, name, city, balance FROM lakestream.shop.customers ORDER BY id;
+-- The lake alone, as stock Iceberg engines see it: one tiering round behind.
+SELECT id, name, city, balance FROM lakestream.shop."customers$lake" ORDER BY id;
+-- Freshness per bucket: what the lake does not hold yet.
+SELECT bucket, lake_offset, log_end_offset, records_behind FROM lakestream.shop."customers$offsets" ORDER BY bucket;
+-- The append-only table, union read across lake and log.
+SELECT order_id, customer_id, amount FROM lakestream.shop.orders ORDER BY order_id;
