@@ -3,19 +3,25 @@ package io.lakestream.trino;
 import static java.util.Objects.requireNonNull;
 
 import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.type.RowType;
 import io.trino.spi.type.Type;
 import java.util.OptionalInt;
 
 /**
- * A column of a Lakestream table: a user column (with its Iceberg field id) or a system column of
- * the {@code $changes} table.
+ * A column of a Lakestream table: a user column (with its Iceberg field id), a system column of
+ * the {@code $changes} table, or the row id of a {@code DELETE} (the primary key).
  */
 public record LakestreamColumnHandle(String name, Type type, Kind kind, OptionalInt fieldId) implements ColumnHandle {
     public enum Kind {
         USER,
         /** {@code _change_type}, {@code _bucket}, {@code _offset}, {@code _commit_timestamp} of {@code $changes}. */
-        CHANGE
+        CHANGE,
+        /** The primary key of a row as a {@code row(...)} value: how a {@code DELETE} names the rows it removes. */
+        ROW_ID
     }
+
+    /** The name of the row id column; it is never shown to users. */
+    public static final String ROW_ID_NAME = "$row_id";
 
     public LakestreamColumnHandle {
         requireNonNull(name, "name is null");
@@ -33,6 +39,10 @@ public record LakestreamColumnHandle(String name, Type type, Kind kind, Optional
 
     public static LakestreamColumnHandle change(String name, Type type) {
         return new LakestreamColumnHandle(name, type, Kind.CHANGE, OptionalInt.empty());
+    }
+
+    public static LakestreamColumnHandle rowId(RowType type) {
+        return new LakestreamColumnHandle(ROW_ID_NAME, type, Kind.ROW_ID, OptionalInt.empty());
     }
 
     public boolean isUserColumn() {

@@ -10,6 +10,7 @@ import io.lakestream.merge.ChangeColumns;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.TableDefinition;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.type.RowType;
 import java.util.List;
 import java.util.Optional;
 import org.apache.iceberg.types.Types;
@@ -32,6 +33,17 @@ public final class LakestreamColumns {
                 .collect(ImmutableList.toImmutableList());
     }
 
+    /** The row id of a primary-key table: its key columns as one {@code row(...)} value. */
+    public static LakestreamColumnHandle rowId(TableDefinition definition) {
+        List<RowType.Field> fields = definition.primaryKey().stream()
+                .map(name -> RowType.field(
+                        name,
+                        LakestreamTypes.toTrinoType(
+                                definition.schema().findField(name).type())))
+                .toList();
+        return LakestreamColumnHandle.rowId(RowType.from(fields));
+    }
+
     public static List<LakestreamColumnHandle> columns(TableDefinition definition, ReadMode mode) {
         ImmutableList.Builder<LakestreamColumnHandle> columns = ImmutableList.builder();
         if (mode == ReadMode.CHANGES) {
@@ -41,6 +53,14 @@ public final class LakestreamColumns {
     }
 
     public static ColumnMetadata metadata(TableDefinition definition, ReadMode mode, LakestreamColumnHandle column) {
+        if (column.kind() == LakestreamColumnHandle.Kind.ROW_ID) {
+            return ColumnMetadata.builder()
+                    .setName(column.name())
+                    .setType(column.type())
+                    .setNullable(false)
+                    .setHidden(true)
+                    .build();
+        }
         if (!column.isUserColumn()) {
             return ColumnMetadata.builder()
                     .setName(column.name())

@@ -22,6 +22,7 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorOutputMetadata;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
@@ -35,6 +36,7 @@ import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RetryMode;
+import io.trino.spi.connector.RowChangeParadigm;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SystemTable;
@@ -135,16 +137,17 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             return null;
         }
         SchemaTableName base = new SchemaTableName(tableName.getSchemaName(), name.baseName());
-        if (catalog.findTable(base).isEmpty()) {
+        Optional<LakestreamTable> table = catalog.findTable(base);
+        if (table.isEmpty()) {
             return null;
         }
         // checked once the table is known to exist, so a missing table is reported as missing
-        if (startVersion.isPresent() || endVersion.isPresent()) {
-            throw new TrinoException(
-                    LAKESTREAM_NOT_SUPPORTED,
-                    "This connector does not support versioned tables: time travel (FOR VERSION/TIMESTAMP AS OF) is not supported by the Lakestream connector yet");
-        }
-        return new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get());
+        return LakestreamTimeTravel.apply(
+                session,
+                table.get(),
+                new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get()),
+                startVersion,
+                endVersion);
     }
 
     @Override
@@ -346,7 +349,44 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         return Optional.empty();
     }
 
-    /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
+    @Override
+    public RowChangeParadigm getRowChangeParadigm(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        // a row change is a delete of the old key and an upsert of the new row
+        return RowChangeParadigm.DELETE_ROW_AND_INSERT_ROW;
+    }
+
+    @Override
+    public ColumnHandle getMergeRowIdColumnHandle(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "DELETE");
+        return LakestreamColumns.rowId(writes.requirePrimaryKey(handle));
+    }
+
+    @Override
+    public ConnectorMergeTableHandle beginMerge(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            Map<Integer, Collection<ColumnHandle>> updateCaseColumns,
+            RetryMode retryMode) {
+        return writes.beginMerge(
+                requireUnionView((LakestreamTableHandle) tableHandle, "DELETE"),
+                updateCaseColumns.values().stream()
+                        .flatMap(Collection::stream)
+                        .map(LakestreamColumnHandle.class::cast)
+                        .toList(),
+                retryMode);
+    }
+
+    /** Publishes the delete changes all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
+    @Override
+    public void finishMerge(
+            ConnectorSession session,
+            ConnectorMergeTableHandle mergeTableHandle,
+            List<ConnectorTableHandle> sourceTableHandles,
+            Collection<Slice> fragments,
+            Collection<ComputedStatistics> computedStatistics) {
+        writes.commit(session.getQueryId(), (LakestreamMergeTableHandle) mergeTableHandle, fragments);
+    }
+
     @Override
     public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(
             ConnectorSession session, ConnectorTableHandle tableHandle, Constraint constraint) {

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
+import io.trino.spi.connector.ConnectorMergeSink;
+import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorPageSink;
 import io.trino.spi.connector.ConnectorPageSinkId;
@@ -44,5 +46,17 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) insertTableHandle;
         return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), allocator);
+    }
+
+    @Override
+    public ConnectorMergeSink createMergeSink(
+            ConnectorTransactionHandle transaction,
+            ConnectorSession session,
+            ConnectorMergeTableHandle mergeHandle,
+            Optional<ConnectorTableCredentials> credentials,
+            ConnectorPageSinkId pageSinkId) {
+        LakestreamTableHandle table = ((LakestreamMergeTableHandle) mergeHandle).tableHandle();
+        return new LakestreamMergeSink(
+                catalog.loadTable(table.baseTable()), table.baseTable().toString(), allocator);
     }
 }

@@ -15,8 +15,11 @@ import io.lakestream.table.LakestreamTable;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.RowBlock;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
+import io.trino.spi.metrics.Metrics;
+import io.trino.spi.type.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -32,14 +35,13 @@ final class LakestreamPageSource implements ConnectorPageSource {
     private final UnionSplit split;
     private final String tableName;
     private final BufferAllocator allocator;
-    /** What the merge did (lake rows, log rows, hidden lake rows); not reported yet, see EXPLAIN ANALYZE in the issue. */
+    /** What the merge did (lake rows, log rows, hidden lake rows), shown in {@code EXPLAIN ANALYZE VERBOSE}. */
     private final MergeCounters counters = new MergeCounters();
 
     private final UnionSplitReader reader;
-    /** For each output channel: the reader's output column it comes from. */
-    private final int[] sourceColumns;
+    /** For each output channel: how to make its block from a batch of the reader. */
+    private final List<Channel> channels;
 
-    private final List<ArrowBlockConverter> converters;
     private final OptionalLong limit;
     private long rowsReturned;
     private long completedBytes;
@@ -57,8 +59,10 @@ final class LakestreamPageSource implements ConnectorPageSource {
         this.limit = handle.limit();
         List<String> userColumns = new ArrayList<>();
         for (LakestreamColumnHandle column : columns) {
-            if (column.isUserColumn() && !userColumns.contains(column.name())) {
-                userColumns.add(column.name());
+            for (String name : readColumns(table, column)) {
+                if (!userColumns.contains(name)) {
+                    userColumns.add(name);
+                }
             }
         }
         if (userColumns.isEmpty()) {
@@ -69,13 +73,8 @@ final class LakestreamPageSource implements ConnectorPageSource {
                             : table.definition().schema().columns().getFirst().name());
         }
         int userOffset = handle.mode() == ReadMode.CHANGES ? LakestreamColumns.CHANGE_COLUMNS.size() : 0;
-        this.sourceColumns = columns.stream()
-                .mapToInt(column -> column.isUserColumn()
-                        ? userOffset + userColumns.indexOf(column.name())
-                        : LakestreamColumns.CHANGE_COLUMNS.indexOf(column))
-                .toArray();
-        this.converters = columns.stream()
-                .map(column -> ArrowBlockConverter.forType(column.type()))
+        this.channels = columns.stream()
+                .map(column -> channel(table, column, userColumns, userOffset))
                 .toList();
         this.allocator = parentAllocator.newChildAllocator("split of " + tableName, 0, Long.MAX_VALUE);
         try {
@@ -121,11 +120,54 @@ final class LakestreamPageSource implements ConnectorPageSource {
 
     private Page toPage(VectorSchemaRoot batch) {
         int rows = batch.getRowCount();
-        Block[] blocks = new Block[sourceColumns.length];
+        Block[] blocks = new Block[channels.size()];
         for (int channel = 0; channel < blocks.length; channel++) {
-            blocks[channel] = converters.get(channel).convert(batch.getVector(sourceColumns[channel]), rows);
+            blocks[channel] = channels.get(channel).block(batch, rows);
         }
         return new Page(rows, blocks);
+    }
+
+    /** The user columns the reader must return for a column: itself, or for the row id the key columns. */
+    private static List<String> readColumns(LakestreamTable table, LakestreamColumnHandle column) {
+        return switch (column.kind()) {
+            case USER -> List.of(column.name());
+            case ROW_ID -> table.definition().primaryKey();
+            case CHANGE -> List.of();
+        };
+    }
+
+    private static Channel channel(
+            LakestreamTable table, LakestreamColumnHandle column, List<String> userColumns, int userOffset) {
+        return switch (column.kind()) {
+            case USER -> vectorChannel(userOffset + userColumns.indexOf(column.name()), column.type());
+            case CHANGE -> vectorChannel(LakestreamColumns.CHANGE_COLUMNS.indexOf(column), column.type());
+            case ROW_ID -> {
+                List<String> key = table.definition().primaryKey();
+                List<Type> keyTypes = column.type().getTypeParameters();
+                List<Channel> fields = new ArrayList<>(key.size());
+                for (int field = 0; field < key.size(); field++) {
+                    fields.add(vectorChannel(userOffset + userColumns.indexOf(key.get(field)), keyTypes.get(field)));
+                }
+                yield (batch, rows) -> {
+                    Block[] fieldBlocks = new Block[fields.size()];
+                    for (int field = 0; field < fieldBlocks.length; field++) {
+                        fieldBlocks[field] = fields.get(field).block(batch, rows);
+                    }
+                    return RowBlock.fromFieldBlocks(rows, fieldBlocks);
+                };
+            }
+        };
+    }
+
+    private static Channel vectorChannel(int vector, Type type) {
+        ArrowBlockConverter converter = ArrowBlockConverter.forType(type);
+        return (batch, rows) -> converter.convert(batch.getVector(vector), rows);
+    }
+
+    /** Makes one output block from a batch of the reader. */
+    @FunctionalInterface
+    private interface Channel {
+        Block block(VectorSchemaRoot batch, int rows);
     }
 
     /** Runs a step of the reader, turning its failures into errors that name the split. */
@@ -160,6 +202,11 @@ final class LakestreamPageSource implements ConnectorPageSource {
                         .append(range.to())
                         .append(")"));
         return description.toString();
+    }
+
+    @Override
+    public Metrics getMetrics() {
+        return LakestreamMetrics.of(counters);
     }
 
     @Override

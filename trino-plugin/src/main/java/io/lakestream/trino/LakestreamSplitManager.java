@@ -43,8 +43,7 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
             return FixedSplitSource.emptySplitSource();
         }
         LakestreamTable table = catalog.loadTable(handle.baseTable());
-        ReadOptions options =
-                ReadOptions.of(handle.mode()).withFilter(LakestreamFilterTranslator.toExpression(handle.constraint()));
+        ReadOptions options = handle.readOptions();
         ReadPlan plan;
         try {
             plan = UnionReadPlanner.plan(table, options);

@@ -3,9 +3,11 @@ package io.lakestream.trino;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
+import java.time.Instant;
 import java.util.OptionalLong;
 
 /**
@@ -17,13 +19,17 @@ import java.util.OptionalLong;
  * @param mode which view of the table
  * @param constraint the filter this connector enforces exactly (pushed down by {@code applyFilter})
  * @param limit a row limit hint: each split returns at most this many rows
+ * @param logVersion time travel: read as of this log version ({@code FOR VERSION AS OF})
+ * @param asOfTimestampMillis time travel: read as of this time ({@code FOR TIMESTAMP AS OF})
  */
 public record LakestreamTableHandle(
         String schemaName,
         String tableName,
         ReadMode mode,
         TupleDomain<LakestreamColumnHandle> constraint,
-        OptionalLong limit)
+        OptionalLong limit,
+        OptionalLong logVersion,
+        OptionalLong asOfTimestampMillis)
         implements ConnectorTableHandle {
     public LakestreamTableHandle {
         requireNonNull(schemaName, "schemaName is null");
@@ -31,10 +37,19 @@ public record LakestreamTableHandle(
         requireNonNull(mode, "mode is null");
         requireNonNull(constraint, "constraint is null");
         requireNonNull(limit, "limit is null");
+        requireNonNull(logVersion, "logVersion is null");
+        requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
     }
 
     public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode) {
-        this(schemaName, tableName, mode, TupleDomain.all(), OptionalLong.empty());
+        this(
+                schemaName,
+                tableName,
+                mode,
+                TupleDomain.all(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty());
     }
 
     /** The table in the catalog (the same for every view of it). */
@@ -48,11 +63,31 @@ public record LakestreamTableHandle(
     }
 
     public LakestreamTableHandle withConstraint(TupleDomain<LakestreamColumnHandle> newConstraint) {
-        return new LakestreamTableHandle(schemaName, tableName, mode, newConstraint, limit);
+        return new LakestreamTableHandle(
+                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis);
     }
 
     public LakestreamTableHandle withLimit(long newLimit) {
-        return new LakestreamTableHandle(schemaName, tableName, mode, constraint, OptionalLong.of(newLimit));
+        return new LakestreamTableHandle(
+                schemaName, tableName, mode, constraint, OptionalLong.of(newLimit), logVersion, asOfTimestampMillis);
+    }
+
+    /** Reads as of a log version or a time instead of the newest state. */
+    public LakestreamTableHandle withTimeTravel(OptionalLong newLogVersion, OptionalLong newAsOfTimestampMillis) {
+        return new LakestreamTableHandle(
+                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis);
+    }
+
+    /** How the shared planner reads this handle: its view, time travel and the enforced filter. */
+    public ReadOptions readOptions() {
+        ReadOptions options = ReadOptions.of(mode).withFilter(LakestreamFilterTranslator.toExpression(constraint));
+        if (logVersion.isPresent()) {
+            options = options.atLogVersion(logVersion.getAsLong());
+        }
+        if (asOfTimestampMillis.isPresent()) {
+            options = options.asOfTimestamp(asOfTimestampMillis.getAsLong());
+        }
+        return options;
     }
 
     @Override
@@ -71,6 +106,8 @@ public record LakestreamTableHandle(
             result.append(" constraint false");
         }
         limit.ifPresent(value -> result.append(" limit ").append(value));
+        logVersion.ifPresent(value -> result.append(" at log version ").append(value));
+        asOfTimestampMillis.ifPresent(value -> result.append(" as of ").append(Instant.ofEpochMilli(value)));
         return result.toString();
     }
 }

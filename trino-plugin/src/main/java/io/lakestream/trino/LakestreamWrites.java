@@ -12,6 +12,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableDefinition;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SchemaTableName;
@@ -58,29 +59,51 @@ public final class LakestreamWrites {
 
     /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
     public void commit(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
+        commitFragments(queryId, handle.table(), fragments);
+    }
+
+    /**
+     * Publishes the changes all tasks of a {@code DELETE} wrote as one log commit, like an insert:
+     * every delete before every upsert, so an updated row's new version wins over its delete.
+     */
+    public void commit(String queryId, LakestreamMergeTableHandle handle, Collection<Slice> fragments) {
+        List<StagedSegment> deletes = new ArrayList<>();
+        List<StagedSegment> upserts = new ArrayList<>();
+        for (Slice fragment : fragments) {
+            LakestreamMergeSink.Fragment read = LakestreamMergeSink.Fragment.read(fragment);
+            (read.deletes() ? deletes : upserts).add(read.segment());
+        }
+        deletes.addAll(upserts);
+        commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+    }
+
+    private void commitFragments(String queryId, SchemaTableName tableName, Collection<Slice> fragments) {
         List<StagedSegment> segments = new ArrayList<>(fragments.size());
         for (Slice fragment : fragments) {
             segments.add(LakestreamPageSink.readFragment(fragment));
         }
+        commitSegments(queryId, tableName, segments);
+    }
+
+    private void commitSegments(String queryId, SchemaTableName tableName, List<StagedSegment> segments) {
         if (segments.isEmpty()) {
             return;
         }
-        LakestreamTable table = catalog.loadTable(handle.table());
+        LakestreamTable table = catalog.loadTable(tableName);
         try {
             StreamLog.CommitResult result = table.log().commit(segments, Optional.of(queryId));
-            if (result.alreadyApplied()) {
-                table.log().discard(segments);
-            }
+            // already applied: a retried commit of the same query. Its segments are kept, not discarded:
+            // they may be the very files the first attempt committed (an orphan is never read).
             log.debug(
                     "Query %s wrote %s segments into %s: log version %s",
-                    queryId, segments.size(), handle.table(), result.version());
+                    queryId, segments.size(), tableName, result.version());
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         } catch (RuntimeException e) {
             throw new TrinoException(
                     LAKESTREAM_COMMIT_ERROR,
                     "Committing the write into %s failed, so its rows are not visible: %s"
-                            .formatted(handle.table(), e.getMessage()),
+                            .formatted(tableName, e.getMessage()),
                     e);
         }
     }
@@ -95,6 +118,40 @@ public final class LakestreamWrites {
                 log.warn(e, "Could not drop table %s of a failed CREATE TABLE AS; drop it by hand", failedCreate);
             }
         }
+    }
+
+    /**
+     * Starts a {@code DELETE}: only a primary-key table has rows a delete change can name, and its key
+     * columns cannot be changed (the old and the new key may be written by different tasks).
+     */
+    public LakestreamMergeTableHandle beginMerge(
+            LakestreamTableHandle table, Collection<LakestreamColumnHandle> updatedColumns, RetryMode retryMode) {
+        requireNoRetries(retryMode, "DELETE");
+        TableDefinition definition = requirePrimaryKey(table);
+        List<String> updatedKeys = updatedColumns.stream()
+                .map(LakestreamColumnHandle::name)
+                .filter(definition.primaryKey()::contains)
+                .distinct()
+                .toList();
+        if (!updatedKeys.isEmpty()) {
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "Primary key columns %s of %s cannot be updated; delete the row and insert it with the new key"
+                            .formatted(updatedKeys, table.baseTable()));
+        }
+        return new LakestreamMergeTableHandle(table);
+    }
+
+    /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */
+    public TableDefinition requirePrimaryKey(LakestreamTableHandle table) {
+        TableDefinition definition = catalog.loadTable(table.baseTable()).definition();
+        if (!definition.hasPrimaryKey()) {
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "DELETE, UPDATE and MERGE are not supported on %s: it is an append-only table (it has no primary key)"
+                            .formatted(table.baseTable()));
+        }
+        return definition;
     }
 
     public static void requireNoRetries(RetryMode retryMode, String operation) {

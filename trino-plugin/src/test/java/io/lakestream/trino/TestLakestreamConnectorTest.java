@@ -124,6 +124,71 @@ final class TestLakestreamConnectorTest extends BaseConnectorTest {
                 "Unsupported type: char\\(3\\) of column 'c'\\. Lakestream tables support .*");
     }
 
+    /** Rows are deleted, updated and merged in primary-key tables only (see {@link TestLakestreamDelete}). */
+    private static final String APPEND_ONLY_ROW_CHANGE =
+            ".*DELETE, UPDATE and MERGE are not supported on tests\\.\\w+: it is an append-only table \\(it has no primary key\\)";
+
+    // the suite's tables have no primary key: for them row changes are refused with a message saying why
+
+    @Test
+    @Override
+    public void verifySupportsDeleteDeclaration() {
+        try (TestTable table = newTrinoTable("test_supports_delete", "AS SELECT * FROM region")) {
+            assertQueryFails("DELETE FROM " + table.getName(), APPEND_ONLY_ROW_CHANGE);
+        }
+    }
+
+    @Test
+    @Override
+    public void verifySupportsRowLevelDeleteDeclaration() {
+        try (TestTable table = newTrinoTable("test_supports_row_level_delete", "AS SELECT * FROM region")) {
+            assertQueryFails("DELETE FROM " + table.getName() + " WHERE regionkey = 2", APPEND_ONLY_ROW_CHANGE);
+        }
+    }
+
+    @Test
+    @Override
+    public void verifySupportsUpdateDeclaration() {
+        try (TestTable table = newTrinoTable("test_supports_update", "AS SELECT * FROM region")) {
+            assertQueryFails("UPDATE " + table.getName() + " SET name = 'x'", APPEND_ONLY_ROW_CHANGE);
+        }
+    }
+
+    @Test
+    @Override
+    public void verifySupportsRowLevelUpdateDeclaration() {
+        try (TestTable table = newTrinoTable("test_supports_row_level_update", "AS SELECT * FROM region")) {
+            assertQueryFails(
+                    "UPDATE " + table.getName() + " SET name = 'x' WHERE regionkey = 2", APPEND_ONLY_ROW_CHANGE);
+        }
+    }
+
+    @Test
+    @Override
+    public void verifySupportsMergeDeclaration() {
+        try (TestTable table = newTrinoTable("test_supports_merge", "AS SELECT * FROM region")) {
+            assertQueryFails(
+                    "MERGE INTO " + table.getName() + " t USING region s ON t.regionkey = s.regionkey "
+                            + "WHEN MATCHED THEN DELETE",
+                    APPEND_ONLY_ROW_CHANGE);
+        }
+    }
+
+    @Test
+    @Override
+    public void testTrySelectTableVersion() {
+        // versions are log versions and times (see TestLakestreamTimeTravel); other kinds of pointers are refused
+        assertQueryFails(
+                "SELECT * FROM nation FOR TIMESTAMP AS OF DATE '2005-09-10'",
+                ".*FOR TIMESTAMP AS OF takes a timestamp or a timestamp with time zone, not a value of type date");
+        assertQueryFails(
+                "SELECT * FROM nation FOR VERSION AS OF 'abc'",
+                ".*FOR VERSION AS OF on tests\\.nation takes a log version number \\(an integer\\), not a value of type varchar\\(3\\)");
+        assertQueryFails(
+                "SELECT * FROM nation FOR TIMESTAMP AS OF TIMESTAMP '2001-01-01 00:00:00 UTC'",
+                ".*Table tests\\.nation did not exist at 2001-01-01T00:00:00Z: it was created at .*");
+    }
+
     @Override
     protected Optional<DataMappingTestSetup> filterDataMappingSmokeTestData(DataMappingTestSetup setup) {
         return Optional.of(setup.getTrinoTypeName().startsWith("char") ? setup.asUnsupported() : setup);

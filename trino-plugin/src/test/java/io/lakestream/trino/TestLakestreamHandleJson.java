@@ -24,6 +24,7 @@ import io.trino.spi.predicate.Range;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.predicate.ValueSet;
 import io.trino.spi.type.LongTimestampWithTimeZone;
+import io.trino.spi.type.RowType;
 import io.trino.spi.type.TimeZoneKey;
 import io.trino.spi.type.Type;
 import io.trino.type.TypeDeserializer;
@@ -61,15 +62,41 @@ final class TestLakestreamHandleJson {
                                 1_700_000_000_123L, 456_000_000, TimeZoneKey.UTC_KEY))));
         assertRoundTrip(
                 LakestreamTableHandle.class,
-                new LakestreamTableHandle("s", "t", ReadMode.UNION, constraint, OptionalLong.of(100)));
+                new LakestreamTableHandle(
+                        "s",
+                        "t",
+                        ReadMode.UNION,
+                        constraint,
+                        OptionalLong.of(100),
+                        OptionalLong.of(7),
+                        OptionalLong.empty()));
         assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES));
         assertRoundTrip(
                 LakestreamTableHandle.class,
-                new LakestreamTableHandle("s", "t", ReadMode.LAKE, TupleDomain.none(), OptionalLong.empty()));
+                new LakestreamTableHandle(
+                        "s",
+                        "t",
+                        ReadMode.LAKE,
+                        TupleDomain.none(),
+                        OptionalLong.empty(),
+                        OptionalLong.empty(),
+                        OptionalLong.of(1_700_000_000_123L)));
+    }
+
+    @Test
+    void mergeTableHandle() {
+        assertRoundTrip(
+                LakestreamMergeTableHandle.class,
+                new LakestreamMergeTableHandle(new LakestreamTableHandle("s", "t", ReadMode.UNION)
+                        .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))));
     }
 
     @Test
     void columnHandles() {
+        assertRoundTrip(
+                LakestreamColumnHandle.class,
+                LakestreamColumnHandle.rowId(
+                        RowType.from(List.of(RowType.field("id", BIGINT), RowType.field("region", VARCHAR)))));
         assertRoundTrip(LakestreamColumnHandle.class, UPDATED);
         assertRoundTrip(LakestreamColumnHandle.class, LakestreamColumns.CHANGE_COLUMNS.getLast());
     }

@@ -382,9 +382,6 @@ final class TestLakestreamSql extends AbstractTestQueryFramework {
         assertQueryFails(
                 "SELECT * FROM \"guarded$history\"",
                 ".*'\\$history' is not a view of a Lakestream table; use \\$lake, \\$changes or \\$offsets.*");
-        assertQueryFails(
-                "SELECT * FROM guarded FOR VERSION AS OF 1",
-                ".*does not support versioned tables: time travel .* is not supported by the Lakestream connector yet.*");
         assertQueryReturnsEmptyResult("SELECT * FROM guarded");
     }
 

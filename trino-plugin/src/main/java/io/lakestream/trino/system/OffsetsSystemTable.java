@@ -10,10 +10,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.BucketFreshness;
-import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
-import io.lakestream.plan.ReadPlan;
+import io.lakestream.plan.ReadPin;
 import io.lakestream.plan.UnionReadPlanner;
+import io.lakestream.table.LakestreamTable;
 import io.lakestream.trino.LakestreamCatalogAccess;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorSession;
@@ -26,7 +26,7 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.predicate.TupleDomain;
 import java.util.List;
 import java.util.Optional;
-import org.apache.iceberg.expressions.Expressions;
+import java.util.OptionalLong;
 
 /**
  * {@code "t$offsets"}: one row per bucket with how far the lake lags behind the log: the lake's
@@ -78,16 +78,20 @@ public final class OffsetsSystemTable implements SystemTable {
     @Override
     public RecordCursor cursor(
             ConnectorTransactionHandle transaction, ConnectorSession session, TupleDomain<Integer> constraint) {
-        ReadPlan plan;
+        List<BucketFreshness> freshness;
+        OptionalLong lakeSnapshotId;
         try {
-            // a lake read that matches no file: pins the lake snapshot and the log end without listing files
-            plan = UnionReadPlanner.plan(
-                    catalog.loadTable(table), ReadOptions.of(ReadMode.LAKE).withFilter(Expressions.alwaysFalse()));
+            LakestreamTable lakestreamTable = catalog.loadTable(table);
+            // pin the log once, so the lake snapshot and the offsets come from the same read pin
+            ReadPin pin = ReadPin.resolve(lakestreamTable, ReadOptions.UNION);
+            lakeSnapshotId = pin.lake().snapshotId();
+            freshness = UnionReadPlanner.freshness(
+                    lakestreamTable, ReadOptions.UNION.atLogVersion(pin.log().version()));
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
         InMemoryRecordSet.Builder rows = InMemoryRecordSet.builder(metadata);
-        for (BucketFreshness bucket : plan.freshness()) {
+        for (BucketFreshness bucket : freshness) {
             rows.addRow(
                     bucket.bucket(),
                     bucket.lakeOffset(),
@@ -97,7 +101,7 @@ public final class OffsetsSystemTable implements SystemTable {
                             ? packDateTimeWithZone(
                                     bucket.oldestUntieredCommitMillis().getAsLong(), UTC_KEY)
                             : null,
-                    plan.lakeSnapshotId().isPresent() ? plan.lakeSnapshotId().getAsLong() : null);
+                    lakeSnapshotId.isPresent() ? lakeSnapshotId.getAsLong() : null);
         }
         return rows.build().cursor();
     }

@@ -1,0 +1,23 @@
+package io.lakestream.trino;
+
+import static java.util.Objects.requireNonNull;
+
+import io.trino.spi.connector.ConnectorMergeTableHandle;
+import io.trino.spi.connector.ConnectorTableHandle;
+
+/**
+ * A {@code DELETE} (or another row change) of a primary-key table: tasks write delete (and upsert)
+ * changes into staged log segments, the coordinator publishes them as one log commit.
+ *
+ * @param tableHandle the table read to find the changed rows
+ */
+public record LakestreamMergeTableHandle(LakestreamTableHandle tableHandle) implements ConnectorMergeTableHandle {
+    public LakestreamMergeTableHandle {
+        requireNonNull(tableHandle, "tableHandle is null");
+    }
+
+    @Override
+    public ConnectorTableHandle getTableHandle() {
+        return tableHandle;
+    }
+}

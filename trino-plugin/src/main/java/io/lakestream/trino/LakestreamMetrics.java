@@ -1,0 +1,34 @@
+package io.lakestream.trino;
+
+import com.google.common.collect.ImmutableMap;
+import io.lakestream.merge.MergeCounters;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metrics;
+
+/**
+ * The union-read counters of a split as connector metrics: the engine sums them over all splits of a
+ * scan and shows them in {@code EXPLAIN ANALYZE VERBOSE}.
+ */
+final class LakestreamMetrics {
+    /** Lake rows read (after Iceberg deletes). */
+    static final String LAKE_ROWS = "lakestream.lakeRows";
+    /** Log changes read. */
+    static final String LOG_ROWS = "lakestream.logRows";
+    /** Lake rows replaced or deleted by a newer version in the log. */
+    static final String LAKE_ROWS_HIDDEN = "lakestream.lakeRowsHidden";
+    /** Log changes that are not the last change of their key, or are deletes. */
+    static final String LOG_ROWS_SUPERSEDED = "lakestream.logRowsSuperseded";
+    /** Merge passes over the lake files. */
+    static final String MERGE_PASSES = "lakestream.mergePasses";
+
+    private LakestreamMetrics() {}
+
+    static Metrics of(MergeCounters counters) {
+        return new Metrics(ImmutableMap.of(
+                LAKE_ROWS, new LongCount(counters.lakeRows()),
+                LOG_ROWS, new LongCount(counters.logRows()),
+                LAKE_ROWS_HIDDEN, new LongCount(counters.lakeRowsHidden()),
+                LOG_ROWS_SUPERSEDED, new LongCount(counters.logRowsSuperseded()),
+                MERGE_PASSES, new LongCount(counters.mergePasses())));
+    }
+}
