@@ -8,14 +8,12 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogJson;
 import io.lakestream.plan.BucketFreshness;
-import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
-import io.lakestream.plan.ReadPlan;
+import io.lakestream.plan.ReadPin;
 import io.lakestream.plan.UnionReadPlanner;
 import java.util.Iterator;
 import java.util.List;
 import java.util.OptionalLong;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.read.Batch;
@@ -29,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The {@code t$offsets} table: per bucket, how far the lake is behind the log (lake offset, log end,
  * records behind, when the oldest change not yet in the lake was committed), at the pinned read
- * state. Computed on the driver from the read plan; one partition carries the rows as JSON.
+ * state. Computed on the driver from the planner's freshness; one partition carries the rows as JSON.
  */
 final class LakestreamOffsetsScan implements Scan, Batch {
     static final StructType SCHEMA = new StructType()
@@ -37,7 +35,7 @@ final class LakestreamOffsetsScan implements Scan, Batch {
             .add("lake_offset", DataTypes.LongType, false)
             .add("log_end_offset", DataTypes.LongType, false)
             .add("records_behind", DataTypes.LongType, false)
-            .add("oldest_untiered_commit", DataTypes.TimestampType, true)
+            .add("oldest_untiered_change", DataTypes.TimestampType, true)
             .add("log_version", DataTypes.LongType, false)
             .add("lake_snapshot_id", DataTypes.LongType, true);
 
@@ -64,20 +62,42 @@ final class LakestreamOffsetsScan implements Scan, Batch {
 
     @Override
     public InputPartition[] planInputPartitions() {
-        // the lake mode with a false filter pins the same state as a union read without listing lake files
-        ReadOptions options = ReadOptions.of(ReadMode.LAKE).withFilter(Expressions.alwaysFalse());
+        Rows rows = rows(table.table(), options(table));
+        try {
+            return new InputPartition[] {new Partition(LogJson.mapper().writeValueAsString(rows))};
+        } catch (JsonProcessingException e) {
+            throw new LakestreamException(GENERIC_INTERNAL_ERROR, "Cannot serialize the offsets of " + table, e);
+        }
+    }
+
+    private static ReadOptions options(LakestreamTable table) {
+        ReadOptions options = ReadOptions.UNION;
         if (table.logVersion().isPresent()) {
             options = options.atLogVersion(table.logVersion().getAsLong());
         }
         if (table.asOfTimestampMillis().isPresent()) {
             options = options.asOfTimestamp(table.asOfTimestampMillis().getAsLong());
         }
-        ReadPlan plan = UnionReadPlanner.plan(table.table(), options);
-        Rows rows = new Rows(plan.freshness(), plan.logVersion(), plan.lakeSnapshotId());
-        try {
-            return new InputPartition[] {new Partition(LogJson.mapper().writeValueAsString(rows))};
-        } catch (JsonProcessingException e) {
-            throw new LakestreamException(GENERIC_INTERNAL_ERROR, "Cannot serialize the offsets of " + table, e);
+        return options;
+    }
+
+    /**
+     * The rows at one pinned state, from the planner's freshness (no splits planned, no lake files
+     * listed). The pin names the log version and lake snapshot; freshness is asked for that log
+     * version. Should a tiering commit land between the two, the lake offsets differ and both are
+     * resolved again (a compaction keeps the offsets, so any snapshot with them describes the same state).
+     */
+    static Rows rows(io.lakestream.table.LakestreamTable table, ReadOptions options) {
+        for (int attempt = 1; ; attempt++) {
+            ReadPin pin = ReadPin.resolve(table, options);
+            long version = pin.log().version();
+            List<BucketFreshness> buckets = UnionReadPlanner.freshness(table, ReadOptions.UNION.atLogVersion(version));
+            boolean consistent = buckets.stream()
+                    .allMatch(bucket ->
+                            bucket.lakeOffset() == pin.lake().offsets().offset(bucket.bucket()));
+            if (consistent || attempt == 3) {
+                return new Rows(buckets, version, pin.lake().snapshotId());
+            }
         }
     }
 

@@ -10,10 +10,13 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
@@ -26,7 +29,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * behind the log. A table loaded with {@code VERSION AS OF} or {@code
  * TIMESTAMP AS OF} reads that state and takes no writes.
  */
-public final class LakestreamTable implements SupportsRead, SupportsWrite {
+public final class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
     /** Which view of the table this is, from the name suffix. */
     enum View {
         DATA(""),
@@ -131,6 +134,24 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite {
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        requireWritable();
+        return new WriteBuilder() {
+            @Override
+            public Write build() {
+                return new LakestreamWrite(ref, table, info);
+            }
+        };
+    }
+
+    /** {@code DELETE FROM} (on primary-key tables); other row-level commands fail with a clear error. */
+    @Override
+    public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+        requireWritable();
+        LakestreamDeleteOperation operation = LakestreamDeleteOperation.create(this, info);
+        return () -> operation;
+    }
+
+    private void requireWritable() {
         if (!isWritable()) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
@@ -143,12 +164,6 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite {
                                     catalogName,
                                     table.identifier()));
         }
-        return new WriteBuilder() {
-            @Override
-            public Write build() {
-                return new LakestreamWrite(ref, table, info);
-            }
-        };
     }
 
     private boolean isWritable() {

@@ -4,6 +4,10 @@ import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.ReadPlan;
+import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
 import java.time.Instant;
@@ -192,8 +196,9 @@ class TestLakestreamSparkPrimaryKey {
         createTable("lag", 2);
         testing.sql("INSERT INTO ls.pk.lag SELECT id, 'a', 1 FROM range(10)");
         assertThat(query("SELECT sum(lake_offset), sum(log_end_offset), sum(records_behind), count(*), "
-                        + "count(oldest_untiered_commit), min(lake_snapshot_id) FROM ls.pk.`lag$offsets`"))
+                        + "count(oldest_untiered_change), min(lake_snapshot_id) FROM ls.pk.`lag$offsets`"))
                 .containsExactly(Arrays.asList(0L, 10L, 10L, 2L, 2L, null));
+        long versionBeforeTiering = SparkTables.logVersion(NS, "lag");
         tier("lag");
         testing.sql("INSERT INTO ls.pk.lag VALUES (1, 'b', 2), (2, 'b', 2), (3, 'b', 2)");
         assertThat(query("SELECT sum(lake_offset), sum(log_end_offset), sum(records_behind), max(log_version) "
@@ -201,6 +206,20 @@ class TestLakestreamSparkPrimaryKey {
                 .containsExactly(List.of(10L, 13L, 3L, SparkTables.logVersion(NS, "lag")));
         assertThat(query("SELECT count(*) FROM ls.pk.`lag$offsets` WHERE lake_snapshot_id IS NOT NULL"))
                 .containsExactly(List.of(2L));
+
+        // the rows come from the planner's freshness: the same as a planned read's, without planning one
+        LakestreamTable table = SparkTables.load(NS, "lag");
+        ReadPlan plan = UnionReadPlanner.plan(table, ReadOptions.of(ReadMode.LAKE));
+        LakestreamOffsetsScan.Rows rows = LakestreamOffsetsScan.rows(table, ReadOptions.UNION);
+        assertThat(rows.buckets()).isEqualTo(plan.freshness());
+        assertThat(rows.logVersion()).isEqualTo(plan.logVersion());
+        assertThat(rows.lakeSnapshotId()).isEqualTo(plan.lakeSnapshotId());
+
+        // as of the version tiering took: the log ended at 10 then, and the lake snapshot tiered from it holds all of
+        // it
+        assertThat(query("SELECT sum(lake_offset), sum(log_end_offset), sum(records_behind), min(log_version) "
+                        + "FROM ls.pk.`lag$offsets` VERSION AS OF " + versionBeforeTiering))
+                .containsExactly(List.of(10L, 10L, 0L, versionBeforeTiering));
     }
 
     @Test

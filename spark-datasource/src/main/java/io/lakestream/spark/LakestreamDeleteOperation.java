@@ -1,0 +1,102 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.ReadMode;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.DeltaBatchWrite;
+import org.apache.spark.sql.connector.write.DeltaWrite;
+import org.apache.spark.sql.connector.write.DeltaWriteBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperation;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.SupportsDelta;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * {@code DELETE FROM t WHERE ...} on a primary-key table, as a delta operation: Spark scans the table
+ * with a union read (always the union, whatever read mode is configured), keeps the rows that match
+ * the condition (any predicate Spark can evaluate), and hands their primary keys to the tasks, which
+ * stage one delete change per key; the driver publishes all of them as one log commit keyed by the
+ * query id, like an insert.
+ */
+final class LakestreamDeleteOperation implements SupportsDelta {
+    private final LakestreamTable table;
+
+    private LakestreamDeleteOperation(LakestreamTable table) {
+        this.table = requireNonNull(table, "table is null");
+    }
+
+    /** The operation, or a clear error for what the table does not support. */
+    static LakestreamDeleteOperation create(LakestreamTable table, RowLevelOperationInfo info) {
+        RowLevelOperation.Command command = info.command();
+        if (command != RowLevelOperation.Command.DELETE) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "%s is not supported on Lakestream tables yet (%s); DELETE FROM and INSERT INTO are"
+                            .formatted(command, table.name()));
+        }
+        io.lakestream.table.LakestreamTable lakestream = table.table();
+        if (!lakestream.definition().hasPrimaryKey()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "DELETE FROM %s is not supported: it is an append-only table (no primary key), whose log only takes inserts; "
+                                    .formatted(table.name())
+                            + "deletes need a table created with TBLPROPERTIES ('primary-key'='...')");
+        }
+        return new LakestreamDeleteOperation(table);
+    }
+
+    @Override
+    public Command command() {
+        return Command.DELETE;
+    }
+
+    @Override
+    public String description() {
+        return "delete from " + table.name();
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        Map<String, String> union = new HashMap<>(options.asCaseSensitiveMap());
+        union.put(LakestreamReadConf.READ_MODE, ReadMode.UNION.name().toLowerCase(Locale.ROOT));
+        return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union));
+    }
+
+    @Override
+    public NamedReference[] rowId() {
+        return table.table().definition().primaryKey().stream()
+                .map(Expressions::column)
+                .toArray(NamedReference[]::new);
+    }
+
+    @Override
+    public DeltaWriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        String queryId = requireNonNull(info.queryId(), "queryId is null");
+        return new DeltaWriteBuilder() {
+            @Override
+            public DeltaWrite build() {
+                return new DeltaWrite() {
+                    @Override
+                    public String description() {
+                        return "delete changes into " + table.name();
+                    }
+
+                    @Override
+                    public DeltaBatchWrite toBatch() {
+                        return new LakestreamDeleteBatchWrite(
+                                table.ref(), new LakestreamBatchWrite(table.ref(), table.table(), queryId));
+                    }
+                };
+            }
+        };
+    }
+}

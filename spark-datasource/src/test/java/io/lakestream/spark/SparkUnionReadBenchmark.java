@@ -1,0 +1,191 @@
+package io.lakestream.spark;
+
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringResult;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * Spark scans through the Lakestream connector against Spark's stock Iceberg runtime (in its own
+ * class loader, {@link StockIcebergSpark}) on the same Iceberg tables, in one run:
+ *
+ * <ol>
+ *   <li>a fully tiered and compacted primary-key table: our union read vs stock Iceberg;
+ *   <li>5% of the keys upserted again: our union read with those upserts in the log tail vs stock
+ *       Iceberg on a twin table where the same upserts were tiered as equality deletes plus data files.
+ * </ol>
+ *
+ * Each side runs the same aggregate over every column; results must match. Prints the median of the
+ * measured rounds and the ratios (ours / stock; lower is better for us). Arguments: {@code --rows}
+ * (1,000,000), {@code --warmup} (2), {@code --rounds} (5).
+ */
+public final class SparkUnionReadBenchmark {
+    private static final String NS = "bench";
+    private static final String QUERY = "SELECT count(*), sum(id), sum(qty), sum(length(name)), sum(amount), "
+            + "sum(CAST(price * 100 AS BIGINT)) FROM %s";
+
+    private SparkUnionReadBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        long rows = arg(args, "--rows", 1_000_000);
+        int warmup = (int) arg(args, "--warmup", 2);
+        int rounds = (int) arg(args, "--rounds", 5);
+        SparkTesting testing = SparkTesting.get();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        TableTiering compacting = tiering(testing, threads, 1, 2);
+        TableTiering noCompaction = tiering(testing, threads, Integer.MAX_VALUE, Integer.MAX_VALUE);
+
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+        long start = System.nanoTime();
+        for (String table : List.of("compacted", "tail", "tiered")) {
+            testing.sql(("CREATE TABLE ls.%s.%s (id BIGINT, name STRING, qty INT, price DOUBLE, amount DECIMAL(10, 2)) "
+                            + "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='4')")
+                    .formatted(NS, table));
+            testing.sql(
+                    ("INSERT INTO ls.%s.%s SELECT id, concat('name-', id, '-', repeat('x', CAST(id %% 20 AS INT))), "
+                                    + "CAST(id %% 1000 AS INT), (id %% 10007) / 8.0, CAST((id %% 100000) / 100.0 AS DECIMAL(10, 2)) "
+                                    + "FROM range(%s)")
+                            .formatted(NS, table, rows));
+            tierAll(compacting, SparkTables.load(NS, table));
+        }
+        for (String table : List.of("tail", "tiered")) {
+            testing.sql(("INSERT INTO ls.%s.%s SELECT id, concat('updated-', id), CAST(id %% 7 AS INT), id / 4.0, "
+                            + "CAST(1.25 AS DECIMAL(10, 2)) FROM range(0, %s, 20)")
+                    .formatted(NS, table, rows));
+        }
+        tierAll(noCompaction, SparkTables.load(NS, "tiered"));
+        System.out.printf(Locale.ROOT, "setup (write + tier %,d rows x 3 tables): %.1f s%n", rows, seconds(start));
+
+        try (StockIcebergSpark stock = new StockIcebergSpark(testing.warehouseDirectory())) {
+            String lake = StockIcebergSpark.CATALOG + "." + NS + ".";
+            System.out.println("lake delete files: compacted="
+                    + stock.query("SELECT count(*) FROM " + lake + "compacted.delete_files")
+                    + " tiered=" + stock.query("SELECT count(*) FROM " + lake + "tiered.delete_files"));
+            System.out.println("log records behind the lake: tail="
+                    + SparkTesting.rows(testing.sql("SELECT sum(records_behind) FROM ls.bench.`tail$offsets`")));
+
+            Supplier<List<List<Object>>> oursCompacted =
+                    () -> SparkTesting.rows(testing.sql(QUERY.formatted("ls.bench.compacted")));
+            Supplier<List<List<Object>>> stockCompacted = () -> stock.query(QUERY.formatted(lake + "compacted"));
+            Supplier<List<List<Object>>> oursTail =
+                    () -> SparkTesting.rows(testing.sql(QUERY.formatted("ls.bench.tail")));
+            Supplier<List<List<Object>>> stockTiered = () -> stock.query(QUERY.formatted(lake + "tiered"));
+            check("compacted", oursCompacted.get(), stockCompacted.get());
+            check("5% tail", oursTail.get(), stockTiered.get());
+
+            double[][] times = measure(warmup, rounds, List.of(oursCompacted, stockCompacted, oursTail, stockTiered));
+            String[] names = {
+                "Lakestream union read, fully tiered + compacted",
+                "stock Iceberg, same table",
+                "Lakestream union read, 5% upserts in the log tail",
+                "stock Iceberg, the 5% tiered as equality deletes"
+            };
+            System.out.printf(
+                    Locale.ROOT,
+                    "%n%-52s %10s %12s %12s%n",
+                    "scan (" + rows + " rows)",
+                    "median s",
+                    "rows/s",
+                    "min-max s");
+            for (int i = 0; i < names.length; i++) {
+                double median = median(times[i]);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-52s %10.3f %,12.0f %5.2f-%5.2f%n",
+                        names[i],
+                        median,
+                        rows / median,
+                        Arrays.stream(times[i]).min().orElseThrow(),
+                        Arrays.stream(times[i]).max().orElseThrow());
+            }
+            ratio("compacted scan: Lakestream / stock Iceberg", median(times[0]) / median(times[1]), 1.1);
+            ratio("5% tail: Lakestream union / stock eq. deletes", median(times[2]) / median(times[3]), 0.7);
+        } finally {
+            threads.shutdownNow();
+            System.exit(0);
+        }
+    }
+
+    private static TableTiering tiering(
+            SparkTesting testing, ExecutorService threads, int deleteFiles, int smallFiles) {
+        TieringConfig config = TieringConfig.builder()
+                .compactionDeleteFiles(deleteFiles)
+                .compactionSmallFiles(smallFiles)
+                .build();
+        return new TableTiering(config, testing.warehouse().allocator(), threads, TieringHooks.NONE, Clock.systemUTC());
+    }
+
+    private static void tierAll(TableTiering tiering, LakestreamTable table) {
+        for (int round = 0; round < 100; round++) {
+            TieringResult result = tiering.tier(table);
+            if (result.outcome() == TieringResult.Outcome.UP_TO_DATE) {
+                return;
+            }
+            if (result.outcome() != TieringResult.Outcome.TIERED) {
+                throw new IllegalStateException("tiering " + table + " failed: " + result);
+            }
+        }
+        throw new IllegalStateException("tiering " + table + " did not catch up");
+    }
+
+    /** Runs the sides in rotating order, so none always runs first; returns seconds per side and round. */
+    private static double[][] measure(int warmup, int rounds, List<Supplier<List<List<Object>>>> sides) {
+        double[][] times = new double[sides.size()][rounds];
+        for (int round = -warmup; round < rounds; round++) {
+            for (int k = 0; k < sides.size(); k++) {
+                int side = Math.floorMod(k + round, sides.size());
+                long start = System.nanoTime();
+                sides.get(side).get();
+                if (round >= 0) {
+                    times[side][round] = seconds(start);
+                }
+            }
+        }
+        return times;
+    }
+
+    private static void check(String what, List<List<Object>> ours, List<List<Object>> stock) {
+        List<String> a = new ArrayList<>();
+        ours.forEach(row -> a.add(row.toString()));
+        List<String> b = new ArrayList<>();
+        stock.forEach(row -> b.add(row.toString()));
+        if (!a.equals(b)) {
+            throw new IllegalStateException("%s: Lakestream returned %s, stock Iceberg %s".formatted(what, a, b));
+        }
+        System.out.println(what + ": both sides return " + a);
+    }
+
+    private static void ratio(String name, double value, double goal) {
+        System.out.printf(
+                Locale.ROOT, "%-48s %6.2fx   goal <= %.1fx %s%n", name, value, goal, value <= goal ? "met" : "MISSED");
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static double seconds(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    private static long arg(String[] args, String name, long defaultValue) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Long.parseLong(args[i + 1].replace("_", ""));
+            }
+        }
+        return defaultValue;
+    }
+}

@@ -1,0 +1,51 @@
+package io.lakestream.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A local Spark session with the stock Iceberg runtime. It runs inside {@link StockIcebergSpark}'s
+ * class loader, so it may reference only Spark and the JDK: values cross the loader boundary as JDK
+ * types.
+ */
+public final class StockIcebergSession implements AutoCloseable {
+    private final SparkSession spark;
+
+    public StockIcebergSession(Map<String, String> config) {
+        SparkSession.Builder builder = SparkSession.builder()
+                .master("local[2]")
+                .appName("stock-iceberg")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.driver.host", "localhost")
+                .config("spark.sql.session.timeZone", "UTC");
+        config.forEach(builder::config);
+        this.spark = builder.getOrCreate();
+    }
+
+    /** Rows of a query as lists of JDK values (Long, Integer, String, ...; null for SQL NULL). */
+    public List<List<Object>> query(String sql) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Row row : spark.sql(sql).collectAsList()) {
+            List<Object> values = new ArrayList<>(row.size());
+            for (int i = 0; i < row.size(); i++) {
+                values.add(row.isNullAt(i) ? null : row.get(i));
+            }
+            rows.add(values);
+        }
+        return rows;
+    }
+
+    /** Runs a query to the end without collecting it (for timing); returns the row count. */
+    public Long count(String sql) {
+        return spark.sql(sql).count();
+    }
+
+    @Override
+    public void close() {
+        spark.stop();
+    }
+}

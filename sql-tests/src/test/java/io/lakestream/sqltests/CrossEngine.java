@@ -1,0 +1,140 @@
+package io.lakestream.sqltests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringResult;
+import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * One embedded warehouse shared by a real Trino, a real Spark session, the Java writer and the real
+ * tiering service, for the whole test JVM (the engines take seconds to start). In both engines the
+ * catalog is named {@code lakestream}, so {@code lakestream.s.t} names the same table everywhere.
+ * Each test works in its own schema. The warehouse is deleted when the JVM exits, unless
+ * {@code -Dsqltests.keep-warehouse=true}.
+ */
+final class CrossEngine {
+    private static CrossEngine instance;
+
+    private final Path warehouse;
+    private final TrinoEngine trino;
+    private final SparkEngine spark;
+    private final LakestreamCatalog catalog;
+    private final BufferAllocator allocator = new RootAllocator();
+    private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
+    private final TableTiering tiering;
+
+    private CrossEngine() throws Exception {
+        warehouse = Files.createTempDirectory("lakestream-sql-tests");
+        trino = new TrinoEngine(warehouse);
+        spark = new SparkEngine(warehouse);
+        catalog = LakestreamCatalog.open(CatalogConfig.embedded(warehouse));
+        tiering = new TableTiering(
+                TieringConfig.defaults(), allocator, tieringThreads, TieringHooks.NONE, Clock.systemUTC());
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+    }
+
+    static synchronized CrossEngine get() {
+        if (instance == null) {
+            try {
+                instance = new CrossEngine();
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot start the engines", e);
+            }
+        }
+        return instance;
+    }
+
+    Path warehouse() {
+        return warehouse;
+    }
+
+    List<List<Object>> trino(String sql) {
+        return trino.query(sql);
+    }
+
+    List<List<Object>> spark(String sql) {
+        return spark.query(sql);
+    }
+
+    /** Creates schema {@code lakestream.<schema>} (through Trino) and returns its qualified name. */
+    String createSchema(String schema) {
+        trino("CREATE SCHEMA " + TrinoEngine.CATALOG + "." + schema);
+        return TrinoEngine.CATALOG + "." + schema;
+    }
+
+    /** One round of the real tiering service on {@code schema.table}: the lake catches up with the log. */
+    TieringResult tier(String schema, String table) {
+        TieringResult result = tiering.tier(load(schema, table));
+        assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
+        return result;
+    }
+
+    /** Deletes keys through the Java writer (neither engine's SQL has DELETE yet), as one log commit. */
+    void delete(String schema, String table, List<Map<String, ?>> keys) {
+        try (LakestreamWriter writer = new LakestreamWriter(load(schema, table), allocator)) {
+            keys.forEach(writer::delete);
+            writer.commit();
+        }
+    }
+
+    /** Upserts (or appends, for an append-only table) through the Java writer, as one log commit. */
+    void write(String schema, String table, List<Map<String, ?>> rows, boolean upsert) {
+        try (LakestreamWriter writer = new LakestreamWriter(load(schema, table), allocator)) {
+            for (Map<String, ?> row : rows) {
+                if (upsert) {
+                    writer.upsert(row);
+                } else {
+                    writer.append(row);
+                }
+            }
+            writer.commit();
+        }
+    }
+
+    private LakestreamTable load(String schema, String table) {
+        return catalog.loadTable(TableIdentifier.of(schema, table));
+    }
+
+    private void stop() {
+        try {
+            spark.close();
+            trino.close();
+            tieringThreads.shutdownNow();
+            catalog.close();
+            allocator.close();
+            if (!Boolean.getBoolean("sqltests.keep-warehouse")) {
+                deleteRecursively(warehouse);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.lakestream.sqltests;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A real local Spark session (the one {@code ./lakestream spark-sql} uses) in its own class loader,
+ * in this JVM. The loader sees only lakestream-spark-runner and its runtime class path, with the
+ * platform class loader as parent: Spark gets its own Jackson, Guava, Netty, Parquet and Iceberg
+ * classes while the test class path holds Trino's. Calls go through reflection; results cross as
+ * JDK types only (numbers, strings, dates), so nothing of either side leaks into the other.
+ */
+final class SparkEngine implements AutoCloseable {
+    private final URLClassLoader loader;
+    private final Object session;
+    private final Method sql;
+    private final Method collectAsList;
+    private final Method size;
+    private final Method isNullAt;
+    private final Method get;
+
+    SparkEngine(Path warehouse) {
+        loader = new URLClassLoader("isolated-spark", classPath(), ClassLoader.getPlatformClassLoader());
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            // DriverManager hands a driver only to callers whose class loader sees the same driver class:
+            // register the isolated copy of the SQLite driver (the embedded catalog) too.
+            Class.forName("org.sqlite.JDBC", true, loader);
+            session = loader.loadClass("io.lakestream.spark.runner.LakestreamSparkSql")
+                    .getMethod("session", Path.class)
+                    .invoke(null, warehouse);
+            Class<?> sessionClass = loader.loadClass("org.apache.spark.sql.SparkSession");
+            Class<?> datasetClass = loader.loadClass("org.apache.spark.sql.Dataset");
+            Class<?> rowClass = loader.loadClass("org.apache.spark.sql.Row");
+            sql = sessionClass.getMethod("sql", String.class);
+            collectAsList = datasetClass.getMethod("collectAsList");
+            size = rowClass.getMethod("size");
+            isNullAt = rowClass.getMethod("isNullAt", int.class);
+            get = rowClass.getMethod("get", int.class);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("cannot start Spark: " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot start Spark", e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
+    /** Runs one statement; returns its rows (empty for commands), values normalized by {@link Values}. */
+    List<List<Object>> query(String statement) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Object frame = sql.invoke(session, statement);
+            List<?> rows = (List<?>) collectAsList.invoke(frame);
+            List<List<Object>> result = new ArrayList<>(rows.size());
+            for (Object row : rows) {
+                int columns = (int) size.invoke(row);
+                List<Object> values = new ArrayList<>(columns);
+                for (int i = 0; i < columns; i++) {
+                    values.add((boolean) isNullAt.invoke(row, i) ? null : Values.normalize(get.invoke(row, i)));
+                }
+                result.add(values);
+            }
+            return result;
+        } catch (InvocationTargetException e) {
+            throw new EngineException("Spark", statement, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            session.getClass().getMethod("stop").invoke(session);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+        loader.close();
+    }
+
+    private static URL[] classPath() {
+        String runner = System.getProperty("sqltests.spark.runner");
+        String classPathFile = System.getProperty("sqltests.spark.classpath.file");
+        if (runner == null || classPathFile == null || !Files.isRegularFile(Path.of(classPathFile))) {
+            throw new IllegalStateException("the Spark class path is missing (" + classPathFile + "): run the tests"
+                    + " through Maven after lakestream-spark-runner is packaged, e.g. ./lakestream test, or"
+                    + " mvn install -pl lakestream-spark-runner -am -DskipTests && mvn test -pl sql-tests");
+        }
+        List<URL> urls = new ArrayList<>();
+        try {
+            urls.add(Path.of(runner).toUri().toURL());
+            for (String entry : Files.readString(Path.of(classPathFile)).trim().split(File.pathSeparator)) {
+                if (!entry.isBlank()) {
+                    urls.add(Path.of(entry).toUri().toURL());
+                }
+            }
+        } catch (MalformedURLException e) {
+            throw new IllegalArgumentException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return urls.toArray(URL[]::new);
+    }
+}
