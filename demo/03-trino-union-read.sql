@@ -1,5 +1,7 @@
--- Step 4 (Trino): one table, three views of it, before the fresh changes are tiered.
--- The union read: lake rows merged with the log tail (Ada's new city, Grace's balance, Alan).
+-- Step 4 (Trino): a delete through the log, then one table seen three ways, before the fresh
+-- changes are tiered.
+DELETE FROM lakestream.shop.customers WHERE city = 'Nuenen';
+-- The union read: lake rows merged with the log tail (Ada's new city, Grace's balance, Alan, Edsger gone).
 SELECT id, name, city, balance FROM lakestream.shop.customers ORDER BY id;
 -- The lake alone, as stock Iceberg engines see it: one tiering round behind.
 SELECT id, name, city, balance FROM lakestream.shop."customers$lake" ORDER BY id;

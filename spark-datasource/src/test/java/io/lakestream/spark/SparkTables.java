@@ -76,17 +76,6 @@ final class SparkTables {
     }
 
     static void assertSegmentsUnchanged(String namespace, String name, long before) {
-        // A failed job's other tasks are killed asynchronously and discard their staged segments as
-        // they stop: wait (bounded) until the files are gone before asserting.
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (segmentFiles(namespace, name) != before && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
         assertThat(segmentFiles(namespace, name))
                 .as("segment files of %s.%s (staged ones must be discarded)", namespace, name)
                 .isEqualTo(before);
