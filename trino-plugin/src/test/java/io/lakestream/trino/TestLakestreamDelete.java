@@ -6,37 +6,16 @@ import io.airlift.slice.Slice;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
-import io.trino.testing.AbstractTestQueryFramework;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code DELETE} (and {@code UPDATE}, {@code MERGE}) through SQL: delete changes in the log, visible
  * before and after tiering, never resurrected.
  */
-final class TestLakestreamDelete extends AbstractTestQueryFramework {
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-delete");
-        QueryRunner runner =
-                LakestreamQueryRunner.builder(warehouse).setWorkerCount(1).build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
-
+final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
     @Test
     void deleteByKeyAndByOtherColumns() {
         assertUpdate("CREATE TABLE deleted (id bigint, region varchar, score integer) "

@@ -5,31 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
-import io.trino.testing.AbstractTestQueryFramework;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /** The union-read counters reach the engine's statistics and {@code EXPLAIN ANALYZE VERBOSE}. */
-final class TestLakestreamReadMetrics extends AbstractTestQueryFramework {
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-metrics");
-        QueryRunner runner =
-                LakestreamQueryRunner.builder(warehouse).setWorkerCount(1).build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
-
+final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
     @Test
     void unionReadCounters() {
         assertUpdate("CREATE TABLE counted (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");

@@ -2,37 +2,16 @@ package io.lakestream.trino;
 
 import io.trino.Session;
 import io.trino.spi.type.TimeZoneKey;
-import io.trino.testing.AbstractTestQueryFramework;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /** {@code FOR VERSION AS OF} (log version) and {@code FOR TIMESTAMP AS OF}, before and after tiering. */
-final class TestLakestreamTimeTravel extends AbstractTestQueryFramework {
+final class TestLakestreamTimeTravel extends AbstractLakestreamSqlTest {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
-
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-time-travel");
-        QueryRunner runner =
-                LakestreamQueryRunner.builder(warehouse).setWorkerCount(1).build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
 
     @Test
     void versionAsOf() {
