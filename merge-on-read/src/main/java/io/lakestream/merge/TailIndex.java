@@ -1,8 +1,8 @@
 package io.lakestream.merge;
 
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSnapshot;
 import io.lakestream.plan.LogRange;
-import io.lakestream.plan.UnionSplit;
 import io.lakestream.reader.LogBatch;
 import io.lakestream.reader.LogRangeReader;
 import io.lakestream.table.LakestreamTable;
@@ -25,7 +25,7 @@ import org.apache.iceberg.types.Types;
 record TailIndex(KeyIndex keys, BitSet winners, List<Integer> keyColumns, List<Type> keyTypes) {
     static TailIndex build(
             LakestreamTable table,
-            UnionSplit split,
+            LogSnapshot log,
             LogRange range,
             int pass,
             int passes,
@@ -38,14 +38,8 @@ record TailIndex(KeyIndex keys, BitSet winners, List<Integer> keyColumns, List<T
         KeyIndex keys = new KeyIndex();
         KeyBuffer key = new KeyBuffer();
         long changes = 0;
-        try (LogRangeReader reader = new LogRangeReader(
-                table.log(),
-                table.log().snapshot(split.logVersion()),
-                range.bucket(),
-                range.from(),
-                range.to(),
-                keyFields,
-                allocator)) {
+        try (LogRangeReader reader =
+                new LogRangeReader(table.log(), log, range.bucket(), range.from(), range.to(), keyFields, allocator)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
                     ArrowKeyEncoder encoder = new ArrowKeyEncoder(

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSchema;
+import io.lakestream.log.LogSnapshot;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadMode;
@@ -55,6 +56,8 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     private final Deque<Supplier<Iterator<VectorSchemaRoot>>> stages = new ArrayDeque<>();
     private Iterator<VectorSchemaRoot> current = Collections.emptyIterator();
     private VectorSchemaRoot next;
+    // resolved once per split: every pass reads the log at the split's pinned version
+    private LogSnapshot logSnapshot;
 
     public UnionSplitReader(
             LakestreamTable table,
@@ -110,7 +113,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             int currentPass = pass;
             TailIndex[] index = new TailIndex[1];
             stages.add(() -> {
-                index[0] = TailIndex.build(table, split, tail, currentPass, passes, allocator, counters);
+                index[0] = TailIndex.build(table, logSnapshot(), tail, currentPass, passes, allocator, counters);
                 return Collections.emptyIterator();
             });
             for (LakeFile file : split.lakeFiles()) {
@@ -164,17 +167,18 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         });
     }
 
+    private LogSnapshot logSnapshot() {
+        if (logSnapshot == null) {
+            logSnapshot = table.log().snapshot(split.logVersion());
+        }
+        return logSnapshot;
+    }
+
     /** Log rows of a range: all of them, or only the winners of the index (last upsert of each key). */
     private Iterator<VectorSchemaRoot> logBatches(LogRange range, BitSet winners) {
         List<Types.NestedField> columns = readSchema.columns();
         LogRangeReader reader = new LogRangeReader(
-                table.log(),
-                table.log().snapshot(split.logVersion()),
-                range.bucket(),
-                range.from(),
-                range.to(),
-                columns,
-                allocator);
+                table.log(), logSnapshot(), range.bucket(), range.from(), range.to(), columns, allocator);
         return new Iterator<>() {
             private VectorSchemaRoot pending;
 
