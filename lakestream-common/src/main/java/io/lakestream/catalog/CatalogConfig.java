@@ -50,7 +50,7 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
     public Map<String, String> icebergProperties() {
         Map<String, String> result = new HashMap<>(properties);
         result.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
-        result.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
+        result.put(CatalogProperties.WAREHOUSE_LOCATION, warehouseLocation());
         if (type.equals("jdbc")) {
             result.put(
                     CatalogProperties.URI,
@@ -62,5 +62,18 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
             uri.ifPresent(value -> result.put(CatalogProperties.URI, value));
         }
         return result;
+    }
+
+    /**
+     * The warehouse as a location with a scheme: a local directory becomes a {@code file:///} URI. Table
+     * locations inherit it, and engines that pick a file system by scheme (Trino's Iceberg connector)
+     * can only read a table whose locations have one.
+     */
+    public String warehouseLocation() {
+        if (warehouse.startsWith("/")) {
+            String uri = Path.of(warehouse).toUri().toString();
+            return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+        }
+        return warehouse;
     }
 }

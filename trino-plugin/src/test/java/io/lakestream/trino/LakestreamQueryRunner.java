@@ -25,6 +25,7 @@ public final class LakestreamQueryRunner {
     public static final class Builder extends DistributedQueryRunner.Builder<Builder> {
         private final Path warehouse;
         private final Map<String, String> connectorProperties = new HashMap<>();
+        private boolean stockIceberg;
 
         private Builder(Path warehouse) {
             super(testSessionBuilder().setCatalog(CATALOG).setSchema(SCHEMA).build());
@@ -33,6 +34,12 @@ public final class LakestreamQueryRunner {
 
         public Builder addConnectorProperty(String key, String value) {
             connectorProperties.put(key, value);
+            return this;
+        }
+
+        /** Adds the {@code iceberg} catalog: Trino's stock Iceberg connector over the same warehouse. */
+        public Builder withStockIcebergCatalog() {
+            stockIceberg = true;
             return this;
         }
 
@@ -46,6 +53,9 @@ public final class LakestreamQueryRunner {
                 properties.putAll(connectorProperties);
                 runner.createCatalog(CATALOG, LakestreamConnectorFactory.CONNECTOR_NAME, properties);
                 runner.execute("CREATE SCHEMA IF NOT EXISTS " + CATALOG + "." + SCHEMA);
+                if (stockIceberg) {
+                    StockIcebergCatalog.install(runner, warehouse);
+                }
                 return runner;
             } catch (Throwable e) {
                 runner.close();
