@@ -6,6 +6,7 @@ import static io.lakestream.testing.TestingWarehouse.SIMPLE_SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.common.LakestreamError;
+import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -58,7 +59,7 @@ class TestLakestreamCatalog {
             writer.upsert(Map.of("id", 1L, "name", "a"));
             writer.commit();
         }
-        Path logDirectory = Path.of(loaded.log().paths().root());
+        Path logDirectory = LocalLogFileSystem.toPath(loaded.log().paths().root());
         assertThat(logDirectory).isDirectory();
 
         assertThat(warehouse.catalog().dropTable(TableIdentifier.of(NAMESPACE, "orders")))

@@ -106,7 +106,7 @@ class TestFileStreamLog {
         for (int i = 0; i < FileStreamLog.CHECKPOINT_INTERVAL + 1; i++) {
             log.commit(List.of(staged(0, 1)), Optional.empty());
         }
-        Files.writeString(Path.of(log.paths().lastCheckpointHint()), "garbage");
+        Files.writeString(LocalLogFileSystem.toPath(log.paths().lastCheckpointHint()), "garbage");
         assertThat(newLog().latestSnapshot().bucket(0).endOffset()).isEqualTo(FileStreamLog.CHECKPOINT_INTERVAL + 1);
     }
 
@@ -177,7 +177,7 @@ class TestFileStreamLog {
         log.commit(List.of(staged(0, 10)), Optional.empty());
         LogSnapshot before = log.latestSnapshot();
         List<Path> files = before.bucket(0).segments().stream()
-                .map(segment -> Path.of(log.paths().resolve(segment.path())))
+                .map(segment -> LocalLogFileSystem.toPath(log.paths().resolve(segment.path())))
                 .toList();
         for (Path file : files) {
             Files.createDirectories(file.getParent());
@@ -200,7 +200,7 @@ class TestFileStreamLog {
     @Test
     void corruptCommitFileIsNamed() throws Exception {
         log.commit(List.of(staged(0, 1)), Optional.empty());
-        Files.writeString(Path.of(log.paths().commit(2)), "{not json");
+        Files.writeString(LocalLogFileSystem.toPath(log.paths().commit(2)), "{not json");
         assertThatThrownBy(() -> newLog().latestSnapshot())
                 .isInstanceOfSatisfying(
                         LakestreamException.class, e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_CORRUPT))
@@ -213,7 +213,7 @@ class TestFileStreamLog {
         SegmentFile bad = new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0);
         LogCommit commit = new LogCommit(
                 LogCommit.FORMAT_VERSION, 2, 0, Optional.empty(), LogCommit.Operation.APPEND, List.of(bad), List.of());
-        Files.write(Path.of(log.paths().commit(2)), LogJson.write(commit));
+        Files.write(LocalLogFileSystem.toPath(log.paths().commit(2)), LogJson.write(commit));
         assertThatThrownBy(() -> newLog().latestSnapshot())
                 .isInstanceOfSatisfying(
                         LakestreamException.class, e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_CORRUPT))

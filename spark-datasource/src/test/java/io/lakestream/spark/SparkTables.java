@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.table.LakestreamTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -64,7 +65,8 @@ final class SparkTables {
 
     /** Segment files in the table's log directory, committed or not. */
     static long segmentFiles(String namespace, String name) {
-        Path root = Path.of(load(namespace, name).log().paths().root().replaceFirst("^file:", ""));
+        Path root =
+                LocalLogFileSystem.toPath(load(namespace, name).log().paths().root());
         if (!Files.exists(root)) {
             return 0;
         }

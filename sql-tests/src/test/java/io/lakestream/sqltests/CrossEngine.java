@@ -68,6 +68,11 @@ final class CrossEngine {
         return warehouse;
     }
 
+    /** The class loader Trino runs the {@code lakestream} connector in. */
+    ClassLoader trinoConnectorClassLoader() {
+        return trino.connectorClassLoader();
+    }
+
     List<List<Object>> trino(String sql) {
         return trino.query(sql);
     }

@@ -119,6 +119,42 @@ final class TestCrossEngine {
         assertThat(engines.spark(sparkLag)).isEqualTo(rows(row(3L, 7L, 0L, 7L)));
     }
 
+    @Test
+    void trinoRunsThePluginFromItsPluginDirectory() {
+        // the same class loading a Trino server uses for plugin/lakestream/*.jar, not the test class path
+        ClassLoader loader = engines.trinoConnectorClassLoader();
+        assertThat(loader.getClass().getName()).isEqualTo("io.trino.server.PluginClassLoader");
+        assertThat(loader).isNotSameAs(TestCrossEngine.class.getClassLoader());
+    }
+
+    @Test
+    void stockIcebergConnectorSeesTheLakeCatchUp() {
+        String s = engines.createSchema("stock_iceberg");
+        engines.spark("CREATE TABLE " + s + ".items (id BIGINT, name STRING, qty INT)"
+                + " TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+        engines.spark("INSERT INTO " + s + ".items VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)");
+        String stock = "SELECT id, name, qty FROM iceberg." + s + ".items ORDER BY id";
+        String lake = "SELECT id, name, qty FROM " + s + ".\"items$lake\" ORDER BY id";
+        // the lake-only reader sees nothing before tiering; the union read sees the log
+        assertThat(engines.trino(stock)).isEmpty();
+        assertThat(engines.trino("SELECT count(*) FROM " + s + ".items")).isEqualTo(rows(row(3L)));
+
+        engines.tier("stock_iceberg", "items");
+        assertThat(engines.trino(stock))
+                .isEqualTo(rows(row(1L, "a", 10), row(2L, "b", 20), row(3L, "c", 30)))
+                .isEqualTo(engines.trino(lake));
+
+        // an update and a delete from Trino reach the stock reader only with the next tiering round
+        engines.trino("UPDATE " + s + ".items SET qty = 11 WHERE id = 1");
+        engines.trino("DELETE FROM " + s + ".items WHERE id = 2");
+        assertThat(engines.trino(stock)).isEqualTo(rows(row(1L, "a", 10), row(2L, "b", 20), row(3L, "c", 30)));
+        engines.tier("stock_iceberg", "items");
+        assertThat(engines.trino(stock))
+                .isEqualTo(rows(row(1L, "a", 11), row(3L, "c", 30)))
+                .isEqualTo(engines.trino(lake))
+                .isEqualTo(engines.trino("SELECT id, name, qty FROM " + s + ".items ORDER BY id"));
+    }
+
     private void assertSameUnionRead(String sql) {
         assertSameRows(sql, sql);
     }

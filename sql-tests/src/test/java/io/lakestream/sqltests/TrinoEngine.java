@@ -2,8 +2,8 @@ package io.lakestream.sqltests;
 
 import static io.trino.testing.TestingSession.testSessionBuilder;
 
-import io.lakestream.trino.LakestreamConnectorFactory;
-import io.lakestream.trino.LakestreamPlugin;
+import io.lakestream.trino.StockIcebergCatalog;
+import io.lakestream.trino.TrinoPluginJars;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
@@ -11,9 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A real in-process Trino (coordinator and one worker) with the {@code lakestream} catalog over the warehouse. */
+/**
+ * A real in-process Trino (coordinator and one worker) with the {@code lakestream} catalog over the
+ * warehouse, and Trino's stock Iceberg connector as the {@code iceberg} catalog over the same
+ * warehouse. Both plugins are loaded as a Trino server loads them: Lakestream from the plugin
+ * directory its build assembles, Iceberg from the jars Trino 483 ships, each into its own plugin
+ * class loader.
+ */
 final class TrinoEngine implements AutoCloseable {
     static final String CATALOG = "lakestream";
+    static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
 
     private final DistributedQueryRunner runner;
 
@@ -23,15 +30,31 @@ final class TrinoEngine implements AutoCloseable {
                 .setWorkerCount(1)
                 .build();
         try {
-            runner.installPlugin(new LakestreamPlugin());
+            TrinoPluginJars.install(runner, TrinoPluginJars.fromDirectory("lakestream", Path.of(pluginDirectory())));
             runner.createCatalog(
                     CATALOG,
-                    LakestreamConnectorFactory.CONNECTOR_NAME,
+                    "lakestream",
                     Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+            StockIcebergCatalog.install(runner, warehouse);
         } catch (Throwable e) {
             runner.close();
             throw e;
         }
+    }
+
+    private static String pluginDirectory() {
+        String directory = System.getProperty(PLUGIN_DIRECTORY_PROPERTY);
+        if (directory == null) {
+            throw new IllegalStateException(
+                    "System property %s (the Lakestream plugin directory) is not set: run the tests through Maven"
+                            .formatted(PLUGIN_DIRECTORY_PROPERTY));
+        }
+        return directory;
+    }
+
+    /** The class loader the {@code lakestream} connector runs in. */
+    ClassLoader connectorClassLoader() {
+        return runner.getCoordinator().getConnector(CATALOG).getClass().getClassLoader();
     }
 
     /** Runs one statement; returns its rows (an INSERT returns its row count), values normalized by {@link Values}. */

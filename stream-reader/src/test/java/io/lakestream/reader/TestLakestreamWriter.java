@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.table.LakestreamTable;
@@ -237,7 +238,7 @@ class TestLakestreamWriter {
     }
 
     private static List<Path> segmentFiles(LakestreamTable table) throws IOException {
-        Path root = Path.of(table.log().paths().root());
+        Path root = LocalLogFileSystem.toPath(table.log().paths().root());
         if (!Files.exists(root)) {
             return List.of();
         }

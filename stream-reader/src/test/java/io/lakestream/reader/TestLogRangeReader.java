@@ -4,6 +4,7 @@ import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.common.LakestreamError;
+import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.SegmentFile;
@@ -149,7 +150,7 @@ class TestLogRangeReader {
     void missingSegmentNamesFileAndOffsets() throws Exception {
         LogSnapshot snapshot = table.log().latestSnapshot();
         SegmentFile second = snapshot.bucket(0).segments().get(1);
-        Files.delete(Path.of(table.log().paths().resolve(second.path())));
+        Files.delete(LocalLogFileSystem.toPath(table.log().paths().resolve(second.path())));
         assertLakestreamError(
                 () -> readIds(snapshot, 0, 30, table.definition().schema()),
                 LakestreamError.LOG_CORRUPT,
@@ -161,7 +162,7 @@ class TestLogRangeReader {
     void truncatedSegmentIsCorrupt() throws Exception {
         LogSnapshot snapshot = table.log().latestSnapshot();
         SegmentFile first = snapshot.bucket(0).segments().getFirst();
-        Path file = Path.of(table.log().paths().resolve(first.path()));
+        Path file = LocalLogFileSystem.toPath(table.log().paths().resolve(first.path()));
         byte[] bytes = Files.readAllBytes(file);
         Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2), StandardOpenOption.TRUNCATE_EXISTING);
         assertLakestreamError(

@@ -1,6 +1,7 @@
 package io.lakestream.tiering;
 
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.LocalLogFileSystem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -47,7 +48,8 @@ final class TieringTests {
         if (lake.currentSnapshot() != null) {
             try (CloseableIterable<FileScanTask> tasks = lake.newScan().planFiles()) {
                 for (FileScanTask task : tasks) {
-                    referenced.add(Path.of(task.file().location()).toString());
+                    referenced.add(
+                            LocalLogFileSystem.toPath(task.file().location()).toString());
                     task.deletes().stream()
                             .map(ContentFile::location)
                             .forEach(
@@ -60,9 +62,11 @@ final class TieringTests {
         // Files replaced by compaction stay referenced by older snapshots; count them as referenced.
         lake.snapshots().forEach(snapshot -> {
             snapshot.addedDataFiles(lake.io())
-                    .forEach(file -> referenced.add(Path.of(file.location()).toString()));
+                    .forEach(file -> referenced.add(
+                            LocalLogFileSystem.toPath(file.location()).toString()));
             snapshot.addedDeleteFiles(lake.io())
-                    .forEach(file -> referenced.add(Path.of(file.location()).toString()));
+                    .forEach(file -> referenced.add(
+                            LocalLogFileSystem.toPath(file.location()).toString()));
         });
         Path data = Path.of(lake.location().replaceFirst("^file:", ""), "data");
         if (!Files.exists(data)) {

@@ -13,7 +13,8 @@ import java.util.List;
 
 /**
  * {@code ./lakestream trino}: an embedded Trino (coordinator in this JVM) with the {@code lakestream}
- * catalog over the warehouse. With {@code -e SQL} or {@code -f FILE} it runs the statements and
+ * catalog over the warehouse, and the {@code iceberg} catalog (Trino's stock Iceberg connector) over
+ * the same warehouse, which reads the lake layer only. With {@code -e SQL} or {@code -f FILE} it runs the statements and
  * prints the results; otherwise it serves on {@code --port} (default 8080) for the Trino CLI, JDBC
  * and BI tools until stopped.
  */
@@ -61,14 +62,16 @@ public final class LakestreamTrinoSql {
             }
         }
         Files.createDirectories(warehouse);
-        LakestreamQueryRunner.Builder builder = LakestreamQueryRunner.builder(warehouse.toAbsolutePath());
+        LakestreamQueryRunner.Builder builder =
+                LakestreamQueryRunner.builder(warehouse.toAbsolutePath()).withStockIcebergCatalog();
         if (sql == null) {
             builder.addCoordinatorProperty("http-server.http.port", Integer.toString(port));
         }
         DistributedQueryRunner runner = builder.build();
         if (sql == null) {
             out.printf(
-                    "Trino is serving the lakestream catalog over %s at %s%n",
+                    "Trino is serving the lakestream catalog (union reads) and the iceberg catalog (Trino's stock"
+                            + " Iceberg connector: the lake only) over %s at %s%n",
                     warehouse.toAbsolutePath(), runner.getCoordinator().getBaseUrl());
             out.printf(
                     "Connect with: trino --server %s --catalog lakestream%nStop with Ctrl-C.%n",

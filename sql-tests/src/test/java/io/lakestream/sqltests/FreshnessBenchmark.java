@@ -1,0 +1,133 @@
+package io.lakestream.sqltests;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * Freshness: the time from a committed write to the first Trino query that sees it, over many
+ * commits, while the tiering service runs (every second) on the same table. Writes alternate
+ * between the Java writer (one commit per row) and Spark SQL {@code INSERT}; the clock starts when
+ * the write returns, i.e. when its log commit is published. Trino's stock Iceberg connector (the
+ * lake only) is measured the same way on a sample of the commits, for comparison: it sees a write
+ * only after a tiering round. Goal: union-read p99 under 200 ms.
+ *
+ * <p>Run: {@code ./lakestream bench freshness [--commits N]}.
+ */
+public final class FreshnessBenchmark {
+    private static final long GOAL_P99_MILLIS = 200;
+    private static final int LAKE_SAMPLE_EVERY = 10;
+
+    private FreshnessBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        int commits = 200;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--commits") && i + 1 < args.length) {
+                commits = Integer.parseInt(args[++i]);
+            } else {
+                System.err.println("usage: lakestream bench freshness [--commits N]");
+                System.exit(2);
+            }
+        }
+        CrossEngine engines = CrossEngine.get();
+        String schema = engines.createSchema("freshness");
+        engines.trino("CREATE TABLE " + schema
+                + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
+        String stockTable = "iceberg." + schema.substring(schema.indexOf('.') + 1) + ".events";
+
+        List<Long> javaWriter = new ArrayList<>();
+        List<Long> sparkInsert = new ArrayList<>();
+        List<Long> sparkInsertDuration = new ArrayList<>();
+        List<Long> lakeOnly = new ArrayList<>();
+        try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(engines.warehouse()));
+                TieringService tiering = new TieringService(
+                        catalog,
+                        TieringConfig.defaults().toBuilder()
+                                .interval(Duration.ofSeconds(1))
+                                .build())) {
+            tiering.start();
+            // warm both write paths and the query path; not measured
+            for (long id = -20; id < 0; id++) {
+                write(engines, schema, id);
+                awaitVisible(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, System.nanoTime());
+            }
+            for (int i = 0; i < commits; i++) {
+                long writeStart = System.nanoTime();
+                boolean spark = write(engines, schema, i);
+                long committed = System.nanoTime();
+                long visible =
+                        awaitVisible(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = " + i, committed);
+                if (spark) {
+                    sparkInsert.add(visible);
+                    sparkInsertDuration.add((committed - writeStart) / 1_000_000);
+                } else {
+                    javaWriter.add(visible);
+                }
+                if (i % LAKE_SAMPLE_EVERY == 0) {
+                    // each wait lasts up to a tiering round, so only a sample
+                    lakeOnly.add(awaitVisible(
+                            engines, "SELECT count(*) FROM " + stockTable + " WHERE id = " + i, committed));
+                }
+            }
+        }
+        List<Long> union = new ArrayList<>(javaWriter);
+        union.addAll(sparkInsert);
+        System.out.printf(
+                "%d commits (Java writer and Spark INSERT alternating), tiering every 1 s, %d cores%n",
+                commits, Runtime.getRuntime().availableProcessors());
+        print("Trino union read after a Java writer commit", javaWriter);
+        print("Trino union read after a Spark INSERT", sparkInsert);
+        print("Trino union read, all commits", union);
+        print("Trino stock Iceberg (lake only)", lakeOnly);
+        print("Spark INSERT statement itself (not freshness)", sparkInsertDuration);
+        long p99 = percentile(union, 99);
+        System.out.printf(
+                "goal: union read p99 < %d ms: %s (p99 %d ms)%n",
+                GOAL_P99_MILLIS, p99 < GOAL_P99_MILLIS ? "met" : "MISSED", p99);
+        System.exit(0);
+    }
+
+    /** Writes row {@code id}: Java writer for even ids, Spark SQL INSERT for odd ones. @return whether Spark wrote it */
+    private static boolean write(CrossEngine engines, String schema, long id) {
+        if (id % 2 == 0) {
+            engines.write(
+                    schema.substring(schema.indexOf('.') + 1),
+                    "events",
+                    List.of(Map.of("id", id, "note", "java " + id)),
+                    true);
+            return false;
+        }
+        engines.spark("INSERT INTO " + schema + ".events VALUES (" + id + ", 'spark " + id + "')");
+        return true;
+    }
+
+    /** Milliseconds from {@code committedNanos} until {@code countQuery} returns 1. */
+    private static long awaitVisible(CrossEngine engines, String countQuery, long committedNanos)
+            throws InterruptedException {
+        LongSupplier count =
+                () -> ((Number) engines.trino(countQuery).getFirst().getFirst()).longValue();
+        while (count.getAsLong() != 1) {
+            Thread.sleep(1);
+        }
+        return (System.nanoTime() - committedNanos) / 1_000_000;
+    }
+
+    private static void print(String name, List<Long> millis) {
+        System.out.printf(
+                "%-48s p50 %5d ms   p99 %5d ms   max %5d ms   (%d samples)%n",
+                name, percentile(millis, 50), percentile(millis, 99), percentile(millis, 100), millis.size());
+    }
+
+    private static long percentile(List<Long> values, int percentile) {
+        List<Long> sorted = values.stream().sorted().toList();
+        int index = (int) Math.ceil(percentile / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+    }
+}
