@@ -24,9 +24,12 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
@@ -41,8 +44,15 @@ import org.apache.iceberg.types.Types;
  * emit the tail's last upserts. The filter is applied to lake rows and, only at output, to the
  * tail's upserts, so a new version failing the filter still hides the old one. Key and filter
  * columns are read even when not requested.
+ *
+ * <p>On request each batch ends with {@link #OFFSET_FIELD}: the log offset of the change that produced
+ * a row of the log tail, null for a lake row (the lake keeps no offsets).
  */
 public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoCloseable {
+    /** The optional last output column: a log row's offset in its bucket, null for a lake row. */
+    public static final Field OFFSET_FIELD =
+            new Field("__offset", FieldType.nullable(new ArrowType.Int(64, true)), null);
+
     private final LakestreamTable table;
     private final UnionSplit split;
     private final Expression filter;
@@ -51,6 +61,10 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     private final Schema readSchema;
     private final int[] outputColumns;
     private final List<Field> outputFields;
+    /** The output fields of the requested user columns (without system columns). */
+    private final List<Field> userFields;
+
+    private final boolean withOffsets;
     private final ArrowRowFilter rowFilter;
     private final EqualityDeletes equalityDeletes;
     private final Deque<Supplier<Iterator<VectorSchemaRoot>>> stages = new ArrayDeque<>();
@@ -67,6 +81,28 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             MergeConfig config,
             MergeCounters counters,
             BufferAllocator allocator) {
+        this(table, split, columns, filter, config, counters, allocator, false);
+    }
+
+    /**
+     * @param withOffsets whether each batch ends with {@link #OFFSET_FIELD} (not for the changes read
+     *     mode, whose batches carry the offset among their change columns)
+     */
+    public UnionSplitReader(
+            LakestreamTable table,
+            UnionSplit split,
+            List<String> columns,
+            Expression filter,
+            MergeConfig config,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets) {
+        if (withOffsets && split.mode() == ReadMode.CHANGES) {
+            throw new LakestreamException(
+                    INVALID_READ_OPTIONS,
+                    "The changes read mode returns offsets in its column " + ChangeColumns.OFFSET);
+        }
+        this.withOffsets = withOffsets;
         this.table = table;
         this.split = split;
         this.filter = filter;
@@ -77,12 +113,16 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         this.outputColumns = columns.stream()
                 .mapToInt(name -> indexOfColumn(readSchema, name))
                 .toArray();
+        this.userFields = columns.stream()
+                .map(name -> LogSchema.arrowField(schema.findField(name)))
+                .toList();
         List<Field> fields = new ArrayList<>();
         if (split.mode() == ReadMode.CHANGES) {
             fields.addAll(ChangeColumns.FIELDS);
         }
-        for (String name : columns) {
-            fields.add(LogSchema.arrowField(schema.findField(name)));
+        fields.addAll(userFields);
+        if (withOffsets) {
+            fields.add(OFFSET_FIELD);
         }
         this.outputFields = List.copyOf(fields);
         this.rowFilter = new ArrowRowFilter(readSchema, filter);
@@ -220,18 +260,38 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     }
 
     private VectorSchemaRoot output(LogBatch batch, VectorSchemaRoot view, Selection selection) {
-        VectorSchemaRoot userOutput = BatchCompactor.compact(
-                view,
-                selection,
-                outputColumns,
-                outputFields.subList(outputFields.size() - outputColumns.length, outputFields.size()),
-                allocator);
-        if (split.mode() != ReadMode.CHANGES) {
+        VectorSchemaRoot userOutput = BatchCompactor.compact(view, selection, outputColumns, userFields, allocator);
+        if (split.mode() == ReadMode.CHANGES) {
+            List<FieldVector> vectors = new ArrayList<>(ChangeColumns.build(batch, selection, allocator));
+            vectors.addAll(userOutput.getFieldVectors());
+            return new VectorSchemaRoot(outputFields, vectors, selection.size());
+        }
+        if (!withOffsets) {
             return userOutput;
         }
-        List<FieldVector> vectors = new ArrayList<>(ChangeColumns.build(batch, selection, allocator));
-        vectors.addAll(userOutput.getFieldVectors());
-        return new VectorSchemaRoot(outputFields, vectors, selection.size());
+        BigIntVector offsets = (BigIntVector) OFFSET_FIELD.createVector(allocator);
+        offsets.allocateNew(selection.size());
+        for (int i = 0; i < selection.size(); i++) {
+            offsets.set(i, batch.firstOffset() + selection.row(i));
+        }
+        return withOffsetColumn(userOutput, offsets);
+    }
+
+    /** Appends the offset column to a batch of user columns. */
+    private VectorSchemaRoot withOffsetColumn(VectorSchemaRoot userOutput, BigIntVector offsets) {
+        int rows = userOutput.getRowCount();
+        offsets.setValueCount(rows);
+        List<FieldVector> vectors = new ArrayList<>(userOutput.getFieldVectors());
+        vectors.add(offsets);
+        return new VectorSchemaRoot(outputFields, vectors, rows);
+    }
+
+    /** Lake rows have no offset: an all-null offset column. */
+    private VectorSchemaRoot withNullOffsets(VectorSchemaRoot userOutput) {
+        BigIntVector offsets = (BigIntVector) OFFSET_FIELD.createVector(allocator);
+        // allocateNew zeroes the validity buffer: every value is null
+        offsets.allocateNew(Math.max(userOutput.getRowCount(), 1));
+        return withOffsetColumn(userOutput, offsets);
     }
 
     private VectorSchemaRoot userColumns(LogBatch batch) {
@@ -316,7 +376,9 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         public VectorSchemaRoot next() {
             try (LakeBatch batch = reader.next()) {
                 Selection selection = transform.select(batch.root(), batch.firstRowPosition());
-                return BatchCompactor.compact(batch.root(), selection, outputColumns, outputFields, allocator);
+                VectorSchemaRoot output =
+                        BatchCompactor.compact(batch.root(), selection, outputColumns, userFields, allocator);
+                return withOffsets ? withNullOffsets(output) : output;
             }
         }
 

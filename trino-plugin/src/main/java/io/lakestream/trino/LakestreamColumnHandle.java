@@ -9,7 +9,8 @@ import java.util.OptionalInt;
 
 /**
  * A column of a Lakestream table: a user column (with its Iceberg field id), a system column of
- * the {@code $changes} table, or the row id of a {@code DELETE} (the primary key).
+ * the {@code $changes} table, a hidden column ({@code $bucket}, {@code $offset}), or the row id of a
+ * {@code DELETE} (the primary key).
  */
 public record LakestreamColumnHandle(String name, Type type, Kind kind, OptionalInt fieldId) implements ColumnHandle {
     public enum Kind {
@@ -17,7 +18,11 @@ public record LakestreamColumnHandle(String name, Type type, Kind kind, Optional
         /** {@code _change_type}, {@code _bucket}, {@code _offset}, {@code _commit_timestamp} of {@code $changes}. */
         CHANGE,
         /** The primary key of a row as a {@code row(...)} value: how a {@code DELETE} names the rows it removes. */
-        ROW_ID
+        ROW_ID,
+        /** The hidden column {@code $bucket}: the log bucket a row belongs to. */
+        BUCKET,
+        /** The hidden column {@code $offset}: the log offset of the change a row of the log tail comes from. */
+        OFFSET
     }
 
     /** The name of the row id column; it is never shown to users. */

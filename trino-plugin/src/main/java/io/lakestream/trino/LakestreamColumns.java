@@ -13,9 +13,14 @@ import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.type.RowType;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.iceberg.types.Types;
 
-/** The columns each view of a table shows: the user columns, and for {@code $changes} the change columns first. */
+/**
+ * The columns each view of a table shows: the user columns, for {@code $changes} the change columns
+ * first, and the hidden columns {@code $bucket} and {@code $offset} (selectable by name, not part of
+ * {@code SELECT *}).
+ */
 public final class LakestreamColumns {
     /** The system columns of {@code $changes}, in the order the union split reader returns them. */
     public static final List<LakestreamColumnHandle> CHANGE_COLUMNS = List.of(
@@ -23,6 +28,14 @@ public final class LakestreamColumns {
             LakestreamColumnHandle.change(ChangeColumns.BUCKET, INTEGER),
             LakestreamColumnHandle.change(ChangeColumns.OFFSET, BIGINT),
             LakestreamColumnHandle.change(ChangeColumns.COMMIT_TIMESTAMP, TIMESTAMP_TZ_MICROS));
+
+    /** A row's log bucket; NULL for a lake row of an append-only table without a bucket key (its lake is not bucketed). */
+    public static final LakestreamColumnHandle BUCKET =
+            new LakestreamColumnHandle("$bucket", INTEGER, LakestreamColumnHandle.Kind.BUCKET, OptionalInt.empty());
+
+    /** The log offset of the change a row of the log tail comes from; NULL for a lake row (the lake keeps no offsets). */
+    public static final LakestreamColumnHandle OFFSET =
+            new LakestreamColumnHandle("$offset", BIGINT, LakestreamColumnHandle.Kind.OFFSET, OptionalInt.empty());
 
     private LakestreamColumns() {}
 
@@ -49,7 +62,24 @@ public final class LakestreamColumns {
         if (mode == ReadMode.CHANGES) {
             columns.addAll(CHANGE_COLUMNS);
         }
-        return columns.addAll(userColumns(definition)).build();
+        List<LakestreamColumnHandle> user = userColumns(definition);
+        columns.addAll(user);
+        for (LakestreamColumnHandle hidden : hiddenColumns(mode)) {
+            // a user column of the same name wins: the hidden column is then not available
+            if (user.stream().noneMatch(column -> column.name().equals(hidden.name()))) {
+                columns.add(hidden);
+            }
+        }
+        return columns.build();
+    }
+
+    /** {@code $changes} has its own bucket and offset columns; the lake keeps no offsets. */
+    private static List<LakestreamColumnHandle> hiddenColumns(ReadMode mode) {
+        return switch (mode) {
+            case UNION -> List.of(BUCKET, OFFSET);
+            case LAKE -> List.of(BUCKET);
+            case CHANGES -> List.of();
+        };
     }
 
     public static ColumnMetadata metadata(TableDefinition definition, ReadMode mode, LakestreamColumnHandle column) {
@@ -59,6 +89,19 @@ public final class LakestreamColumns {
                     .setType(column.type())
                     .setNullable(false)
                     .setHidden(true)
+                    .build();
+        }
+        if (column.kind() == LakestreamColumnHandle.Kind.BUCKET
+                || column.kind() == LakestreamColumnHandle.Kind.OFFSET) {
+            return ColumnMetadata.builder()
+                    .setName(column.name())
+                    .setType(column.type())
+                    .setNullable(true)
+                    .setHidden(true)
+                    .setComment(Optional.of(
+                            column.kind() == LakestreamColumnHandle.Kind.BUCKET
+                                    ? "log bucket of the row"
+                                    : "log offset of the change the row comes from; NULL for a row read from the lake"))
                     .build();
         }
         if (!column.isUserColumn()) {

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 
@@ -69,6 +70,10 @@ public final class LakestreamFilterTranslator {
     }
 
     static boolean isTranslatable(LakestreamColumnHandle column, Domain domain) {
+        if (column.kind() == LakestreamColumnHandle.Kind.BUCKET) {
+            // enforced by the split manager: every split holds one bucket's rows (or rows of no bucket)
+            return true;
+        }
         if (!column.isUserColumn() || !isExactType(column.type())) {
             return false;
         }
@@ -87,7 +92,10 @@ public final class LakestreamFilterTranslator {
                 || type.equals(TIMESTAMP_TZ_MICROS);
     }
 
-    /** The Iceberg expression of an enforced constraint (only translatable domains, see {@link #split}). */
+    /**
+     * The Iceberg expression of an enforced constraint (only translatable domains, see {@link #split}),
+     * without the {@code $bucket} domain, which is enforced by choosing splits ({@link #bucketDomain}).
+     */
     public static Expression toExpression(TupleDomain<LakestreamColumnHandle> constraint) {
         if (constraint.isNone()) {
             return Expressions.alwaysFalse();
@@ -95,9 +103,16 @@ public final class LakestreamFilterTranslator {
         Expression result = Expressions.alwaysTrue();
         for (Map.Entry<LakestreamColumnHandle, Domain> entry :
                 constraint.getDomains().orElseThrow().entrySet()) {
-            result = Expressions.and(result, toExpression(entry.getKey(), entry.getValue()));
+            if (entry.getKey().isUserColumn()) {
+                result = Expressions.and(result, toExpression(entry.getKey(), entry.getValue()));
+            }
         }
         return result;
+    }
+
+    /** The enforced domain of {@code $bucket}, if the constraint restricts it. */
+    public static Optional<Domain> bucketDomain(TupleDomain<LakestreamColumnHandle> constraint) {
+        return constraint.getDomains().map(domains -> domains.get(LakestreamColumns.BUCKET));
     }
 
     private static Expression toExpression(LakestreamColumnHandle column, Domain domain) {

@@ -43,6 +43,7 @@ import io.trino.spi.connector.SystemTable;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
+import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.type.Type;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -385,6 +386,17 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             Collection<Slice> fragments,
             Collection<ComputedStatistics> computedStatistics) {
         writes.commit(session.getQueryId(), (LakestreamMergeTableHandle) mergeTableHandle, fragments);
+    }
+
+    /** Estimates from metadata: the pinned lake snapshot's file metrics and the log tail's record count. */
+    @Override
+    public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        return call(() -> {
+            LakestreamTable table = catalog.loadTable(handle.baseTable());
+            return LakestreamTableStatistics.of(
+                    table, handle, LakestreamColumns.columns(table.definition(), handle.mode()));
+        });
     }
 
     @Override

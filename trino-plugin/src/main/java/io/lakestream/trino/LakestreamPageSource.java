@@ -16,6 +16,7 @@ import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.RowBlock;
+import io.trino.spi.block.RunLengthEncodedBlock;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metrics;
@@ -74,8 +75,9 @@ final class LakestreamPageSource implements ConnectorPageSource {
         }
         int userOffset = handle.mode() == ReadMode.CHANGES ? LakestreamColumns.CHANGE_COLUMNS.size() : 0;
         this.channels = columns.stream()
-                .map(column -> channel(table, column, userColumns, userOffset))
+                .map(column -> channel(table, split, column, userColumns, userOffset))
                 .toList();
+        boolean withOffsets = columns.contains(LakestreamColumns.OFFSET);
         this.allocator = parentAllocator.newChildAllocator("split of " + tableName, 0, Long.MAX_VALUE);
         try {
             this.reader = read(() -> new UnionSplitReader(
@@ -85,7 +87,8 @@ final class LakestreamPageSource implements ConnectorPageSource {
                     LakestreamFilterTranslator.toExpression(handle.constraint()),
                     MergeConfig.DEFAULT,
                     counters,
-                    allocator));
+                    allocator,
+                    withOffsets));
         } catch (RuntimeException e) {
             allocator.close();
             throw e;
@@ -132,15 +135,26 @@ final class LakestreamPageSource implements ConnectorPageSource {
         return switch (column.kind()) {
             case USER -> List.of(column.name());
             case ROW_ID -> table.definition().primaryKey();
-            case CHANGE -> List.of();
+            case CHANGE, BUCKET, OFFSET -> List.of();
         };
     }
 
     private static Channel channel(
-            LakestreamTable table, LakestreamColumnHandle column, List<String> userColumns, int userOffset) {
+            LakestreamTable table,
+            UnionSplit split,
+            LakestreamColumnHandle column,
+            List<String> userColumns,
+            int userOffset) {
         return switch (column.kind()) {
             case USER -> vectorChannel(userOffset + userColumns.indexOf(column.name()), column.type());
             case CHANGE -> vectorChannel(LakestreamColumns.CHANGE_COLUMNS.indexOf(column), column.type());
+            // the reader appends the offsets after the user columns
+            case OFFSET -> vectorChannel(userColumns.size(), column.type());
+            case BUCKET -> {
+                // one bucket per split (or none: lake files of a table without a bucket key)
+                Long bucket = split.bucket().isPresent() ? (long) split.bucket().getAsInt() : null;
+                yield (batch, rows) -> RunLengthEncodedBlock.create(column.type(), bucket, rows);
+            }
             case ROW_ID -> {
                 List<String> key = table.definition().primaryKey();
                 List<Type> keyTypes = column.type().getTypeParameters();

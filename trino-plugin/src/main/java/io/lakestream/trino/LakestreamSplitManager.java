@@ -8,6 +8,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPlan;
 import io.lakestream.plan.UnionReadPlanner;
+import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSession;
@@ -17,6 +18,8 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.FixedSplitSource;
+import io.trino.spi.predicate.Domain;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -50,7 +53,16 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
-        return new FixedSplitSource(
-                plan.splits().stream().map(LakestreamSplit::new).toList());
+        Optional<Domain> bucketDomain = LakestreamFilterTranslator.bucketDomain(handle.constraint());
+        return new FixedSplitSource(plan.splits().stream()
+                .filter(split -> bucketDomain.isEmpty() || matches(split, bucketDomain.get()))
+                .map(LakestreamSplit::new)
+                .toList());
+    }
+
+    /** {@code $bucket} is constant in a split: the split is read exactly when its bucket passes the filter. */
+    private static boolean matches(UnionSplit split, Domain bucketDomain) {
+        return bucketDomain.includesNullableValue(
+                split.bucket().isPresent() ? (long) split.bucket().getAsInt() : null);
     }
 }
