@@ -20,7 +20,11 @@ final class IsolatedSpark implements AutoCloseable {
     IsolatedSpark(String name, List<Path> classPath, Map<String, String> config) {
         loader = IsolatedClassPath.loader(name, classPath);
         session = call(() -> {
-            Object builder = invoke(loader.loadClass("org.apache.spark.sql.SparkSession"), null, "builder");
+            // DriverManager discovers drivers once per JVM and hands one only to callers whose loader sees the
+            // same driver class: with several isolated sessions in one JVM, register this loader's SQLite driver
+            // (the embedded catalog) itself
+            Class.forName("org.sqlite.JDBC", true, loader);
+            Object builder = invokeOn(loader.loadClass("org.apache.spark.sql.SparkSession"), null, "builder");
             builder = invoke(builder, "master", "local[2]");
             builder = invoke(builder, "appName", name);
             for (Map.Entry<String, String> entry : Map.of(
@@ -79,10 +83,10 @@ final class IsolatedSpark implements AutoCloseable {
 
     /** Calls the public method of that name and arity (Spark's builder and reader methods are not overloaded on it). */
     private static Object invoke(Object target, String method, Object... args) throws ReflectiveOperationException {
-        return invoke(target.getClass(), target, method, args);
+        return invokeOn(target.getClass(), target, method, args);
     }
 
-    private static Object invoke(Class<?> type, Object target, String method, Object... args)
+    private static Object invokeOn(Class<?> type, Object target, String method, Object... args)
             throws ReflectiveOperationException {
         for (Method candidate : type.getMethods()) {
             if (candidate.getName().equals(method) && parametersMatch(candidate.getParameterTypes(), args)) {
