@@ -44,6 +44,11 @@ public final class StockIcebergSession implements AutoCloseable {
         return spark.sql(sql).count();
     }
 
+    /** Runs a statement (e.g. an INSERT) to the end, for timing. */
+    public void execute(String sql) {
+        spark.sql(sql).collectAsList();
+    }
+
     @Override
     public void close() {
         spark.stop();

@@ -89,6 +89,10 @@ final class StockIcebergSpark implements AutoCloseable {
         return (List<List<Object>>) call("query", sql);
     }
 
+    void execute(String sql) {
+        call("execute", sql);
+    }
+
     long count(String sql) {
         return (Long) call("count", sql);
     }

@@ -1,0 +1,136 @@
+package io.lakestream.spark.runtime;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A local Spark session in its own class loader over a given class path (Spark's jars plus whatever a
+ * user would pass with {@code --jars}), driven through reflection. Results cross as JDK values only
+ * (Long, Integer, String, null), so nothing of the test class path mixes with the session's classes.
+ */
+final class IsolatedSpark implements AutoCloseable {
+    private final URLClassLoader loader;
+    private final Object session;
+
+    IsolatedSpark(String name, List<Path> classPath, Map<String, String> config) {
+        loader = IsolatedClassPath.loader(name, classPath);
+        session = call(() -> {
+            // DriverManager discovers drivers once per JVM and hands one only to callers whose loader sees the
+            // same driver class: with several isolated sessions in one JVM, register this loader's SQLite driver
+            // (the embedded catalog) itself
+            Class.forName("org.sqlite.JDBC", true, loader);
+            Object builder = invokeOn(loader.loadClass("org.apache.spark.sql.SparkSession"), null, "builder");
+            builder = invoke(builder, "master", "local[2]");
+            builder = invoke(builder, "appName", name);
+            for (Map.Entry<String, String> entry : Map.of(
+                            "spark.ui.enabled", "false",
+                            "spark.sql.shuffle.partitions", "2",
+                            "spark.driver.host", "localhost",
+                            "spark.sql.session.timeZone", "UTC")
+                    .entrySet()) {
+                builder = invoke(builder, "config", entry.getKey(), entry.getValue());
+            }
+            for (Map.Entry<String, String> entry : config.entrySet()) {
+                builder = invoke(builder, "config", entry.getKey(), entry.getValue());
+            }
+            return invoke(builder, "getOrCreate");
+        });
+    }
+
+    /** Runs a statement; its rows (empty for commands) as lists of JDK values. */
+    List<List<Object>> sql(String statement) {
+        return call(() -> rows(invoke(session, "sql", statement)));
+    }
+
+    /** {@code spark.read.format(format).options(options).load()}, collected. */
+    List<List<Object>> read(String format, Map<String, String> options) {
+        return call(() -> {
+            Object reader = invoke(invoke(session, "read"), "format", format);
+            for (Map.Entry<String, String> option : options.entrySet()) {
+                reader = invoke(reader, "option", option.getKey(), option.getValue());
+            }
+            return rows(invoke(reader, "load"));
+        });
+    }
+
+    /** Whether the session's class loader finds a class (to show what the class path does not hold). */
+    boolean hasClass(String name) {
+        try {
+            Class.forName(name, false, loader);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    private static List<List<Object>> rows(Object frame) throws ReflectiveOperationException {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Object row : (List<?>) invoke(frame, "collectAsList")) {
+            int size = (int) invoke(row, "size");
+            List<Object> values = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                values.add((boolean) invoke(row, "isNullAt", i) ? null : invoke(row, "get", i));
+            }
+            rows.add(values);
+        }
+        return rows;
+    }
+
+    /** Calls the public method of that name and arity (Spark's builder and reader methods are not overloaded on it). */
+    private static Object invoke(Object target, String method, Object... args) throws ReflectiveOperationException {
+        return invokeOn(target.getClass(), target, method, args);
+    }
+
+    private static Object invokeOn(Class<?> type, Object target, String method, Object... args)
+            throws ReflectiveOperationException {
+        for (Method candidate : type.getMethods()) {
+            if (candidate.getName().equals(method) && parametersMatch(candidate.getParameterTypes(), args)) {
+                return candidate.invoke(target, args);
+            }
+        }
+        throw new NoSuchMethodException(type.getName() + "." + method + " with " + args.length + " arguments");
+    }
+
+    private static boolean parametersMatch(Class<?>[] types, Object[] args) {
+        if (types.length != args.length) {
+            return false;
+        }
+        for (int i = 0; i < types.length; i++) {
+            Class<?> type = types[i] == int.class ? Integer.class : types[i];
+            if (!type.isInstance(args[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private interface Action<T> {
+        T run() throws ReflectiveOperationException;
+    }
+
+    private <T> T call(Action<T> action) {
+        return IsolatedClassPath.withContext(loader, () -> {
+            try {
+                return action.run();
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw new IllegalStateException(e.getCause());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        call(() -> invoke(session, "stop"));
+        // The loader stays open: Hadoop inside it registered a JVM shutdown hook that loads classes from it at exit.
+    }
+}

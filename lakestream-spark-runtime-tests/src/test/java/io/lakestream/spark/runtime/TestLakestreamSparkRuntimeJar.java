@@ -1,0 +1,170 @@
+package io.lakestream.spark.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The shaded {@code lakestream-spark-runtime} jar as a user runs it: {@code --jars} on a plain Spark
+ * 4.1.3 class path (Spark's jars only), and next to the stock {@code iceberg-spark-runtime} jar.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestLakestreamSparkRuntimeJar {
+    private static final String CATALOG_CLASS = "io.lakestream.spark.LakestreamCatalog";
+
+    private final Path runtimeJar = IsolatedClassPath.file("runtime.jar");
+    private final List<Path> sparkJars = IsolatedClassPath.classPathFile("runtime.spark.classpath.file");
+    private final LakestreamTieringCommand tiering = new LakestreamTieringCommand();
+
+    @Test
+    void jarHoldsOnlyLakestreamAndRelocatedClasses() throws IOException {
+        assertThat(runtimeJar.getFileName().toString()).matches("lakestream-spark-runtime-.*\\.jar");
+        List<String> foreign = new ArrayList<>();
+        try (ZipFile jar = new ZipFile(runtimeJar.toFile())) {
+            for (ZipEntry entry : Collections.list(jar.entries())) {
+                String name = entry.getName();
+                // everything bundled is relocated under io.lakestream.shaded, except SQLite (native library by package
+                // path)
+                if (name.endsWith(".class") && !name.startsWith("io/lakestream/") && !name.startsWith("org/sqlite/")) {
+                    foreign.add(name);
+                }
+            }
+            assertThat(foreign).as("unrelocated classes").isEmpty();
+            assertThat(jar.getEntry("io/lakestream/spark/LakestreamCatalog.class"))
+                    .isNotNull();
+            assertThat(jar.getEntry("io/lakestream/shaded/org/apache/iceberg/Table.class"))
+                    .isNotNull();
+            assertThat(jar.getEntry("io/lakestream/shaded/org/apache/parquet/hadoop/ParquetFileReader.class"))
+                    .isNotNull();
+            for (String absent : List.of("org/apache/spark/", "scala/", "org/apache/hadoop/", "org/apache/arrow/")) {
+                assertThat(Collections.list(jar.entries()).stream().map(ZipEntry::getName))
+                        .as("Spark ships %s", absent)
+                        .noneMatch(
+                                name -> name.startsWith(absent) || name.startsWith("io/lakestream/shaded/" + absent));
+            }
+            String register = new String(
+                    jar.getInputStream(
+                                    jar.getEntry("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"))
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8);
+            assertThat(register.lines()).contains("io.lakestream.spark.LakestreamSource");
+        }
+    }
+
+    @Test
+    void sparkWithOnlyTheRuntimeJar() throws IOException {
+        Path warehouse = Files.createTempDirectory("lakestream-runtime");
+        List<Path> classPath = new ArrayList<>(sparkJars);
+        classPath.add(runtimeJar);
+        try (IsolatedSpark spark =
+                new IsolatedSpark("runtime-jar", classPath, lakestreamCatalog("lakestream", warehouse))) {
+            assertThat(spark.hasClass("org.apache.iceberg.Table"))
+                    .as("Iceberg on the class path besides the runtime jar")
+                    .isFalse();
+            assertThat(spark.hasClass("org.apache.arrow.vector.BigIntVector")).isTrue();
+
+            spark.sql("CREATE NAMESPACE lakestream.db");
+            spark.sql("CREATE TABLE lakestream.db.users (id BIGINT, name STRING, score INT) "
+                    + "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+            spark.sql("CREATE TABLE lakestream.db.events (id BIGINT NOT NULL, kind STRING) "
+                    + "TBLPROPERTIES ('bucket.key'='id', 'bucket.num'='2')");
+            spark.sql("INSERT INTO lakestream.db.users VALUES (1, 'ann', 10), (2, 'bob', 20), (3, 'cy', 30)");
+            spark.sql("INSERT INTO lakestream.db.events VALUES (1, 'click'), (2, 'view')");
+
+            // the lake gets Parquet files (written by the tiering service), then a log tail on top
+            tiering.tierOnce(warehouse);
+            spark.sql("INSERT INTO lakestream.db.users VALUES (2, 'bob2', 25), (4, 'dee', 40)");
+            spark.sql("INSERT INTO lakestream.db.events VALUES (3, 'buy')");
+            spark.sql("DELETE FROM lakestream.db.users WHERE id = 1");
+
+            assertThat(spark.sql("SELECT id, name, score FROM lakestream.db.users ORDER BY id"))
+                    .containsExactly(List.of(2L, "bob2", 25), List.of(3L, "cy", 30), List.of(4L, "dee", 40));
+            assertThat(spark.sql("SELECT id, name FROM lakestream.db.`users$lake` ORDER BY id"))
+                    .containsExactly(List.of(1L, "ann"), List.of(2L, "bob"), List.of(3L, "cy"));
+            assertThat(spark.sql("SELECT id, kind FROM lakestream.db.events ORDER BY id"))
+                    .containsExactly(List.of(1L, "click"), List.of(2L, "view"), List.of(3L, "buy"));
+            assertThat(spark.sql("SELECT id FROM lakestream.db.events WHERE kind = 'view'"))
+                    .containsExactly(List.of(2L));
+            assertThat(spark.read("lakestream", Map.of("table", "db.users")))
+                    .extracting(row -> row.get(0))
+                    .containsExactlyInAnyOrder(2L, 3L, 4L);
+            assertThat(spark.read("lakestream", Map.of("table", "db.events", "read-mode", "lake")))
+                    .hasSize(2);
+
+            tiering.tierOnce(warehouse);
+            assertThat(spark.sql(
+                            "SELECT id, name, score FROM lakestream.db.users WITH ('read-mode'='lake') ORDER BY id"))
+                    .as("deletes and upserts tiered into the lake")
+                    .containsExactly(List.of(2L, "bob2", 25), List.of(3L, "cy", 30), List.of(4L, "dee", 40));
+        }
+    }
+
+    @Test
+    void sparkWithTheRuntimeJarAndTheStockIcebergRuntime() throws IOException {
+        Path warehouse = Files.createTempDirectory("lakestream-runtime-iceberg");
+        List<Path> classPath = new ArrayList<>(sparkJars);
+        classPath.add(runtimeJar);
+        classPath.add(IsolatedClassPath.file("runtime.iceberg-spark-runtime"));
+        // ours as "ls"; the stock Iceberg catalog as "lakestream", the name the embedded JDBC catalog keys tables by
+        Map<String, String> config = new java.util.HashMap<>(lakestreamCatalog("ls", warehouse));
+        config.put("spark.sql.catalog.lakestream", "org.apache.iceberg.spark.SparkCatalog");
+        config.put("spark.sql.catalog.lakestream.catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
+        config.put("spark.sql.catalog.lakestream.uri", "jdbc:sqlite:" + warehouse.resolve("lakestream-catalog.db"));
+        config.put("spark.sql.catalog.lakestream.jdbc.schema-version", "V1");
+        config.put("spark.sql.catalog.lakestream.warehouse", warehouse.toString());
+        config.put("spark.sql.catalog.lakestream.cache-enabled", "false");
+        try (IsolatedSpark spark = new IsolatedSpark("runtime-jar-and-iceberg", classPath, config)) {
+            assertThat(spark.hasClass("org.apache.iceberg.Table"))
+                    .as("the stock runtime's unrelocated Iceberg")
+                    .isTrue();
+
+            spark.sql("CREATE NAMESPACE ls.db");
+            spark.sql(
+                    "CREATE TABLE ls.db.users (id BIGINT, name STRING) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+            spark.sql("INSERT INTO ls.db.users VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')");
+            tiering.tierOnce(warehouse);
+            spark.sql("INSERT INTO ls.db.users VALUES (2, 'bob2')");
+            spark.sql("DELETE FROM ls.db.users WHERE id = 3");
+
+            assertThat(spark.sql("SELECT id, name FROM ls.db.users ORDER BY id"))
+                    .containsExactly(List.of(1L, "ann"), List.of(2L, "bob2"));
+            List<List<Object>> lake = List.of(List.of(1L, "ann"), List.of(2L, "bob"), List.of(3L, "cy"));
+            assertThat(spark.sql("SELECT id, name FROM ls.db.`users$lake` ORDER BY id"))
+                    .containsExactlyElementsOf(lake);
+            assertThat(spark.sql("SELECT id, name FROM lakestream.db.users ORDER BY id"))
+                    .as("the lake through the stock Iceberg catalog")
+                    .containsExactlyElementsOf(lake);
+
+            tiering.tierOnce(warehouse);
+            assertThat(spark.sql("SELECT id, name FROM lakestream.db.users ORDER BY id"))
+                    .as("the stock Iceberg catalog after tiering: upsert and delete applied (equality deletes)")
+                    .containsExactly(List.of(1L, "ann"), List.of(2L, "bob2"));
+
+            // the stock runtime writes a plain Iceberg table next to ours in the same session (after the last
+            // tiering pass, which tiers every table of the warehouse)
+            spark.sql("CREATE TABLE lakestream.db.plain (id BIGINT, name STRING) USING iceberg");
+            spark.sql("INSERT INTO lakestream.db.plain SELECT id, name FROM ls.db.users");
+            assertThat(spark.sql("SELECT id, name FROM lakestream.db.plain ORDER BY id"))
+                    .containsExactly(List.of(1L, "ann"), List.of(2L, "bob2"));
+        }
+    }
+
+    private static Map<String, String> lakestreamCatalog(String name, Path warehouse) {
+        return Map.of(
+                "spark.sql.catalog." + name,
+                CATALOG_CLASS,
+                "spark.sql.catalog." + name + ".warehouse",
+                warehouse.toString());
+    }
+}
