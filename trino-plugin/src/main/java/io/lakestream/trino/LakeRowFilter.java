@@ -5,6 +5,8 @@ import static io.trino.spi.type.TypeUtils.readNativeValue;
 import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.Range;
+import io.trino.spi.predicate.SortedRangeSet;
 import io.trino.spi.predicate.ValueSet;
 import io.trino.spi.type.Type;
 import java.util.List;
@@ -18,7 +20,63 @@ import java.util.function.IntUnaryOperator;
  */
 final class LakeRowFilter {
     /** A domain on one read column. */
-    record ColumnDomain(int readColumn, Type type, Domain domain) {}
+    record ColumnDomain(int readColumn, Type type, Domain domain, LongRanges longRanges) {
+        ColumnDomain(int readColumn, Type type, Domain domain) {
+            this(readColumn, type, domain, LongRanges.of(type, domain.getValues()));
+        }
+    }
+
+    /** The ranges of a domain over a type whose values are longs, as arrays (null for other types). */
+    record LongRanges(long[] lows, long[] highs) {
+        static LongRanges of(Type type, ValueSet values) {
+            if (type.getJavaType() != long.class || !(values instanceof SortedRangeSet ranges) || values.isAll()) {
+                return null;
+            }
+            List<Range> ordered = ranges.getOrderedRanges();
+            long[] lows = new long[ordered.size()];
+            long[] highs = new long[ordered.size()];
+            for (int i = 0; i < ordered.size(); i++) {
+                Range range = ordered.get(i);
+                if (range.isLowUnbounded()) {
+                    lows[i] = Long.MIN_VALUE;
+                } else {
+                    long low = (Long) range.getLowBoundedValue();
+                    if (!range.isLowInclusive()) {
+                        if (low == Long.MAX_VALUE) {
+                            return null;
+                        }
+                        low++;
+                    }
+                    lows[i] = low;
+                }
+                if (range.isHighUnbounded()) {
+                    highs[i] = Long.MAX_VALUE;
+                } else {
+                    long high = (Long) range.getHighBoundedValue();
+                    if (!range.isHighInclusive()) {
+                        if (high == Long.MIN_VALUE) {
+                            return null;
+                        }
+                        high--;
+                    }
+                    highs[i] = high;
+                }
+            }
+            return new LongRanges(lows, highs);
+        }
+
+        boolean contains(long value) {
+            for (int i = 0; i < lows.length; i++) {
+                if (value < lows[i]) {
+                    return false; // ranges are ordered and disjoint
+                }
+                if (value <= highs[i]) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 
     private final List<ColumnDomain> domains;
 
@@ -62,13 +120,27 @@ final class LakeRowFilter {
                 }
             }
             int kept = 0;
-            for (int i = 0; i < size; i++) {
-                int position = positions[i];
-                boolean matches = block.isNull(position)
-                        ? nullAllowed
-                        : values.containsValue(readNativeValue(column.type(), block, position));
-                if (matches) {
-                    positions[kept++] = position;
+            LongRanges ranges = column.longRanges();
+            if (ranges != null) {
+                // values held as a long (integer, bigint, date, short decimal, timestamp): no boxing
+                Type type = column.type();
+                for (int i = 0; i < size; i++) {
+                    int position = positions[i];
+                    boolean matches =
+                            block.isNull(position) ? nullAllowed : ranges.contains(type.getLong(block, position));
+                    if (matches) {
+                        positions[kept++] = position;
+                    }
+                }
+            } else {
+                for (int i = 0; i < size; i++) {
+                    int position = positions[i];
+                    boolean matches = block.isNull(position)
+                            ? nullAllowed
+                            : values.containsValue(readNativeValue(column.type(), block, position));
+                    if (matches) {
+                        positions[kept++] = position;
+                    }
                 }
             }
             size = kept;
