@@ -77,6 +77,11 @@ public final class LakestreamConnector implements Connector {
     }
 
     @Override
+    public List<PropertyMetadata<?>> getSessionProperties() {
+        return LakestreamSessionProperties.PROPERTIES;
+    }
+
+    @Override
     public Set<ConnectorCapabilities> getCapabilities() {
         return Set.of(ConnectorCapabilities.NOT_NULL_COLUMN_CONSTRAINT);
     }

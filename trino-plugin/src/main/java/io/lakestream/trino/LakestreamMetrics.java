@@ -20,15 +20,39 @@ final class LakestreamMetrics {
     static final String LOG_ROWS_SUPERSEDED = "lakestream.logRowsSuperseded";
     /** Merge passes over the lake files. */
     static final String MERGE_PASSES = "lakestream.mergePasses";
+    /** Splits read by the fast path: Trino's Parquet reader over the lake files, no merge ({@link LakestreamReadPath}). */
+    static final String FAST_PATH_SPLITS = "lakestream.fastPathSplits";
 
     private LakestreamMetrics() {}
 
     static Metrics of(MergeCounters counters) {
+        return of(
+                counters.lakeRows(),
+                counters.logRows(),
+                counters.lakeRowsHidden(),
+                counters.logRowsSuperseded(),
+                counters.mergePasses(),
+                0);
+    }
+
+    /** The counters of a split read by the fast path: lake rows only, no merge. */
+    static Metrics fastPath(long lakeRows) {
+        return of(lakeRows, 0, 0, 0, 0, 1);
+    }
+
+    private static Metrics of(
+            long lakeRows,
+            long logRows,
+            long lakeRowsHidden,
+            long logRowsSuperseded,
+            long mergePasses,
+            long fastPathSplits) {
         return new Metrics(ImmutableMap.of(
-                LAKE_ROWS, new LongCount(counters.lakeRows()),
-                LOG_ROWS, new LongCount(counters.logRows()),
-                LAKE_ROWS_HIDDEN, new LongCount(counters.lakeRowsHidden()),
-                LOG_ROWS_SUPERSEDED, new LongCount(counters.logRowsSuperseded()),
-                MERGE_PASSES, new LongCount(counters.mergePasses())));
+                LAKE_ROWS, new LongCount(lakeRows),
+                LOG_ROWS, new LongCount(logRows),
+                LAKE_ROWS_HIDDEN, new LongCount(lakeRowsHidden),
+                LOG_ROWS_SUPERSEDED, new LongCount(logRowsSuperseded),
+                MERGE_PASSES, new LongCount(mergePasses),
+                FAST_PATH_SPLITS, new LongCount(fastPathSplits)));
     }
 }

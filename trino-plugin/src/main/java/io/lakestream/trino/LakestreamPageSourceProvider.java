@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
+import io.lakestream.plan.UnionSplit;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
@@ -16,7 +17,10 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 
-/** Opens a split with the engine-neutral union split reader. */
+/**
+ * Opens a split: with Trino's Parquet reader when it has no log tail and no deletes (the fast path,
+ * see {@link LakestreamReadPath}), otherwise with the engine-neutral union split reader.
+ */
 public final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider {
     private final LakestreamCatalogAccess catalog;
     private final BufferAllocator allocator;
@@ -37,11 +41,14 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
             List<ColumnHandle> columns,
             DynamicFilter dynamicFilter) {
         LakestreamTableHandle handle = (LakestreamTableHandle) table;
+        UnionSplit unionSplit = ((LakestreamSplit) split).unionSplit();
+        List<LakestreamColumnHandle> columnHandles =
+                columns.stream().map(LakestreamColumnHandle.class::cast).toList();
+        if (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles) == LakestreamReadPath.LAKE_PARQUET) {
+            return new LakeParquetPageSource(
+                    () -> catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles);
+        }
         return new LakestreamPageSource(
-                catalog.loadTable(handle.baseTable()),
-                handle,
-                ((LakestreamSplit) split).unionSplit(),
-                columns.stream().map(LakestreamColumnHandle.class::cast).toList(),
-                allocator);
+                catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);
     }
 }

@@ -1,0 +1,233 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_BAD_DATA;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_CANNOT_OPEN_SPLIT;
+import static io.trino.parquet.ParquetTypeUtils.constructField;
+import static io.trino.parquet.ParquetTypeUtils.getColumnIO;
+import static io.trino.parquet.ParquetTypeUtils.getDescriptors;
+import static io.trino.parquet.ParquetTypeUtils.lookupColumnByName;
+import static io.trino.parquet.predicate.PredicateUtils.buildPredicate;
+import static io.trino.parquet.predicate.PredicateUtils.getFilteredRowGroups;
+import static java.util.Objects.requireNonNull;
+import static org.joda.time.DateTimeZone.UTC;
+
+import com.google.common.collect.ImmutableList;
+import io.lakestream.plan.LakeFile;
+import io.trino.memory.context.AggregatedMemoryContext;
+import io.trino.parquet.Column;
+import io.trino.parquet.Field;
+import io.trino.parquet.ParquetCorruptionException;
+import io.trino.parquet.ParquetDataSourceId;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.parquet.metadata.FileMetadata;
+import io.trino.parquet.metadata.ParquetMetadata;
+import io.trino.parquet.predicate.TupleDomainParquetPredicate;
+import io.trino.parquet.reader.MetadataReader;
+import io.trino.parquet.reader.ParquetReader;
+import io.trino.parquet.reader.RowGroupInfo;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.SourcePage;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.TupleDomain;
+import io.trino.spi.type.Type;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.iceberg.io.FileIO;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.io.ColumnIO;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * One lake Parquet file (or the row groups of a byte range of it) opened with Trino's Parquet
+ * reader. Columns are resolved by Iceberg field id, so a renamed column reads under its new name
+ * and a column added after the file was written has no reader channel (it reads as NULL). Row
+ * groups whose statistics cannot match the enforced filter are skipped; the filter itself is still
+ * applied to every row by the caller.
+ */
+final class LakeParquetFile implements AutoCloseable {
+    /** Domains with more values than this are simplified to a range for row-group pruning. */
+    private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
+
+    /** A column to read: its Iceberg field id and Trino type. */
+    record ReadColumn(int fieldId, Type type) {
+        ReadColumn {
+            requireNonNull(type, "type is null");
+        }
+    }
+
+    private final LakeParquetDataSource dataSource;
+    private final ParquetReader reader;
+    /** For each read column, its channel in the reader's pages, or -1 if the file does not have it. */
+    private final int[] channels;
+
+    private LakeParquetFile(LakeParquetDataSource dataSource, ParquetReader reader, int[] channels) {
+        this.dataSource = dataSource;
+        this.reader = reader;
+        this.channels = channels;
+    }
+
+    /**
+     * Opens a file; empty if the filter cannot match any of its rows (a filter column the file does
+     * not have reads as NULL).
+     *
+     * @param constraint the enforced filter, by field id
+     */
+    static Optional<LakeParquetFile> open(
+            LakeFile file,
+            List<ReadColumn> columns,
+            Map<Integer, Domain> constraint,
+            Supplier<FileIO> io,
+            ParquetReaderOptions options,
+            AggregatedMemoryContext memoryContext) {
+        LakeParquetDataSource dataSource = null;
+        try {
+            dataSource = LakeParquetDataSource.open(file.path(), file.fileSizeBytes(), io, options);
+            ParquetMetadata metadata =
+                    MetadataReader.readFooter(dataSource, options, Optional.empty(), Optional.empty());
+            FileMetadata fileMetadata = metadata.getFileMetaData();
+            MessageType fileSchema = fileMetadata.getSchema();
+            Map<Integer, org.apache.parquet.schema.Type> fileColumns = new HashMap<>();
+            for (org.apache.parquet.schema.Type column : fileSchema.getFields()) {
+                if (column.getId() != null) {
+                    fileColumns.put(column.getId().intValue(), column);
+                }
+            }
+            for (Map.Entry<Integer, Domain> entry : constraint.entrySet()) {
+                if (!fileColumns.containsKey(entry.getKey())
+                        && !entry.getValue().isNullAllowed()) {
+                    // the column is NULL in every row of this file, and the filter does not take NULL
+                    dataSource.close();
+                    return Optional.empty();
+                }
+            }
+
+            List<org.apache.parquet.schema.Type> requested = new ArrayList<>();
+            int[] channels = new int[columns.size()];
+            Arrays.fill(channels, -1);
+            for (int i = 0; i < columns.size(); i++) {
+                org.apache.parquet.schema.Type column =
+                        fileColumns.get(columns.get(i).fieldId());
+                if (column != null) {
+                    channels[i] = requested.size();
+                    requested.add(column);
+                }
+            }
+            MessageType requestedSchema = new MessageType(fileSchema.getName(), requested);
+            MessageColumnIO columnIo = getColumnIO(fileSchema, requestedSchema);
+            Map<List<String>, ColumnDescriptor> descriptors = getDescriptors(fileSchema, requestedSchema);
+
+            List<Column> readerColumns = new ArrayList<>(requested.size());
+            for (int i = 0; i < columns.size(); i++) {
+                if (channels[i] < 0) {
+                    continue;
+                }
+                String name = requested.get(channels[i]).getName();
+                ColumnIO column = lookupColumnByName(columnIo, name);
+                Type type = columns.get(i).type();
+                Field field = constructField(type, column)
+                        .orElseThrow(() -> new TrinoException(
+                                LAKESTREAM_BAD_DATA,
+                                "Column %s of lake file %s cannot be read as %s".formatted(name, file.path(), type)));
+                readerColumns.add(new Column(name, field));
+            }
+
+            Map<ColumnDescriptor, Domain> parquetDomains = new HashMap<>();
+            constraint.forEach((fieldId, domain) -> {
+                org.apache.parquet.schema.Type column = fileColumns.get(fieldId);
+                if (column != null && column.isPrimitive()) {
+                    ColumnDescriptor descriptor = descriptors.get(List.of(column.getName()));
+                    if (descriptor != null) {
+                        parquetDomains.put(descriptor, domain);
+                    }
+                }
+            });
+            TupleDomain<ColumnDescriptor> parquetDomain = TupleDomain.withColumnDomains(parquetDomains);
+            TupleDomainParquetPredicate predicate = buildPredicate(requestedSchema, parquetDomain, descriptors, UTC);
+            List<RowGroupInfo> rowGroups = getFilteredRowGroups(
+                    file.start(),
+                    file.length(),
+                    dataSource,
+                    metadata,
+                    List.of(parquetDomain),
+                    List.of(predicate),
+                    descriptors,
+                    UTC,
+                    DOMAIN_COMPACTION_THRESHOLD,
+                    options);
+            ParquetDataSourceId id = dataSource.getId();
+            ParquetReader reader = new ParquetReader(
+                    Optional.ofNullable(fileMetadata.getCreatedBy()),
+                    ImmutableList.copyOf(readerColumns),
+                    false,
+                    rowGroups,
+                    dataSource,
+                    UTC,
+                    memoryContext,
+                    options,
+                    exception -> readError(id, exception),
+                    Optional.of(predicate),
+                    Optional.empty(),
+                    Optional.empty());
+            return Optional.of(new LakeParquetFile(dataSource, reader, channels));
+        } catch (IOException | RuntimeException e) {
+            if (dataSource != null) {
+                try {
+                    dataSource.close();
+                } catch (IOException closeError) {
+                    e.addSuppressed(closeError);
+                }
+            }
+            throw readError(new ParquetDataSourceId(file.path()), e);
+        }
+    }
+
+    /** The next page of the file's rows (only the columns the file has), or null at its end. */
+    SourcePage nextPage() {
+        try {
+            return reader.nextPage();
+        } catch (IOException | RuntimeException e) {
+            throw readError(dataSource.getId(), e);
+        }
+    }
+
+    /** The channel of a read column (by its index in the columns the file was opened with), -1 if absent. */
+    int channel(int readColumn) {
+        return channels[readColumn];
+    }
+
+    long readBytes() {
+        return dataSource.getReadBytes();
+    }
+
+    long readTimeNanos() {
+        return dataSource.getReadTimeNanos();
+    }
+
+    private static TrinoException readError(ParquetDataSourceId file, Exception e) {
+        if (e instanceof TrinoException trinoException) {
+            return trinoException;
+        }
+        if (e instanceof ParquetCorruptionException) {
+            return new TrinoException(
+                    LAKESTREAM_BAD_DATA, "Lake file %s is corrupt: %s".formatted(file, e.getMessage()), e);
+        }
+        return new TrinoException(
+                LAKESTREAM_CANNOT_OPEN_SPLIT, "Cannot read lake file %s: %s".formatted(file, e.getMessage()), e);
+    }
+
+    @Override
+    public void close() {
+        try {
+            reader.close();
+        } catch (IOException e) {
+            throw readError(dataSource.getId(), e);
+        }
+    }
+}

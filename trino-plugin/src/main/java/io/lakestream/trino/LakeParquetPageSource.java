@@ -1,0 +1,316 @@
+package io.lakestream.trino;
+
+import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.base.Suppliers;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.UnionSplit;
+import io.lakestream.table.LakestreamTable;
+import io.trino.memory.context.AggregatedMemoryContext;
+import io.trino.parquet.ParquetReaderOptions;
+import io.trino.spi.Page;
+import io.trino.spi.block.Block;
+import io.trino.spi.block.RowBlock;
+import io.trino.spi.block.RunLengthEncodedBlock;
+import io.trino.spi.connector.ConnectorPageSource;
+import io.trino.spi.connector.SourcePage;
+import io.trino.spi.metrics.Metrics;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.type.Type;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.ObjLongConsumer;
+import java.util.function.Supplier;
+import org.apache.iceberg.types.Types;
+
+/**
+ * The fast path: reads the lake files of a split that has no log tail and no delete files with
+ * Trino's own Parquet reader, and returns its pages as they are (no merge, no conversion). Only the
+ * enforced filter is applied to the rows (row groups it cannot match are skipped before), and the
+ * limit hint stops the split early. See {@link LakestreamReadPath}.
+ */
+final class LakeParquetPageSource implements ConnectorPageSource {
+    private static final ParquetReaderOptions OPTIONS = ParquetReaderOptions.defaultOptions();
+
+    private final String tableName;
+    private final Iterator<LakeFile> files;
+    private final List<LakeParquetFile.ReadColumn> readColumns;
+    private final Map<Integer, Domain> constraint;
+    private final LakeRowFilter filter;
+    /** For each output channel, how it is made from the current file's page. */
+    private final List<Output> outputs;
+
+    private final Supplier<LakestreamTable> table;
+    private final OptionalLong limit;
+    private final AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
+
+    private LakeParquetFile current;
+    private long lakeRows;
+    private long rowsReturned;
+    private long completedBytes;
+    private long readTimeNanos;
+    private boolean finished;
+
+    /**
+     * @param table loads the table, only when it is needed: for the file IO of files that are not on
+     *     the local file system and for the key columns of a row id
+     */
+    LakeParquetPageSource(
+            Supplier<LakestreamTable> table,
+            LakestreamTableHandle handle,
+            UnionSplit split,
+            List<LakestreamColumnHandle> columns) {
+        this.table = Suppliers.memoize(requireNonNull(table, "table is null")::get);
+        this.tableName = handle.viewName().toString();
+        this.limit = handle.limit();
+        this.files = split.lakeFiles().iterator();
+
+        Map<Integer, Type> read = new LinkedHashMap<>();
+        List<Output> outputs = new ArrayList<>(columns.size());
+        for (LakestreamColumnHandle column : columns) {
+            switch (column.kind()) {
+                case USER ->
+                    outputs.add(new ColumnOutput(
+                            readColumn(read, column.fieldId().orElseThrow(), column.type()), column.type()));
+                case ROW_ID -> {
+                    List<Types.NestedField> key = this.table.get().definition().primaryKey().stream()
+                            .map(name -> this.table.get().definition().schema().findField(name))
+                            .toList();
+                    List<Type> keyTypes = column.type().getTypeParameters();
+                    List<ColumnOutput> fields = new ArrayList<>(key.size());
+                    for (int i = 0; i < key.size(); i++) {
+                        fields.add(new ColumnOutput(
+                                readColumn(read, key.get(i).fieldId(), keyTypes.get(i)), keyTypes.get(i)));
+                    }
+                    outputs.add(new RowIdOutput(fields));
+                }
+                case CHANGE -> throw new IllegalArgumentException("not a lake column: " + column);
+            }
+        }
+        this.outputs = List.copyOf(outputs);
+
+        this.constraint = new LinkedHashMap<>();
+        List<LakeRowFilter.ColumnDomain> domains = new ArrayList<>();
+        handle.constraint().getDomains().orElse(Map.of()).forEach((column, domain) -> {
+            int fieldId = column.fieldId().orElseThrow();
+            constraint.put(fieldId, domain);
+            if (!domain.isAll()) {
+                domains.add(new LakeRowFilter.ColumnDomain(
+                        readColumn(read, fieldId, column.type()), column.type(), domain));
+            }
+        });
+        this.filter = new LakeRowFilter(domains);
+        this.readColumns = read.entrySet().stream()
+                .map(entry -> new LakeParquetFile.ReadColumn(entry.getKey(), entry.getValue()))
+                .toList();
+        // an enforced filter that no row can pass (e.g. a contradiction) reads nothing
+        this.finished = handle.constraint().isNone();
+    }
+
+    private static int readColumn(Map<Integer, Type> read, int fieldId, Type type) {
+        read.putIfAbsent(fieldId, type);
+        int index = 0;
+        for (Integer id : read.keySet()) {
+            if (id == fieldId) {
+                return index;
+            }
+            index++;
+        }
+        throw new IllegalStateException("unreachable");
+    }
+
+    @Override
+    public SourcePage getNextSourcePage() {
+        while (!finished) {
+            if (current == null && !openNextFile()) {
+                finished = true;
+                break;
+            }
+            SourcePage page = current.nextPage();
+            if (page == null) {
+                closeCurrent();
+                continue;
+            }
+            lakeRows += page.getPositionCount();
+            int rows = filter.isEmpty() ? page.getPositionCount() : filter.apply(page, current::channel);
+            if (rows == 0) {
+                continue;
+            }
+            if (limit.isPresent() && rowsReturned + rows >= limit.getAsLong()) {
+                int keep = (int) (limit.getAsLong() - rowsReturned);
+                if (keep < rows) {
+                    int[] positions = new int[keep];
+                    for (int i = 0; i < keep; i++) {
+                        positions[i] = i;
+                    }
+                    page.selectPositions(positions, 0, keep);
+                    rows = keep;
+                }
+                finished = true;
+            }
+            rowsReturned += rows;
+            return new OutputPage(page, current, outputs);
+        }
+        closeCurrent();
+        return null;
+    }
+
+    private boolean openNextFile() {
+        while (files.hasNext()) {
+            Optional<LakeParquetFile> file = LakeParquetFile.open(
+                    files.next(),
+                    readColumns,
+                    constraint,
+                    () -> table.get().lake().io(),
+                    OPTIONS,
+                    memoryContext);
+            if (file.isPresent()) {
+                current = file.get();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void closeCurrent() {
+        if (current != null) {
+            completedBytes += current.readBytes();
+            readTimeNanos += current.readTimeNanos();
+            LakeParquetFile file = current;
+            current = null;
+            file.close();
+        }
+    }
+
+    @Override
+    public Metrics getMetrics() {
+        return LakestreamMetrics.fastPath(lakeRows);
+    }
+
+    @Override
+    public long getCompletedBytes() {
+        return completedBytes + (current == null ? 0 : current.readBytes());
+    }
+
+    @Override
+    public OptionalLong getCompletedPositions() {
+        return OptionalLong.of(rowsReturned);
+    }
+
+    @Override
+    public long getReadTimeNanos() {
+        return readTimeNanos + (current == null ? 0 : current.readTimeNanos());
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public long getMemoryUsage() {
+        return memoryContext.getBytes();
+    }
+
+    @Override
+    public void close() {
+        finished = true;
+        closeCurrent();
+    }
+
+    @Override
+    public String toString() {
+        return "lake Parquet reader of " + tableName;
+    }
+
+    /** Makes one output block from the page of a file. */
+    private sealed interface Output permits ColumnOutput, RowIdOutput {
+        Block block(SourcePage page, LakeParquetFile file);
+    }
+
+    /** A read column: the reader's block, or NULLs if the file does not have the column. */
+    private record ColumnOutput(int readColumn, Type type) implements Output {
+        @Override
+        public Block block(SourcePage page, LakeParquetFile file) {
+            int channel = file.channel(readColumn);
+            return channel < 0
+                    ? RunLengthEncodedBlock.create(type, null, page.getPositionCount())
+                    : page.getBlock(channel);
+        }
+    }
+
+    /** The row id of a {@code DELETE}: the primary key as a row. */
+    private record RowIdOutput(List<ColumnOutput> fields) implements Output {
+        @Override
+        public Block block(SourcePage page, LakeParquetFile file) {
+            Block[] blocks = new Block[fields.size()];
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = fields.get(i).block(page, file);
+            }
+            return RowBlock.fromFieldBlocks(page.getPositionCount(), blocks);
+        }
+    }
+
+    /** The reader's page seen through the output channels; blocks stay lazy until the engine asks. */
+    private static final class OutputPage implements SourcePage {
+        private final SourcePage page;
+        private final LakeParquetFile file;
+        private final List<Output> outputs;
+
+        OutputPage(SourcePage page, LakeParquetFile file, List<Output> outputs) {
+            this.page = page;
+            this.file = file;
+            this.outputs = outputs;
+        }
+
+        @Override
+        public int getPositionCount() {
+            return page.getPositionCount();
+        }
+
+        @Override
+        public long getSizeInBytes() {
+            return page.getSizeInBytes();
+        }
+
+        @Override
+        public long getRetainedSizeInBytes() {
+            return page.getRetainedSizeInBytes();
+        }
+
+        @Override
+        public void retainedBytesForEachPart(ObjLongConsumer<Object> consumer) {
+            page.retainedBytesForEachPart(consumer);
+        }
+
+        @Override
+        public int getChannelCount() {
+            return outputs.size();
+        }
+
+        @Override
+        public Block getBlock(int channel) {
+            return outputs.get(channel).block(page, file);
+        }
+
+        @Override
+        public Page getPage() {
+            Block[] blocks = new Block[outputs.size()];
+            for (int channel = 0; channel < blocks.length; channel++) {
+                blocks[channel] = getBlock(channel);
+            }
+            return new Page(getPositionCount(), blocks);
+        }
+
+        @Override
+        public void selectPositions(int[] positions, int offset, int size) {
+            page.selectPositions(positions, offset, size);
+        }
+    }
+}

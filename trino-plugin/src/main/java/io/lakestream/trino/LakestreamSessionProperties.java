@@ -1,0 +1,25 @@
+package io.lakestream.trino;
+
+import static io.trino.spi.session.PropertyMetadata.booleanProperty;
+
+import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.session.PropertyMetadata;
+import java.util.List;
+
+/** Session properties of a Lakestream catalog ({@code SET SESSION lakestream.<name> = ...}). */
+public final class LakestreamSessionProperties {
+    /** Whether lake-only splits without deletes are read by Trino's Parquet reader (the fast path). */
+    public static final String NATIVE_PARQUET_READER_ENABLED = "native_parquet_reader_enabled";
+
+    public static final List<PropertyMetadata<?>> PROPERTIES = List.of(booleanProperty(
+            NATIVE_PARQUET_READER_ENABLED,
+            "Read lake files of splits without a log tail and without deletes with Trino's Parquet reader",
+            true,
+            false));
+
+    private LakestreamSessionProperties() {}
+
+    public static boolean isNativeParquetReaderEnabled(ConnectorSession session) {
+        return session.getProperty(NATIVE_PARQUET_READER_ENABLED, Boolean.class);
+    }
+}
