@@ -90,7 +90,12 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                     }
                     outputs.add(new RowIdOutput(fields));
                 }
-                case CHANGE -> throw new IllegalArgumentException("not a lake column: " + column);
+                // one bucket per split, or none: lake files of a table without a bucket key
+                case BUCKET ->
+                    outputs.add(new ConstantOutput(
+                            column.type(),
+                            split.bucket().isPresent() ? (long) split.bucket().getAsInt() : null));
+                case CHANGE, OFFSET -> throw new IllegalArgumentException("not a lake column: " + column);
             }
         }
         this.outputs = List.copyOf(outputs);
@@ -98,6 +103,10 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.constraint = new LinkedHashMap<>();
         List<LakeRowFilter.ColumnDomain> domains = new ArrayList<>();
         handle.constraint().getDomains().orElse(Map.of()).forEach((column, domain) -> {
+            if (!column.isUserColumn()) {
+                // $bucket: enforced by choosing splits, and constant within one
+                return;
+            }
             int fieldId = column.fieldId().orElseThrow();
             constraint.put(fieldId, domain);
             if (!domain.isAll()) {
@@ -230,8 +239,16 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     }
 
     /** Makes one output block from the page of a file. */
-    private sealed interface Output permits ColumnOutput, RowIdOutput {
+    private sealed interface Output permits ColumnOutput, RowIdOutput, ConstantOutput {
         Block block(SourcePage page, LakeParquetFile file);
+    }
+
+    /** The same value in every row: the split's bucket ({@code $bucket}). */
+    private record ConstantOutput(Type type, Object value) implements Output {
+        @Override
+        public Block block(SourcePage page, LakeParquetFile file) {
+            return RunLengthEncodedBlock.create(type, value, page.getPositionCount());
+        }
     }
 
     /** A read column: the reader's block, or NULLs if the file does not have the column. */

@@ -38,6 +38,7 @@ public enum LakestreamReadPath {
                 // columns the lake files hold (user columns, and the primary key as the row id of a DELETE)
                 && columns.stream()
                         .allMatch(column -> column.kind() == LakestreamColumnHandle.Kind.USER
-                                || column.kind() == LakestreamColumnHandle.Kind.ROW_ID);
+                                || column.kind() == LakestreamColumnHandle.Kind.ROW_ID
+                                || column.kind() == LakestreamColumnHandle.Kind.BUCKET);
     }
 }

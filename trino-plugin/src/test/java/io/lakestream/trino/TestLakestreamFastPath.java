@@ -188,6 +188,13 @@ final class TestLakestreamFastPath extends AbstractLakestreamSqlTest {
         assertQuery("SELECT count(*), count_if(v = 'log') FROM mixed", "VALUES (37, 0)");
         assertThat(fastPathSplits("SELECT * FROM mixed")).isEqualTo(4);
         assertSameOnBothPaths("SELECT * FROM mixed");
+        // the hidden $bucket column is constant per split: the fast path serves it, and a filter on it
+        // (enforced by choosing splits) too
+        assertThat(fastPathSplits("SELECT id, \"$bucket\" FROM mixed")).isEqualTo(4);
+        assertSameOnBothPaths("SELECT id, \"$bucket\" FROM mixed");
+        assertThat(fastPathSplits("SELECT id FROM mixed WHERE \"$bucket\" = 1 AND id > 3"))
+                .isEqualTo(1);
+        assertSameOnBothPaths("SELECT id, \"$bucket\" FROM mixed WHERE \"$bucket\" = 1 AND id > 3");
     }
 
     @Test
