@@ -143,11 +143,11 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         };
     }
 
-    /** {@code DELETE FROM} (on primary-key tables); other row-level commands fail with a clear error. */
+    /** {@code DELETE FROM}, {@code UPDATE} and {@code MERGE INTO} (on primary-key tables). */
     @Override
     public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
         requireWritable();
-        LakestreamDeleteOperation operation = LakestreamDeleteOperation.create(this, info);
+        LakestreamRowLevelOperation operation = LakestreamRowLevelOperation.create(this, info);
         return () -> operation;
     }
 

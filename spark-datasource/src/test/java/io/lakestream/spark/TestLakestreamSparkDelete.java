@@ -182,8 +182,8 @@ class TestLakestreamSparkDelete {
         testing.sql("INSERT INTO ls.del.readonly VALUES (1, 'a', 10, 1.0)");
         assertThatThrownBy(() -> testing.sql("DELETE FROM ls.del.`readonly$lake` WHERE id = 1"))
                 .hasMessageContaining("read-only");
-        assertThatThrownBy(() -> testing.sql("UPDATE ls.del.readonly SET score = 1 WHERE id = 1"))
-                .hasMessageContaining("not supported");
+        assertThatThrownBy(() -> testing.sql("UPDATE ls.del.`readonly$lake` SET score = 1 WHERE id = 1"))
+                .hasMessageContaining("read-only");
         assertThat(ids("readonly")).containsExactly(List.of(1L));
     }
 

@@ -21,47 +21,43 @@ import org.apache.spark.sql.connector.write.SupportsDelta;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * {@code DELETE FROM t WHERE ...} on a primary-key table, as a delta operation: Spark scans the table
- * with a union read (always the union, whatever read mode is configured), keeps the rows that match
- * the condition (any predicate Spark can evaluate), and hands their primary keys to the tasks, which
- * stage one delete change per key; the driver publishes all of them as one log commit keyed by the
- * query id, like an insert.
+ * {@code DELETE}, {@code UPDATE} and {@code MERGE INTO} on a primary-key table, as a delta operation:
+ * Spark scans the table with a union read (always the union, whatever read mode is configured),
+ * finds the affected rows (any predicate or join Spark can evaluate), and hands the tasks their
+ * primary keys (the row id) with the new rows; the tasks stage delete and upsert changes, and the
+ * driver publishes all of them as one log commit keyed by the query id, like an insert.
  */
-final class LakestreamDeleteOperation implements SupportsDelta {
+final class LakestreamRowLevelOperation implements SupportsDelta {
     private final LakestreamTable table;
+    private final Command command;
 
-    private LakestreamDeleteOperation(LakestreamTable table) {
+    private LakestreamRowLevelOperation(LakestreamTable table, Command command) {
         this.table = requireNonNull(table, "table is null");
+        this.command = requireNonNull(command, "command is null");
     }
 
     /** The operation, or a clear error for what the table does not support. */
-    static LakestreamDeleteOperation create(LakestreamTable table, RowLevelOperationInfo info) {
+    static LakestreamRowLevelOperation create(LakestreamTable table, RowLevelOperationInfo info) {
         RowLevelOperation.Command command = info.command();
-        if (command != RowLevelOperation.Command.DELETE) {
-            throw new LakestreamException(
-                    UNSUPPORTED_OPERATION,
-                    "%s is not supported on Lakestream tables yet (%s); DELETE FROM and INSERT INTO are"
-                            .formatted(command, table.name()));
-        }
         io.lakestream.table.LakestreamTable lakestream = table.table();
         if (!lakestream.definition().hasPrimaryKey()) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
-                    "DELETE FROM %s is not supported: it is an append-only table (no primary key), whose log only takes inserts; "
-                                    .formatted(table.name())
-                            + "deletes need a table created with TBLPROPERTIES ('primary-key'='...')");
+                    "%s on %s is not supported: it is an append-only table (no primary key), whose log only takes inserts; "
+                                    .formatted(command, table.name())
+                            + "deletes and updates need a table created with TBLPROPERTIES ('primary-key'='...')");
         }
-        return new LakestreamDeleteOperation(table);
+        return new LakestreamRowLevelOperation(table, command);
     }
 
     @Override
     public Command command() {
-        return Command.DELETE;
+        return command;
     }
 
     @Override
     public String description() {
-        return "delete from " + table.name();
+        return command.name().toLowerCase(Locale.ROOT) + " " + table.name();
     }
 
     @Override
@@ -87,12 +83,12 @@ final class LakestreamDeleteOperation implements SupportsDelta {
                 return new DeltaWrite() {
                     @Override
                     public String description() {
-                        return "delete changes into " + table.name();
+                        return "delete and upsert changes into " + table.name();
                     }
 
                     @Override
                     public DeltaBatchWrite toBatch() {
-                        return new LakestreamDeleteBatchWrite(
+                        return new LakestreamDeltaBatchWrite(
                                 table.ref(), new LakestreamBatchWrite(table.ref(), table.table(), queryId));
                     }
                 };

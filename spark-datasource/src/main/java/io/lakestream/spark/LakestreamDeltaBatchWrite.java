@@ -12,18 +12,18 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * insert's ({@link LakestreamBatchWrite}): one log commit keyed by the query id, staged segments
  * deleted on abort.
  */
-final class LakestreamDeleteBatchWrite implements DeltaBatchWrite {
+final class LakestreamDeltaBatchWrite implements DeltaBatchWrite {
     private final LakestreamTableRef ref;
     private final LakestreamBatchWrite commitProtocol;
 
-    LakestreamDeleteBatchWrite(LakestreamTableRef ref, LakestreamBatchWrite commitProtocol) {
+    LakestreamDeltaBatchWrite(LakestreamTableRef ref, LakestreamBatchWrite commitProtocol) {
         this.ref = requireNonNull(ref, "ref is null");
         this.commitProtocol = requireNonNull(commitProtocol, "commitProtocol is null");
     }
 
     @Override
     public DeltaWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-        return new LakestreamDeleteWriterFactory(ref);
+        return new LakestreamDeltaWriterFactory(ref);
     }
 
     @Override

@@ -11,13 +11,13 @@ import org.apache.spark.sql.connector.write.DeltaWriterFactory;
  *
  * @param table where to load the table
  */
-record LakestreamDeleteWriterFactory(LakestreamTableRef table) implements DeltaWriterFactory {
-    LakestreamDeleteWriterFactory {
+record LakestreamDeltaWriterFactory(LakestreamTableRef table) implements DeltaWriterFactory {
+    LakestreamDeltaWriterFactory {
         requireNonNull(table, "table is null");
     }
 
     @Override
     public DeltaWriter<InternalRow> createWriter(int partitionId, long taskId) {
-        return new LakestreamDeleteWriter(table.load(), partitionId, taskId);
+        return new LakestreamDeltaWriter(table.load(), partitionId, taskId);
     }
 }
