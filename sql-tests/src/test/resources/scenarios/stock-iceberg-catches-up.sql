@@ -3,18 +3,18 @@
 -- trino:
 CREATE TABLE ${schema}.stock (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2);
 INSERT INTO ${schema}.stock VALUES (1, 'a'), (2, 'b');
-SELECT count(*) FROM iceberg.${schema}.stock;
+SELECT count(*) FROM iceberg.${schema_name}.stock;
 -- expect:
 -- 0
 -- tier: stock
-SELECT id, v FROM iceberg.${schema}.stock;
+SELECT id, v FROM iceberg.${schema_name}.stock;
 -- expect:
 -- 1 | a
 -- 2 | b
 -- spark:
 INSERT INTO ${schema}.stock VALUES (2, 'b2'), (3, 'c');
 -- trino:
-SELECT id, v FROM iceberg.${schema}.stock;
+SELECT id, v FROM iceberg.${schema_name}.stock;
 -- expect:
 -- 1 | a
 -- 2 | b
@@ -24,7 +24,7 @@ SELECT id, v FROM ${schema}.stock;
 -- 2 | b2
 -- 3 | c
 -- tier: stock
-SELECT id, v FROM iceberg.${schema}.stock;
+SELECT id, v FROM iceberg.${schema_name}.stock;
 -- expect:
 -- 1 | a
 -- 2 | b2

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -54,7 +55,11 @@ public final class LakestreamCatalog implements Closeable {
     public static LakestreamCatalog open(CatalogConfig config) {
         Catalog catalog;
         try {
-            catalog = CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, config.icebergProperties(), new Configuration());
+            Map<String, String> properties = config.icebergProperties();
+            if (config.type().equals("jdbc")) {
+                JdbcDrivers.register(properties.get(CatalogProperties.URI));
+            }
+            catalog = CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, new Configuration());
         } catch (RuntimeException e) {
             throw new LakestreamException(
                     LakestreamError.INVALID_CATALOG_CONFIG,

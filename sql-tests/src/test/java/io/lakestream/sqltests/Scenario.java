@@ -24,7 +24,9 @@ import java.util.Locale;
  * </pre>
  *
  * Any other comment line is a comment (but not inside a statement, and not right after expected
- * rows). {@code ${schema}} is the scenario's own schema, {@code lakestream.sc_<file name>}, in both
+ * rows). {@code ${schema_name}} is the schema without the catalog (for another catalog over the same
+ * warehouse, e.g. {@code iceberg.${schema_name}.t}).
+ * {@code ${schema}} is the scenario's own schema, {@code lakestream.sc_<file name>}, in both
  * engines.
  */
 record Scenario(String name, List<Step> steps) {

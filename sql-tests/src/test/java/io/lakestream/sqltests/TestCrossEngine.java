@@ -133,7 +133,7 @@ final class TestCrossEngine {
         engines.spark("CREATE TABLE " + s + ".items (id BIGINT, name STRING, qty INT)"
                 + " TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
         engines.spark("INSERT INTO " + s + ".items VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)");
-        String stock = "SELECT id, name, qty FROM iceberg." + s + ".items ORDER BY id";
+        String stock = "SELECT id, name, qty FROM iceberg." + s.substring(s.indexOf('.') + 1) + ".items ORDER BY id";
         String lake = "SELECT id, name, qty FROM " + s + ".\"items$lake\" ORDER BY id";
         // the lake-only reader sees nothing before tiering; the union read sees the log
         assertThat(engines.trino(stock)).isEmpty();

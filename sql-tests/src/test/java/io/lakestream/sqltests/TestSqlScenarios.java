@@ -102,7 +102,10 @@ final class TestSqlScenarios {
                 case Scenario.Delete delete ->
                     engines.delete(schemaName, delete.table(), List.of(Map.of(delete.column(), delete.key())));
                 case Scenario.Statement statement -> {
-                    String sql = statement.sql().replace("${schema}", schema);
+                    String sql = statement
+                            .sql()
+                            .replace("${schema_name}", schema.substring(schema.indexOf('.') + 1))
+                            .replace("${schema}", schema);
                     if (statement.engine() != Scenario.Engine.SPARK) {
                         check(where + " (Trino)", () -> engines.trino(sql), statement.expectation());
                     }

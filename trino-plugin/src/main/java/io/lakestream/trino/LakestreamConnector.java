@@ -5,6 +5,10 @@ import static java.util.Objects.requireNonNull;
 import com.google.inject.Inject;
 import io.airlift.bootstrap.LifeCycleManager;
 import io.airlift.log.Logger;
+import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorMetadata;
+import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorPageSinkProvider;
+import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorPageSourceProvider;
+import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorSplitManager;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorCapabilities;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -21,6 +25,7 @@ import org.apache.arrow.memory.BufferAllocator;
 
 public final class LakestreamConnector implements Connector {
     private static final Logger log = Logger.get(LakestreamConnector.class);
+    private static final ClassLoader CLASS_LOADER = LakestreamConnector.class.getClassLoader();
 
     private final LifeCycleManager lifeCycleManager;
     private final LakestreamMetadata metadata;
@@ -53,22 +58,26 @@ public final class LakestreamConnector implements Connector {
 
     @Override
     public ConnectorMetadata getMetadata(ConnectorSession session, ConnectorTransactionHandle transaction) {
-        return metadata;
+        return new ClassLoaderSafeConnectorMetadata(metadata, CLASS_LOADER);
     }
+
+    // Every entry point runs with the plugin's class loader as the context class loader: Iceberg and
+    // Hadoop load classes through it, and Trino's threads carry the engine's (the ClassLoaderSafe
+    // wrappers are the ones Trino's own connectors use)
 
     @Override
     public ConnectorSplitManager getSplitManager() {
-        return splitManager;
+        return new ClassLoaderSafeConnectorSplitManager(splitManager, CLASS_LOADER);
     }
 
     @Override
     public ConnectorPageSourceProvider getPageSourceProvider() {
-        return pageSourceProvider;
+        return new ClassLoaderSafeConnectorPageSourceProvider(pageSourceProvider, CLASS_LOADER);
     }
 
     @Override
     public ConnectorPageSinkProvider getPageSinkProvider() {
-        return pageSinkProvider;
+        return new ClassLoaderSafeConnectorPageSinkProvider(pageSinkProvider, CLASS_LOADER);
     }
 
     @Override

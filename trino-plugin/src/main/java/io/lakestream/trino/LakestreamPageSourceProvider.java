@@ -44,11 +44,14 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         UnionSplit unionSplit = ((LakestreamSplit) split).unionSplit();
         List<LakestreamColumnHandle> columnHandles =
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList();
+        ConnectorPageSource source;
         if (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles) == LakestreamReadPath.LAKE_PARQUET) {
-            return new LakeParquetPageSource(
+            source = new LakeParquetPageSource(
                     () -> catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles);
+        } else {
+            source = new LakestreamPageSource(
+                    catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);
         }
-        return new LakestreamPageSource(
-                catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);
+        return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
     }
 }
