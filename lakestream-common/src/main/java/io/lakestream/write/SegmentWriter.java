@@ -4,7 +4,6 @@ import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import com.google.common.io.CountingOutputStream;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
@@ -28,7 +27,10 @@ final class SegmentWriter implements AutoCloseable {
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
-    private final ArrowValueWriter[] writers;
+    private final ValueConverter[] converters;
+    private final FieldVector[] vectors;
+    private final TinyIntVector changeTypes;
+    private final TimeStampMicroTZVector timestamps;
     private final FieldVector[] userVectors;
     private final int batchRows;
     private final VectorSchemaRoot root;
@@ -44,13 +46,13 @@ final class SegmentWriter implements AutoCloseable {
             StreamLog log,
             int bucket,
             Schema arrowSchema,
-            List<ArrowValueWriter> columnWriters,
+            ValueConverter[] converters,
             BufferAllocator allocator,
             int batchRows) {
         this.log = log;
         this.bucket = bucket;
         this.relativePath = LogPaths.newSegmentPath(bucket);
-        this.writers = columnWriters.toArray(ArrowValueWriter[]::new);
+        this.converters = converters;
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);
         try {
@@ -66,16 +68,24 @@ final class SegmentWriter implements AutoCloseable {
         } catch (IOException e) {
             throw ioError(e);
         }
+        List<FieldVector> fieldVectors = root.getFieldVectors();
+        this.vectors = fieldVectors.toArray(FieldVector[]::new);
+        this.changeTypes = (TinyIntVector) vectors[0];
+        this.timestamps = (TimeStampMicroTZVector) vectors[1];
+        this.userVectors = fieldVectors.subList(2, vectors.length).toArray(FieldVector[]::new);
+        for (FieldVector vector : vectors) {
+            vector.setInitialCapacity(batchRows);
+        }
         root.allocateNew();
-        List<FieldVector> vectors = root.getFieldVectors();
-        this.userVectors = vectors.subList(2, vectors.size()).toArray(FieldVector[]::new);
+        ensureBatchCapacity();
     }
 
-    void write(ChangeType changeType, long timestampMicros, Object[] values) {
-        ((TinyIntVector) root.getVector(0)).setSafe(rowsInBatch, changeType.code());
-        ((TimeStampMicroTZVector) root.getVector(1)).setSafe(rowsInBatch, timestampMicros);
-        for (int i = 0; i < values.length; i++) {
-            writers[i].write(userVectors[i], rowsInBatch, values[i]);
+    void write(ChangeType changeType, long timestampMicros, ConvertedRow row) {
+        int index = rowsInBatch;
+        changeTypes.set(index, changeType.code());
+        timestamps.set(index, timestampMicros);
+        for (int i = 0; i < userVectors.length; i++) {
+            converters[i].write(userVectors[i], index, row, i);
         }
         rowsInBatch++;
         rowCount++;
@@ -121,10 +131,23 @@ final class SegmentWriter implements AutoCloseable {
         } catch (IOException e) {
             throw ioError(e);
         }
-        for (FieldVector vector : root.getFieldVectors()) {
+        for (FieldVector vector : vectors) {
             vector.reset();
         }
+        ensureBatchCapacity();
         rowsInBatch = 0;
+    }
+
+    /**
+     * Makes room for a whole batch in every vector, so fixed-width values are set without a capacity
+     * check per value (variable-width data still grows as needed). {@code reset()} keeps the room.
+     */
+    private void ensureBatchCapacity() {
+        for (FieldVector vector : vectors) {
+            while (vector.getValueCapacity() < batchRows) {
+                vector.reAlloc();
+            }
+        }
     }
 
     @Override
