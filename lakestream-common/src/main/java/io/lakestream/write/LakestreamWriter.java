@@ -1,5 +1,6 @@
 package io.lakestream.write;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
@@ -70,6 +71,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
+        checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
         this.table = requireNonNull(table, "table is null");
         this.definition = table.definition();
         this.log = table.log();

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.channels.Channels;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TinyIntVector;
@@ -32,6 +33,10 @@ final class SegmentWriter implements AutoCloseable {
     private final TinyIntVector changeTypes;
     private final TimeStampMicroTZVector timestamps;
     private final FieldVector[] userVectors;
+    /** Buffer addresses of the user vectors, current after every (re)allocation; see ensureBatchCapacity. */
+    private final long[] validityAddresses;
+
+    private final long[] dataAddresses;
     private final int batchRows;
     private final VectorSchemaRoot root;
     private final CountingOutputStream output;
@@ -73,6 +78,8 @@ final class SegmentWriter implements AutoCloseable {
         this.changeTypes = (TinyIntVector) vectors[0];
         this.timestamps = (TimeStampMicroTZVector) vectors[1];
         this.userVectors = fieldVectors.subList(2, vectors.length).toArray(FieldVector[]::new);
+        this.validityAddresses = new long[userVectors.length];
+        this.dataAddresses = new long[userVectors.length];
         for (FieldVector vector : vectors) {
             vector.setInitialCapacity(batchRows);
         }
@@ -82,10 +89,12 @@ final class SegmentWriter implements AutoCloseable {
 
     void write(ChangeType changeType, long timestampMicros, ConvertedRow row) {
         int index = rowsInBatch;
-        changeTypes.set(index, changeType.code());
-        timestamps.set(index, timestampMicros);
+        ValueConverter.setBit(changeTypes.getValidityBufferAddress(), index);
+        MemoryUtil.putByte(changeTypes.getDataBufferAddress() + index, changeType.code());
+        ValueConverter.setBit(timestamps.getValidityBufferAddress(), index);
+        MemoryUtil.putLong(timestamps.getDataBufferAddress() + (long) index * Long.BYTES, timestampMicros);
         for (int i = 0; i < userVectors.length; i++) {
-            converters[i].write(userVectors[i], index, row, i);
+            converters[i].write(userVectors[i], validityAddresses[i], dataAddresses[i], index, row, i);
         }
         rowsInBatch++;
         rowCount++;
@@ -140,13 +149,19 @@ final class SegmentWriter implements AutoCloseable {
 
     /**
      * Makes room for a whole batch in every vector, so fixed-width values are set without a capacity
-     * check per value (variable-width data still grows as needed). {@code reset()} keeps the room.
+     * check per value (variable-width data still grows as needed), and records the buffer addresses
+     * the user columns' fixed-width values are written to. Called before every batch; fixed-width
+     * buffers are reallocated only here ({@code reset()} keeps them).
      */
     private void ensureBatchCapacity() {
         for (FieldVector vector : vectors) {
             while (vector.getValueCapacity() < batchRows) {
                 vector.reAlloc();
             }
+        }
+        for (int i = 0; i < userVectors.length; i++) {
+            validityAddresses[i] = userVectors[i].getValidityBufferAddress();
+            dataAddresses[i] = userVectors[i].getDataBufferAddress();
         }
     }
 

@@ -13,20 +13,13 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.UUID;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TimeMicroVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.util.DecimalUtility;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.BucketUtil;
@@ -259,26 +252,41 @@ final class ValueConverter {
 
     /**
      * Writes the converted value in slot {@code column} of {@code row}, or a null, at {@code index}
-     * of this column's vector. Fixed-width vectors must already have room for {@code index}.
+     * of this column's vector. {@code validityAddress} and {@code dataAddress} are the current
+     * addresses of the vector's validity and data buffers: fixed-width values are stored there
+     * directly, without Arrow's per-access checks, so the caller must have made room for {@code
+     * index} (see {@code SegmentWriter}) and must pass the addresses of the buffers after any
+     * reallocation. Variable-width values grow their vector as needed.
      */
-    void write(FieldVector vector, int index, ConvertedRow row, int column) {
+    void write(FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
         if (row.nulls[column]) {
             vector.setNull(index);
             return;
         }
         long value = row.longs[column];
         switch (kind) {
-            case BOOLEAN -> ((BitVector) vector).set(index, (int) value);
-            case INTEGER -> ((IntVector) vector).set(index, (int) value);
-            case LONG -> ((BigIntVector) vector).set(index, value);
-            case FLOAT -> ((Float4Vector) vector).set(index, Float.intBitsToFloat((int) value));
-            case DOUBLE -> ((Float8Vector) vector).set(index, Double.longBitsToDouble(value));
-            case LONG_DECIMAL -> ((DecimalVector) vector).set(index, value);
+            case BOOLEAN -> {
+                setBit(validityAddress, index);
+                if (value != 0) {
+                    setBit(dataAddress, index);
+                } else {
+                    clearBit(dataAddress, index);
+                }
+            }
+            case INTEGER, FLOAT, DATE -> {
+                setBit(validityAddress, index);
+                MemoryUtil.putInt(dataAddress + (long) index * Integer.BYTES, (int) value);
+            }
+            case LONG, DOUBLE, TIME, TIMESTAMP, TIMESTAMPTZ -> {
+                setBit(validityAddress, index);
+                MemoryUtil.putLong(dataAddress + (long) index * Long.BYTES, value);
+            }
+            case LONG_DECIMAL -> {
+                setBit(validityAddress, index);
+                DecimalUtility.writeLongToArrowBuf(
+                        value, ((DecimalVector) vector).getDataBuffer(), index, DecimalVector.TYPE_WIDTH);
+            }
             case DECIMAL -> ((DecimalVector) vector).set(index, (BigDecimal) row.objects[column]);
-            case DATE -> ((DateDayVector) vector).set(index, (int) value);
-            case TIME -> ((TimeMicroVector) vector).set(index, value);
-            case TIMESTAMP -> ((TimeStampMicroVector) vector).set(index, value);
-            case TIMESTAMPTZ -> ((TimeStampMicroTZVector) vector).set(index, value);
             case STRING ->
                 ((VarCharVector) vector)
                         .setSafe(index, ((String) row.objects[column]).getBytes(StandardCharsets.UTF_8));
@@ -286,6 +294,17 @@ final class ValueConverter {
             case FIXED -> ((FixedSizeBinaryVector) vector).set(index, (byte[]) row.objects[column]);
             case BINARY -> ((VarBinaryVector) vector).setSafe(index, (byte[]) row.objects[column]);
         }
+    }
+
+    /** Sets bit {@code index} of the bitmap at {@code address} (Arrow's LSB-first bit order). */
+    static void setBit(long address, int index) {
+        long byteAddress = address + (index >>> 3);
+        MemoryUtil.putByte(byteAddress, (byte) (MemoryUtil.getByte(byteAddress) | (1 << (index & 7))));
+    }
+
+    private static void clearBit(long address, int index) {
+        long byteAddress = address + (index >>> 3);
+        MemoryUtil.putByte(byteAddress, (byte) (MemoryUtil.getByte(byteAddress) & ~(1 << (index & 7))));
     }
 
     /** Iceberg's bucket hash of the converted non-null value, as {@link BucketFunction#hash} computes it. */
