@@ -47,14 +47,33 @@ public final class BucketFunction {
                 "expected %s key values, got %s",
                 keyTypes.size(),
                 keyValues.length);
-        int hash;
         if (keyValues.length == 1) {
-            hash = hash(keyTypes.getFirst(), keyValues[0]);
-        } else {
-            hash = 0;
-            for (int i = 0; i < keyValues.length; i++) {
-                hash = 31 * hash + hash(keyTypes.get(i), keyValues[i]);
-            }
+            return bucketOfHash(hash(keyTypes.getFirst(), keyValues[0]));
+        }
+        int[] hashes = new int[keyValues.length];
+        for (int i = 0; i < keyValues.length; i++) {
+            hashes[i] = hash(keyTypes.get(i), keyValues[i]);
+        }
+        return bucketOfHashes(hashes);
+    }
+
+    /**
+     * The bucket of a key given as the {@link #hash} of each key column, in key order: the same
+     * bucket as {@link #bucket} of the values. Lets a caller that holds physical values (e.g. a long
+     * for a timestamp) hash them without boxing.
+     */
+    public int bucketOfHashes(int[] columnHashes) {
+        checkArgument(
+                columnHashes.length == keyTypes.size(),
+                "expected %s key hashes, got %s",
+                keyTypes.size(),
+                columnHashes.length);
+        if (columnHashes.length == 1) {
+            return bucketOfHash(columnHashes[0]);
+        }
+        int hash = 0;
+        for (int columnHash : columnHashes) {
+            hash = 31 * hash + columnHash;
         }
         return bucketOfHash(hash);
     }

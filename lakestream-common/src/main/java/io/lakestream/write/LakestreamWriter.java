@@ -1,5 +1,6 @@
 package io.lakestream.write;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
@@ -7,7 +8,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.bucket.BucketFunction;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.StagedSegment;
@@ -42,9 +42,16 @@ public final class LakestreamWriter implements AutoCloseable {
     private final BufferAllocator allocator;
     private final RowConverter rowConverter;
     private final Schema arrowSchema;
-    private final List<ArrowValueWriter> columnWriters;
+    private final ValueConverter[] converters;
+    private final boolean hasPrimaryKey;
+    /** Empty for a table without a bucket key: rows are spread round-robin. */
     private final Optional<BucketFunction> bucketFunction;
+
     private final int[] bucketKeyPositions;
+    private final int[] bucketKeyHashes;
+    /** The row being written, reused for every row. */
+    private final ConvertedRow row;
+
     private final SegmentWriter[] segments;
     private final Clock clock;
     private final int batchRows;
@@ -64,6 +71,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
+        checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
         this.table = requireNonNull(table, "table is null");
         this.definition = table.definition();
         this.log = table.log();
@@ -71,13 +79,17 @@ public final class LakestreamWriter implements AutoCloseable {
                 .newChildAllocator("writer-" + table.identifier(), 0, Long.MAX_VALUE);
         this.clock = requireNonNull(clock, "clock is null");
         this.batchRows = batchRows;
-        this.rowConverter = new RowConverter(definition);
         this.arrowSchema = LogSchema.arrowSchema(definition.schema());
-        this.columnWriters = definition.schema().columns().stream()
-                .map(column -> ArrowValueWriter.forType(column.type()))
-                .toList();
+        this.rowConverter = new RowConverter(definition);
+        this.converters = new ValueConverter[rowConverter.columnCount()];
+        for (int i = 0; i < converters.length; i++) {
+            converters[i] = rowConverter.converter(i);
+        }
+        this.hasPrimaryKey = definition.hasPrimaryKey();
         this.bucketFunction = table.bucketFunction();
         this.bucketKeyPositions = table.bucketKeyPositions();
+        this.bucketKeyHashes = new int[bucketKeyPositions.length];
+        this.row = new ConvertedRow(converters.length);
         this.segments = new SegmentWriter[definition.bucketCount()];
         this.nextRoundRobinBucket = ThreadLocalRandom.current().nextInt(definition.bucketCount());
     }
@@ -85,34 +97,34 @@ public final class LakestreamWriter implements AutoCloseable {
     /** Appends a row to an append-only table. */
     public void append(Map<String, ?> row) {
         requireAppendOnly();
-        write(ChangeType.INSERT, () -> rowConverter.convert(row, ChangeType.INSERT));
+        write(ChangeType.INSERT, row);
     }
 
     public void append(Record row) {
         requireAppendOnly();
-        write(ChangeType.INSERT, () -> rowConverter.convert(row, ChangeType.INSERT));
+        write(ChangeType.INSERT, row);
     }
 
     /** Inserts or replaces the row with this primary key. */
     public void upsert(Map<String, ?> row) {
         requirePrimaryKey("upsert");
-        write(ChangeType.UPSERT, () -> rowConverter.convert(row, ChangeType.UPSERT));
+        write(ChangeType.UPSERT, row);
     }
 
     public void upsert(Record row) {
         requirePrimaryKey("upsert");
-        write(ChangeType.UPSERT, () -> rowConverter.convert(row, ChangeType.UPSERT));
+        write(ChangeType.UPSERT, row);
     }
 
     /** Deletes the row with this primary key; only the key columns are read. */
     public void delete(Map<String, ?> key) {
         requirePrimaryKey("delete");
-        write(ChangeType.DELETE, () -> rowConverter.convert(key, ChangeType.DELETE));
+        write(ChangeType.DELETE, key);
     }
 
     public void delete(Record key) {
         requirePrimaryKey("delete");
-        write(ChangeType.DELETE, () -> rowConverter.convert(key, ChangeType.DELETE));
+        write(ChangeType.DELETE, key);
     }
 
     /** Publishes everything written as one commit. */
@@ -182,36 +194,54 @@ public final class LakestreamWriter implements AutoCloseable {
         abort();
     }
 
-    private void write(ChangeType changeType, java.util.function.Supplier<Object[]> converter) {
+    private void write(ChangeType changeType, Map<String, ?> values) {
         requireOpen();
-        Object[] values;
         try {
-            values = converter.get();
+            rowConverter.convert(values, changeType, row);
         } catch (LakestreamException e) {
-            abort(e.getMessage());
-            allocator.close();
-            throw e;
+            throw rejected(e);
         }
-        int bucket = bucketOf(values);
-        SegmentWriter segment = segments[bucket];
-        if (segment == null) {
-            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows);
-            segments[bucket] = segment;
-        }
-        segment.write(changeType, clock.millis() * 1000, values);
+        writeConverted(changeType);
     }
 
-    private int bucketOf(Object[] values) {
+    private void write(ChangeType changeType, Record values) {
+        requireOpen();
+        try {
+            rowConverter.convert(values, changeType, row);
+        } catch (LakestreamException e) {
+            throw rejected(e);
+        }
+        writeConverted(changeType);
+    }
+
+    /** An invalid row aborts the writer: nothing of its transaction becomes visible. */
+    private LakestreamException rejected(LakestreamException e) {
+        abort(e.getMessage());
+        allocator.close();
+        return e;
+    }
+
+    private void writeConverted(ChangeType changeType) {
+        int bucket = bucketOf(row);
+        SegmentWriter segment = segments[bucket];
+        if (segment == null) {
+            segment = new SegmentWriter(log, bucket, arrowSchema, converters, allocator, batchRows);
+            segments[bucket] = segment;
+        }
+        segment.write(changeType, clock.millis() * 1000, row);
+    }
+
+    private int bucketOf(ConvertedRow row) {
         if (bucketFunction.isEmpty()) {
             int bucket = nextRoundRobinBucket;
             nextRoundRobinBucket = (nextRoundRobinBucket + 1) % segments.length;
             return bucket;
         }
-        Object[] key = new Object[bucketKeyPositions.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = values[bucketKeyPositions[i]];
+        for (int i = 0; i < bucketKeyHashes.length; i++) {
+            int position = bucketKeyPositions[i];
+            bucketKeyHashes[i] = converters[position].bucketHash(row, position);
         }
-        return bucketFunction.get().bucket(key);
+        return bucketFunction.get().bucketOfHashes(bucketKeyHashes);
     }
 
     private void abort(String reason) {
@@ -241,7 +271,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     private void requireAppendOnly() {
-        if (definition.hasPrimaryKey()) {
+        if (hasPrimaryKey) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
                     "Table %s has a primary key %s: use upsert and delete instead of append"
@@ -250,7 +280,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     private void requirePrimaryKey(String operation) {
-        if (!definition.hasPrimaryKey()) {
+        if (!hasPrimaryKey) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
                     "Table %s is an append-only table (it has no primary key): %s is not supported, use append"

@@ -5,6 +5,7 @@ import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
 import io.lakestream.table.TableDefinition;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,92 +14,137 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 
 /**
- * Validates a row against the table schema and turns it into canonical values in schema order. A
- * delete row needs only the primary key; its other columns are stored as null.
+ * Validates a row against the table schema and converts it, in schema order, into a {@link
+ * ConvertedRow}. A delete row needs only the primary key; its other columns are stored as null.
+ *
+ * <p>Everything that depends only on the schema is resolved once: the converter of each column and,
+ * for {@link Record} input, where each table column is in the record's struct (cached per struct, so
+ * records of one schema are read by position). Not thread-safe, like the writer that owns it.
  */
 final class RowConverter {
     private final TableDefinition table;
-    private final List<Types.NestedField> columns;
-    private final Map<String, Integer> positions = new HashMap<>();
+    private final String[] names;
+    private final boolean[] required;
     private final boolean[] keyColumn;
+    private final ValueConverter[] converters;
+    private final Map<String, Integer> positions = new HashMap<>();
     private final Types.StructType tableStruct;
+    /** The struct of the last record converted, and its field position for each table column. */
+    private Types.StructType lastStruct;
+
+    private int[] lastFieldPositions;
 
     RowConverter(TableDefinition table) {
         this.table = table;
-        this.columns = table.schema().columns();
+        List<Types.NestedField> columns = table.schema().columns();
         this.tableStruct = table.schema().asStruct();
+        this.names = new String[columns.size()];
+        this.required = new boolean[columns.size()];
         this.keyColumn = new boolean[columns.size()];
+        this.converters = new ValueConverter[columns.size()];
         Set<String> primaryKey = Set.copyOf(table.primaryKey());
         for (int i = 0; i < columns.size(); i++) {
-            positions.put(columns.get(i).name(), i);
-            keyColumn[i] = primaryKey.contains(columns.get(i).name());
+            Types.NestedField column = columns.get(i);
+            names[i] = column.name();
+            required[i] = column.isRequired();
+            keyColumn[i] = primaryKey.contains(column.name());
+            converters[i] = ValueConverter.forType(column.type());
+            positions.put(column.name(), i);
         }
     }
 
-    Object[] convert(Map<String, ?> row, ChangeType changeType) {
+    int columnCount() {
+        return converters.length;
+    }
+
+    ValueConverter converter(int column) {
+        return converters[column];
+    }
+
+    void convert(Map<String, ?> row, ChangeType changeType, ConvertedRow converted) {
         for (String name : row.keySet()) {
             if (!positions.containsKey(name)) {
                 throw invalid("unknown column '%s'; the table's columns are %s".formatted(name, positions.keySet()));
             }
         }
-        Object[] values = new Object[columns.size()];
-        for (int i = 0; i < columns.size(); i++) {
-            values[i] = row.get(columns.get(i).name());
+        boolean delete = changeType == ChangeType.DELETE;
+        for (int i = 0; i < names.length; i++) {
+            if (delete && !keyColumn[i]) {
+                converted.nulls[i] = true;
+            } else {
+                convertValue(i, row.get(names[i]), converted);
+            }
         }
-        return validate(values, changeType);
     }
 
-    Object[] convert(Record record, ChangeType changeType) {
-        Object[] values = new Object[columns.size()];
-        if (record.struct().equals(tableStruct)) {
-            // the common case: a record of the table's own schema, read by position
-            for (int i = 0; i < values.length; i++) {
-                values[i] = record.get(i);
-            }
-            return validate(values, changeType);
+    void convert(Record record, ChangeType changeType, ConvertedRow converted) {
+        Types.StructType struct = record.struct();
+        if (struct != lastStruct) {
+            lastFieldPositions = fieldPositions(struct);
+            lastStruct = struct;
         }
-        for (Types.NestedField field : record.struct().fields()) {
-            Integer position = positions.get(field.name());
+        int[] fieldPositions = lastFieldPositions;
+        boolean delete = changeType == ChangeType.DELETE;
+        for (int i = 0; i < names.length; i++) {
+            if (delete && !keyColumn[i]) {
+                converted.nulls[i] = true;
+                continue;
+            }
+            Object value;
+            if (fieldPositions == null) {
+                value = record.get(i);
+            } else {
+                value = fieldPositions[i] < 0 ? null : record.get(fieldPositions[i]);
+            }
+            convertValue(i, value, converted);
+        }
+    }
+
+    /**
+     * Where each table column is in records of {@code struct} (-1: not there), or null for the
+     * table's own struct (read by position). Fails on a field the table does not have.
+     */
+    private int[] fieldPositions(Types.StructType struct) {
+        if (struct.equals(tableStruct)) {
+            return null;
+        }
+        int[] fieldPositions = new int[names.length];
+        Arrays.fill(fieldPositions, -1);
+        List<Types.NestedField> fields = struct.fields();
+        for (int field = 0; field < fields.size(); field++) {
+            String name = fields.get(field).name();
+            Integer position = positions.get(name);
             if (position == null) {
-                throw invalid(
-                        "unknown column '%s'; the table's columns are %s".formatted(field.name(), positions.keySet()));
+                throw invalid("unknown column '%s'; the table's columns are %s".formatted(name, positions.keySet()));
             }
-            values[position] = record.getField(field.name());
+            fieldPositions[position] = field;
         }
-        return validate(values, changeType);
+        return fieldPositions;
     }
 
-    private Object[] validate(Object[] values, ChangeType changeType) {
-        for (int i = 0; i < columns.size(); i++) {
-            Types.NestedField column = columns.get(i);
-            if (changeType == ChangeType.DELETE && !keyColumn[i]) {
-                values[i] = null;
-                continue;
+    private void convertValue(int column, Object value, ConvertedRow converted) {
+        if (value == null) {
+            if (keyColumn[column]) {
+                throw invalid("primary key column '%s' is null; every row needs a value for each of %s"
+                        .formatted(names[column], table.primaryKey()));
             }
-            if (values[i] == null) {
-                if (keyColumn[i]) {
-                    throw invalid("primary key column '%s' is null; every row needs a value for each of %s"
-                            .formatted(column.name(), table.primaryKey()));
-                }
-                if (column.isRequired()) {
-                    throw invalid("column '%s' is NOT NULL but the row has no value for it".formatted(column.name()));
-                }
-                continue;
+            if (required[column]) {
+                throw invalid("column '%s' is NOT NULL but the row has no value for it".formatted(names[column]));
             }
-            Object value = values[i];
-            Object converted = ValueConverter.convert(column.type(), value);
-            if (converted == null) {
-                throw invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
-                        .formatted(
-                                column.name(),
-                                column.type(),
-                                value.getClass().getSimpleName(),
-                                abbreviate(value),
-                                ValueConverter.expectedJavaTypes(column.type())));
-            }
-            values[i] = converted;
+            converted.nulls[column] = true;
+            return;
         }
-        return values;
+        ValueConverter converter = converters[column];
+        if (!converter.convert(value, converted, column)) {
+            throw invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
+                    .formatted(
+                            names[column],
+                            converter.type(),
+                            value.getClass().getSimpleName(),
+                            abbreviate(value),
+                            ValueConverter.expectedJavaTypes(converter.type())));
+        }
+        converted.nulls[column] = false;
     }
 
     private static String abbreviate(Object value) {

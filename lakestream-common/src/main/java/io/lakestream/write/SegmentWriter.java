@@ -4,7 +4,6 @@ import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import com.google.common.io.CountingOutputStream;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
@@ -13,6 +12,7 @@ import java.io.IOException;
 import java.nio.channels.Channels;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TinyIntVector;
@@ -28,8 +28,15 @@ final class SegmentWriter implements AutoCloseable {
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
-    private final ArrowValueWriter[] writers;
+    private final ValueConverter[] converters;
+    private final FieldVector[] vectors;
+    private final TinyIntVector changeTypes;
+    private final TimeStampMicroTZVector timestamps;
     private final FieldVector[] userVectors;
+    /** Buffer addresses of the user vectors, current after every (re)allocation; see ensureBatchCapacity. */
+    private final long[] validityAddresses;
+
+    private final long[] dataAddresses;
     private final int batchRows;
     private final VectorSchemaRoot root;
     private final CountingOutputStream output;
@@ -44,13 +51,13 @@ final class SegmentWriter implements AutoCloseable {
             StreamLog log,
             int bucket,
             Schema arrowSchema,
-            List<ArrowValueWriter> columnWriters,
+            ValueConverter[] converters,
             BufferAllocator allocator,
             int batchRows) {
         this.log = log;
         this.bucket = bucket;
         this.relativePath = LogPaths.newSegmentPath(bucket);
-        this.writers = columnWriters.toArray(ArrowValueWriter[]::new);
+        this.converters = converters;
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);
         try {
@@ -66,16 +73,28 @@ final class SegmentWriter implements AutoCloseable {
         } catch (IOException e) {
             throw ioError(e);
         }
+        List<FieldVector> fieldVectors = root.getFieldVectors();
+        this.vectors = fieldVectors.toArray(FieldVector[]::new);
+        this.changeTypes = (TinyIntVector) vectors[0];
+        this.timestamps = (TimeStampMicroTZVector) vectors[1];
+        this.userVectors = fieldVectors.subList(2, vectors.length).toArray(FieldVector[]::new);
+        this.validityAddresses = new long[userVectors.length];
+        this.dataAddresses = new long[userVectors.length];
+        for (FieldVector vector : vectors) {
+            vector.setInitialCapacity(batchRows);
+        }
         root.allocateNew();
-        List<FieldVector> vectors = root.getFieldVectors();
-        this.userVectors = vectors.subList(2, vectors.size()).toArray(FieldVector[]::new);
+        ensureBatchCapacity();
     }
 
-    void write(ChangeType changeType, long timestampMicros, Object[] values) {
-        ((TinyIntVector) root.getVector(0)).setSafe(rowsInBatch, changeType.code());
-        ((TimeStampMicroTZVector) root.getVector(1)).setSafe(rowsInBatch, timestampMicros);
-        for (int i = 0; i < values.length; i++) {
-            writers[i].write(userVectors[i], rowsInBatch, values[i]);
+    void write(ChangeType changeType, long timestampMicros, ConvertedRow row) {
+        int index = rowsInBatch;
+        ValueConverter.setBit(changeTypes.getValidityBufferAddress(), index);
+        MemoryUtil.putByte(changeTypes.getDataBufferAddress() + index, changeType.code());
+        ValueConverter.setBit(timestamps.getValidityBufferAddress(), index);
+        MemoryUtil.putLong(timestamps.getDataBufferAddress() + (long) index * Long.BYTES, timestampMicros);
+        for (int i = 0; i < userVectors.length; i++) {
+            converters[i].write(userVectors[i], validityAddresses[i], dataAddresses[i], index, row, i);
         }
         rowsInBatch++;
         rowCount++;
@@ -121,10 +140,29 @@ final class SegmentWriter implements AutoCloseable {
         } catch (IOException e) {
             throw ioError(e);
         }
-        for (FieldVector vector : root.getFieldVectors()) {
+        for (FieldVector vector : vectors) {
             vector.reset();
         }
+        ensureBatchCapacity();
         rowsInBatch = 0;
+    }
+
+    /**
+     * Makes room for a whole batch in every vector, so fixed-width values are set without a capacity
+     * check per value (variable-width data still grows as needed), and records the buffer addresses
+     * the user columns' fixed-width values are written to. Called before every batch; fixed-width
+     * buffers are reallocated only here ({@code reset()} keeps them).
+     */
+    private void ensureBatchCapacity() {
+        for (FieldVector vector : vectors) {
+            while (vector.getValueCapacity() < batchRows) {
+                vector.reAlloc();
+            }
+        }
+        for (int i = 0; i < userVectors.length; i++) {
+            validityAddresses[i] = userVectors[i].getValidityBufferAddress();
+            dataAddresses[i] = userVectors[i].getDataBufferAddress();
+        }
     }
 
     @Override

@@ -20,8 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,6 +95,34 @@ class TestLakestreamWriter {
             assertThat(change.row().getField("id")).isEqualTo(9L);
             assertThat(change.row().getField("score")).isEqualTo(3);
         });
+    }
+
+    @Test
+    void recordsOfDifferentStructsInOneWriterAreReadByName() {
+        // the writer resolves a record struct's field positions once and reuses them while the struct repeats
+        Schema narrow = new Schema(
+                Types.NestedField.optional(7, "score", Types.IntegerType.get()),
+                Types.NestedField.required(8, "id", Types.LongType.get()));
+        try (LakestreamWriter writer = new LakestreamWriter(keyed, warehouse.allocator())) {
+            for (long id = 0; id < 6; id++) {
+                Record record =
+                        GenericRecord.create(id % 3 == 0 ? keyed.definition().schema() : narrow);
+                record.setField("id", id);
+                record.setField("score", (int) id * 10);
+                writer.upsert(record);
+            }
+            writer.commit();
+        }
+        assertThat(TestTypeRoundTrip.readAll(keyed, warehouse)).hasSize(6).allSatisfy(change -> {
+            long id = (Long) change.row().getField("id");
+            assertThat(change.row().getField("score")).isEqualTo((int) id * 10);
+            assertThat(change.row().getField("name")).isNull();
+        });
+        Record unknown = GenericRecord.create(new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(9, "colour", Types.StringType.get())));
+        unknown.setField("id", 1L);
+        assertRejected(keyed, writer -> writer.upsert(unknown), LakestreamError.INVALID_ROW, "unknown column 'colour'");
     }
 
     @Test
