@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -58,6 +59,10 @@ import org.apache.iceberg.types.Types;
  * are deleted before the error propagates.
  */
 public final class BucketRangeWriter {
+    private static final byte INSERT = ChangeType.INSERT.code();
+    private static final byte UPSERT = ChangeType.UPSERT.code();
+    private static final byte DELETE = ChangeType.DELETE.code();
+
     private final LakestreamTable table;
     private final Table lake;
     private final LogSnapshot log;
@@ -140,8 +145,9 @@ public final class BucketRangeWriter {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
                     int rows = batch.rowCount();
+                    ArrowBuf changeTypes = changeTypes(batch);
                     for (int i = 0; i < rows; i++) {
-                        if (batch.changeType(i) != ChangeType.INSERT) {
+                        if (changeTypes.getByte(i) != INSERT) {
                             throw unexpectedChange(task, batch, i, "an append-only table");
                         }
                     }
@@ -176,8 +182,7 @@ public final class BucketRangeWriter {
             List<BitSet> lastChange = new ArrayList<>();
             long changes = 0;
             ArrowRow row = new ArrowRow(bucket);
-            KeyEncoder key = new KeyEncoder(keyVectorPositions, keyTypes);
-            LastChangeIndex index = new LastChangeIndex();
+            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes);
             try (LogRangeReader reader = openRange(task)) {
                 while (reader.hasNext()) {
                     LogBatch batch = reader.next();
@@ -187,14 +192,15 @@ public final class BucketRangeWriter {
                     BitSet marks = new BitSet(rows);
                     lastChange.add(marks);
                     row.setBatch(batch.root());
+                    ArrowBuf changeTypes = changeTypes(batch);
                     for (int i = 0; i < rows; i++) {
-                        if (batch.changeType(i) == ChangeType.INSERT) {
+                        byte changeType = changeTypes.getByte(i);
+                        if (changeType != UPSERT && changeType != DELETE) {
                             throw unexpectedChange(task, batch, i, "a primary-key table");
                         }
                         row.setIndex(i);
-                        key.encode(row);
                         // Changes arrive in offset order: a later change of a key supersedes the earlier one.
-                        long previous = index.put(key, (long) batchNumber << 32 | i);
+                        long previous = index.put(row, (long) batchNumber << 32 | i);
                         if (previous >= 0) {
                             lastChange.get((int) (previous >>> 32)).clear((int) previous);
                         }
@@ -215,8 +221,9 @@ public final class BucketRangeWriter {
                     LogBatch batch = batches.get(b);
                     BitSet marks = lastChange.get(b);
                     row.setBatch(batch.root());
+                    ArrowBuf changeTypes = changeTypes(batch);
                     for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
-                        if (batch.changeType(i) == ChangeType.UPSERT) {
+                        if (changeTypes.getByte(i) == UPSERT) {
                             if (first) {
                                 verifyPartition(batch, i, bucket);
                                 first = false;
@@ -259,6 +266,11 @@ public final class BucketRangeWriter {
         } finally {
             batches.forEach(LogBatch::close);
         }
+    }
+
+    /** The batch's {@code __change_type} codes, one byte per row (the column is never null). */
+    private static ArrowBuf changeTypes(LogBatch batch) {
+        return batch.root().getVector(0).getDataBuffer();
     }
 
     /** Checks the partition of one row with Iceberg's own transform (see {@link LakeRows#verifyPartition}). */
