@@ -151,6 +151,7 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
         private final Types.NestedField field;
         private final int position;
         private final int nullDefinitionLevel;
+        private long nullCount;
 
         VectorWriter(ColumnDescriptor descriptor, Types.NestedField field, int position) {
             super(descriptor);
@@ -171,12 +172,31 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
                                     .formatted(field.name()));
                 }
                 column.writeNull(repetitionLevel, nullDefinitionLevel);
+                nullCount++;
             } else {
                 writeValue(repetitionLevel, vector, index);
             }
         }
 
         abstract void writeValue(int repetitionLevel, FieldVector vector, int index);
+
+        /** Value metrics of the non-null values, completed with the nulls (as Iceberg's option writer does). */
+        final FieldMetrics<?> withNulls(FieldMetrics<?> metrics) {
+            long nulls = metrics.nullValueCount() < 0 ? metrics.nullValueCount() : metrics.nullValueCount() + nullCount;
+            return withNulls(metrics, nulls);
+        }
+
+        private <T> FieldMetrics<T> withNulls(FieldMetrics<T> metrics, long nulls) {
+            return new FieldMetrics<>(
+                    metrics.id(),
+                    metrics.valueCount() + nullCount,
+                    nulls,
+                    metrics.nanValueCount(),
+                    metrics.lowerBound(),
+                    metrics.upperBound(),
+                    metrics.originalType(),
+                    metrics.avgValueSizeInBytes());
+        }
     }
 
     private static final class BucketWriter extends ColumnValueWriter {
@@ -246,7 +266,7 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
 
         @Override
         public Stream<FieldMetrics<?>> metrics() {
-            return Stream.of(metrics.build());
+            return Stream.of(withNulls(metrics.build()));
         }
     }
 
@@ -267,7 +287,7 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
 
         @Override
         public Stream<FieldMetrics<?>> metrics() {
-            return Stream.of(metrics.build());
+            return Stream.of(withNulls(metrics.build()));
         }
     }
 
