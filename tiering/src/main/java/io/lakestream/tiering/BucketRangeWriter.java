@@ -1,20 +1,29 @@
 package io.lakestream.tiering;
 
+import static io.lakestream.common.LakestreamError.LAKE_LAYOUT_MISMATCH;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.TIERING_FAILED;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
-import io.lakestream.reader.ChangeRecord;
-import io.lakestream.reader.ChangelogReader;
+import io.lakestream.reader.ArrowValueReader;
+import io.lakestream.reader.LogBatch;
+import io.lakestream.reader.LogRangeReader;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -23,13 +32,15 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.io.RollingEqualityDeleteWriter;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 
 /**
  * Runs one {@link BucketTask}: reads the bucket's log range and writes lake files, committing nothing.
@@ -42,9 +53,16 @@ import org.apache.iceberg.io.RollingEqualityDeleteWriter;
  *       so stock Iceberg readers see exactly the new versions.
  * </ul>
  *
- * If writing fails, the files this task wrote are deleted before the error propagates.
+ * Columnar: rows go from the log's Arrow batches straight into Iceberg's Parquet writer
+ * ({@link ArrowFileWriterFactory}), with no Iceberg {@code Record} per row, and primary-key collapse
+ * marks positions in the batches ({@link LastChangeIndex}). If writing fails, the files this task wrote
+ * are deleted before the error propagates.
  */
 public final class BucketRangeWriter {
+    private static final byte INSERT = ChangeType.INSERT.code();
+    private static final byte UPSERT = ChangeType.UPSERT.code();
+    private static final byte DELETE = ChangeType.DELETE.code();
+
     private final LakestreamTable table;
     private final Table lake;
     private final LogSnapshot log;
@@ -53,8 +71,10 @@ public final class BucketRangeWriter {
     private final TieringHooks hooks;
     private final TableDefinition definition;
     private final LakeRows lakeRows;
-    private final Schema keySchema;
-    private final GenericFileWriterFactory writerFactory;
+    private final ArrowValueReader[] valueReaders;
+    private final int[] keyVectorPositions;
+    private final Type[] keyTypes;
+    private final ArrowFileWriterFactory writerFactory;
 
     public BucketRangeWriter(
             LakestreamTable table,
@@ -69,19 +89,35 @@ public final class BucketRangeWriter {
         this.targetFileSizeBytes = targetFileSizeBytes;
         this.hooks = requireNonNull(hooks, "hooks is null");
         this.definition = table.definition();
-        this.lakeRows = new LakeRows(lake.schema(), lake.spec(), definition);
-        this.keySchema = definition.schema().select(definition.primaryKey());
-        GenericFileWriterFactory.Builder factory = new GenericFileWriterFactory.Builder(lake)
-                .dataFileFormat(FileFormat.PARQUET)
-                .dataSchema(lake.schema());
-        if (definition.hasPrimaryKey()) {
-            factory.deleteFileFormat(FileFormat.PARQUET)
-                    .equalityFieldIds(keySchema.columns().stream()
-                            .mapToInt(field -> field.fieldId())
-                            .toArray())
-                    .equalityDeleteRowSchema(keySchema);
+        Schema lakeSchema = lake.schema();
+        this.lakeRows = new LakeRows(lakeSchema, lake.spec(), definition);
+        List<Types.NestedField> logColumns = definition.schema().columns();
+        this.valueReaders = logColumns.stream()
+                .map(column -> ArrowValueReader.forType(column.type()))
+                .toArray(ArrowValueReader[]::new);
+
+        // Batches of the log range hold __change_type, __timestamp, then the table's columns in order.
+        Map<Integer, Integer> vectorPositions = new HashMap<>();
+        for (int i = 0; i < logColumns.size(); i++) {
+            vectorPositions.put(logColumns.get(i).fieldId(), LogSchema.SYSTEM_COLUMN_COUNT + i);
         }
-        this.writerFactory = factory.build();
+        Types.NestedField bucketColumn = lakeSchema.findField(LakestreamProperties.BUCKET_COLUMN);
+        OptionalInt bucketFieldId = bucketColumn == null ? OptionalInt.empty() : OptionalInt.of(bucketColumn.fieldId());
+        for (Types.NestedField column : lakeSchema.columns()) {
+            if (column != bucketColumn && !vectorPositions.containsKey(column.fieldId())) {
+                throw new LakestreamException(
+                        LAKE_LAYOUT_MISMATCH,
+                        "Lake column %s (id %s) of table %s is not a column of the table's log schema %s"
+                                .formatted(column.name(), column.fieldId(), table, definition.schema()));
+            }
+        }
+        Schema keySchema = definition.schema().select(definition.primaryKey());
+        this.keyVectorPositions = keySchema.columns().stream()
+                .mapToInt(column -> vectorPositions.get(column.fieldId()))
+                .toArray();
+        this.keyTypes =
+                keySchema.columns().stream().map(Types.NestedField::type).toArray(Type[]::new);
+        this.writerFactory = new ArrowFileWriterFactory(lake, lakeSchema, keySchema, vectorPositions, bucketFieldId);
     }
 
     public BucketFiles write(BucketTask task) {
@@ -97,24 +133,34 @@ public final class BucketRangeWriter {
         }
     }
 
+    /** Streams the range: every row of every batch is written as it is read. */
     private BucketFiles writeAppendOnly(BucketTask task, List<String> written) {
         int bucket = task.bucket();
         StructLike partition = lakeRows.partition(bucket);
         long changes = 0;
-        RollingDataWriter<Record> dataWriter = newDataWriter(fileFactory(task), partition);
+        ArrowRow row = new ArrowRow(bucket);
+        RollingDataWriter<ArrowRow> dataWriter = newDataWriter(fileFactory(task), partition);
         DataWriteResult dataResult;
-        try (ChangelogReader reader = openRange(task)) {
+        try (LogRangeReader reader = openRange(task)) {
             while (reader.hasNext()) {
-                ChangeRecord change = reader.next();
-                if (change.changeType() != ChangeType.INSERT) {
-                    throw unexpectedChange(task, change, "an append-only table");
+                try (LogBatch batch = reader.next()) {
+                    int rows = batch.rowCount();
+                    ArrowBuf changeTypes = changeTypes(batch);
+                    for (int i = 0; i < rows; i++) {
+                        if (changeTypes.getByte(i) != INSERT) {
+                            throw unexpectedChange(task, batch, i, "an append-only table");
+                        }
+                    }
+                    if (changes == 0 && rows > 0) {
+                        verifyPartition(batch, 0, bucket);
+                    }
+                    row.setBatch(batch.root());
+                    for (int i = 0; i < rows; i++) {
+                        row.setIndex(i);
+                        dataWriter.write(row);
+                    }
+                    changes += rows;
                 }
-                Record row = lakeRows.toLakeRow(change.row(), bucket);
-                if (changes == 0) {
-                    lakeRows.verifyPartition(row, bucket);
-                }
-                dataWriter.write(row);
-                changes++;
             }
         } finally {
             dataResult = close(dataWriter, written);
@@ -123,71 +169,131 @@ public final class BucketRangeWriter {
         return new BucketFiles(task, dataResult.dataFiles(), List.of(), changes, rowCount(dataResult), 0);
     }
 
+    /**
+     * Holds the range's batches (bounded by the planner's cap), marks each key's last change while
+     * reading them, then writes the marked upserts as data rows and the keys of all marked changes as
+     * equality delete rows, selecting rows from the batches: no object per row or per key.
+     */
     private BucketFiles writePrimaryKey(BucketTask task, List<String> written) {
         int bucket = task.bucket();
-        ChangeCollapser collapser = new ChangeCollapser(definition.schema(), keySchema);
-        long changes = 0;
-        try (ChangelogReader reader = openRange(task)) {
-            while (reader.hasNext()) {
-                ChangeRecord change = reader.next();
-                if (change.changeType() == ChangeType.INSERT) {
-                    throw unexpectedChange(task, change, "a primary-key table");
-                }
-                collapser.add(change);
-                changes++;
-            }
-        }
-
-        StructLike partition = lakeRows.partition(bucket);
-        // One factory for the task's data and delete files: it numbers them, so names never repeat.
-        OutputFileFactory files = fileFactory(task);
-        RollingDataWriter<Record> dataWriter = newDataWriter(files, partition);
-        DataWriteResult dataResult;
-        boolean first = true;
+        List<LogBatch> batches = new ArrayList<>();
         try {
-            for (ChangeRecord change : collapser.lastChanges()) {
-                if (change.changeType() == ChangeType.UPSERT) {
-                    Record row = lakeRows.toLakeRow(change.row(), bucket);
-                    if (first) {
-                        lakeRows.verifyPartition(row, bucket);
-                        first = false;
+            // lastChange.get(b) marks the rows of batch b that are the last change of their key
+            List<BitSet> lastChange = new ArrayList<>();
+            long changes = 0;
+            ArrowRow row = new ArrowRow(bucket);
+            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes);
+            try (LogRangeReader reader = openRange(task)) {
+                while (reader.hasNext()) {
+                    LogBatch batch = reader.next();
+                    batches.add(batch);
+                    int batchNumber = batches.size() - 1;
+                    int rows = batch.rowCount();
+                    BitSet marks = new BitSet(rows);
+                    lastChange.add(marks);
+                    row.setBatch(batch.root());
+                    ArrowBuf changeTypes = changeTypes(batch);
+                    for (int i = 0; i < rows; i++) {
+                        byte changeType = changeTypes.getByte(i);
+                        if (changeType != UPSERT && changeType != DELETE) {
+                            throw unexpectedChange(task, batch, i, "a primary-key table");
+                        }
+                        row.setIndex(i);
+                        // Changes arrive in offset order: a later change of a key supersedes the earlier one.
+                        long previous = index.put(row, (long) batchNumber << 32 | i);
+                        if (previous >= 0) {
+                            lastChange.get((int) (previous >>> 32)).clear((int) previous);
+                        }
+                        marks.set(i);
                     }
-                    dataWriter.write(row);
+                    changes += rows;
                 }
             }
-        } finally {
-            dataResult = close(dataWriter, written);
-        }
-        hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
 
-        RollingEqualityDeleteWriter<Record> deleteWriter = new RollingEqualityDeleteWriter<>(
-                writerFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
-        DeleteWriteResult deleteResult;
-        try {
-            for (ChangeRecord change : collapser.lastChanges()) {
-                deleteWriter.write(collapser.deleteRow(change.row()));
+            StructLike partition = lakeRows.partition(bucket);
+            // One factory for the task's data and delete files: it numbers them, so names never repeat.
+            OutputFileFactory files = fileFactory(task);
+            RollingDataWriter<ArrowRow> dataWriter = newDataWriter(files, partition);
+            DataWriteResult dataResult;
+            boolean first = true;
+            try {
+                for (int b = 0; b < batches.size(); b++) {
+                    LogBatch batch = batches.get(b);
+                    BitSet marks = lastChange.get(b);
+                    row.setBatch(batch.root());
+                    ArrowBuf changeTypes = changeTypes(batch);
+                    for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
+                        if (changeTypes.getByte(i) == UPSERT) {
+                            if (first) {
+                                verifyPartition(batch, i, bucket);
+                                first = false;
+                            }
+                            row.setIndex(i);
+                            dataWriter.write(row);
+                        }
+                    }
+                }
+            } finally {
+                dataResult = close(dataWriter, written);
             }
+            hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
+
+            RollingEqualityDeleteWriter<ArrowRow> deleteWriter = new RollingEqualityDeleteWriter<>(
+                    writerFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
+            DeleteWriteResult deleteResult;
+            try {
+                for (int b = 0; b < batches.size(); b++) {
+                    BitSet marks = lastChange.get(b);
+                    row.setBatch(batches.get(b).root());
+                    for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
+                        row.setIndex(i);
+                        deleteWriter.write(row);
+                    }
+                }
+            } finally {
+                deleteResult = close(deleteWriter, written);
+            }
+            hooks.reached(identifier(), TieringStep.DELETE_FILES_WRITTEN, bucket);
+
+            List<DeleteFile> deleteFiles = deleteResult.deleteFiles();
+            return new BucketFiles(
+                    task,
+                    dataResult.dataFiles(),
+                    deleteFiles,
+                    changes,
+                    rowCount(dataResult),
+                    deleteFiles.stream().mapToLong(DeleteFile::recordCount).sum());
         } finally {
-            deleteResult = close(deleteWriter, written);
+            batches.forEach(LogBatch::close);
         }
-        hooks.reached(identifier(), TieringStep.DELETE_FILES_WRITTEN, bucket);
-
-        List<DeleteFile> deleteFiles = deleteResult.deleteFiles();
-        return new BucketFiles(
-                task,
-                dataResult.dataFiles(),
-                deleteFiles,
-                changes,
-                rowCount(dataResult),
-                deleteFiles.stream().mapToLong(DeleteFile::recordCount).sum());
     }
 
-    private ChangelogReader openRange(BucketTask task) {
-        return new ChangelogReader(
-                table.log(), log, task.bucket(), task.fromOffset(), task.toOffset(), definition.schema(), allocator);
+    /** The batch's {@code __change_type} codes, one byte per row (the column is never null). */
+    private static ArrowBuf changeTypes(LogBatch batch) {
+        return batch.root().getVector(0).getDataBuffer();
     }
 
-    private RollingDataWriter<Record> newDataWriter(OutputFileFactory files, StructLike partition) {
+    /** Checks the partition of one row with Iceberg's own transform (see {@link LakeRows#verifyPartition}). */
+    private void verifyPartition(LogBatch batch, int index, int bucket) {
+        Record logRow = GenericRecord.create(definition.schema());
+        for (int i = 0; i < valueReaders.length; i++) {
+            logRow.set(i, valueReaders[i].read(batch.column(i), index));
+        }
+        lakeRows.verifyPartition(lakeRows.toLakeRow(logRow, bucket), bucket);
+    }
+
+    private LogRangeReader openRange(BucketTask task) {
+        return new LogRangeReader(
+                table.log(),
+                log,
+                task.bucket(),
+                task.fromOffset(),
+                task.toOffset(),
+                definition.schema().columns(),
+                allocator);
+    }
+
+    private RollingDataWriter<ArrowRow> newDataWriter(OutputFileFactory files, StructLike partition) {
         return new RollingDataWriter<>(writerFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
     }
 
@@ -199,7 +305,7 @@ public final class BucketRangeWriter {
                 .build();
     }
 
-    private static DataWriteResult close(RollingDataWriter<Record> writer, List<String> written) {
+    private static DataWriteResult close(RollingDataWriter<ArrowRow> writer, List<String> written) {
         try {
             writer.close();
         } catch (IOException e) {
@@ -210,7 +316,7 @@ public final class BucketRangeWriter {
         return result;
     }
 
-    private static DeleteWriteResult close(RollingEqualityDeleteWriter<Record> writer, List<String> written) {
+    private static DeleteWriteResult close(RollingEqualityDeleteWriter<ArrowRow> writer, List<String> written) {
         try {
             writer.close();
         } catch (IOException e) {
@@ -229,11 +335,12 @@ public final class BucketRangeWriter {
         return table.identifier();
     }
 
-    private LakestreamException unexpectedChange(BucketTask task, ChangeRecord change, String tableKind) {
+    private LakestreamException unexpectedChange(BucketTask task, LogBatch batch, int index, String tableKind) {
         return new LakestreamException(
                 LOG_CORRUPT,
                 "Log of table %s holds a %s change at offset %s of bucket %s, which %s cannot have; the log was written by an incompatible writer"
-                        .formatted(table, change.changeType(), change.offset(), task.bucket(), tableKind));
+                        .formatted(
+                                table, batch.changeType(index), batch.firstOffset() + index, task.bucket(), tableKind));
     }
 
     private void deleteQuietly(String location, Throwable failure) {

@@ -73,10 +73,10 @@ public final class TieringBenchmark {
                         .bucketCount(buckets)
                         .properties(properties)
                         .build());
-        double appendRate = append(table, allocator, rows, false, rows);
+        Appended appended = append(table, allocator, rows, false, rows);
         Tiered tiered = tierAll(catalog, table.identifier(), 1_000_000);
         if (print) {
-            report("append-only", rows, appendRate, tiered, 1_000_000);
+            report("append-only", rows, appended, tiered, 1_000_000);
         }
     }
 
@@ -96,13 +96,18 @@ public final class TieringBenchmark {
                         .properties(properties)
                         .build());
         // Half the key space: about half the changes update a key written earlier in the range.
-        double appendRate = append(table, allocator, rows, true, rows / 2);
+        Appended appended = append(table, allocator, rows, true, rows / 2);
         Tiered tiered = tierAll(catalog, table.identifier(), cap);
-        report("primary-key", rows, appendRate, tiered, cap);
+        report("primary-key", rows, appended, tiered, cap);
     }
 
-    private static double append(LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
+    /** The single writer's rate, and the process CPU time it took (all threads, GC included). */
+    record Appended(double rate, double cpuSeconds) {}
+
+    private static Appended append(
+            LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
         Random random = new Random(42);
+        long startCpu = processCpuNanos();
         long start = System.nanoTime();
         int written = 0;
         while (written < rows) {
@@ -123,10 +128,11 @@ public final class TieringBenchmark {
                 written += batch;
             }
         }
-        return rows / seconds(start);
+        double seconds = seconds(start);
+        return new Appended(rows / seconds, (processCpuNanos() - startCpu) / 1e9);
     }
 
-    record Tiered(double seconds, int rounds, long peakHeapBytes) {}
+    record Tiered(double seconds, int rounds, long peakHeapBytes, double cpuSeconds) {}
 
     private static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
         TieringConfig config = TieringConfig.builder()
@@ -137,6 +143,7 @@ public final class TieringBenchmark {
                 .build();
         System.gc();
         resetPeakHeap();
+        long startCpu = processCpuNanos();
         long start = System.nanoTime();
         int rounds = 0;
         try (TieringService service = new TieringService(catalog, config)) {
@@ -151,21 +158,29 @@ public final class TieringBenchmark {
                 rounds++;
             }
         }
-        return new Tiered(seconds(start), rounds, peakHeap());
+        double seconds = seconds(start);
+        return new Tiered(seconds, rounds, peakHeap(), (processCpuNanos() - startCpu) / 1e9);
     }
 
-    private static void report(String kind, int rows, double appendRate, Tiered tiered, long cap) {
+    private static void report(String kind, int rows, Appended appended, Tiered tiered, long cap) {
         double tierRate = rows / tiered.seconds();
         System.out.printf(
-                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB%n",
+                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB | CPU s: append %.2f, tiering %.2f%n",
                 kind,
                 cap,
-                appendRate,
+                appended.rate(),
                 tierRate,
                 tiered.rounds(),
                 tiered.seconds(),
-                tierRate / appendRate,
-                tiered.peakHeapBytes() >> 20);
+                tierRate / appended.rate(),
+                tiered.peakHeapBytes() >> 20,
+                appended.cpuSeconds(),
+                tiered.cpuSeconds());
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static void resetPeakHeap() {

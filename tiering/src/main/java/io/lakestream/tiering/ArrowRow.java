@@ -1,0 +1,45 @@
+package io.lakestream.tiering;
+
+import static java.util.Objects.requireNonNull;
+
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * A movable position in a batch of Arrow vectors: the row type of the columnar tiering writers
+ * ({@link ArrowRowWriter}). One instance is reused for every row of a task, so writing a row creates no
+ * object; Iceberg's writers never keep the row they are given.
+ */
+final class ArrowRow {
+    private final int bucket;
+    private FieldVector[] vectors = new FieldVector[0];
+    private int index;
+
+    ArrowRow(int bucket) {
+        this.bucket = bucket;
+    }
+
+    /** Points at row 0 of a batch. The vectors must stay open while rows of the batch are written. */
+    void setBatch(VectorSchemaRoot root) {
+        requireNonNull(root, "root is null");
+        vectors = root.getFieldVectors().toArray(FieldVector[]::new);
+        index = 0;
+    }
+
+    void setIndex(int index) {
+        this.index = index;
+    }
+
+    int index() {
+        return index;
+    }
+
+    FieldVector vector(int position) {
+        return vectors[position];
+    }
+
+    /** The bucket of the rows: the value of the lake's hidden {@code __bucket} column. */
+    int bucket() {
+        return bucket;
+    }
+}
