@@ -30,7 +30,7 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * Writes rows of Arrow vectors (the log's encoding, see {@code LogSchema} and {@code ArrowValueWriter})
+ * Writes rows of Arrow vectors (the log's encoding, see {@code LogSchema} and {@code ValueConverter})
  * into Parquet through Iceberg's Parquet writer: Iceberg owns the file (schema with field ids from
  * {@code ParquetSchemaUtil.convert}, codec, row groups, footer metrics), this writer only moves each
  * value from its vector's buffers to the column writer, with no per-value object except the bytes of

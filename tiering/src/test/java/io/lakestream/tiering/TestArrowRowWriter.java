@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSchema;
+import io.lakestream.testing.LogVectorValues;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -266,7 +266,7 @@ class TestArrowRowWriter {
                     ((TimeStampMicroTZVector) root.getVector(1)).setSafe(i, 1L);
                     for (int c = 0; c < schema.columns().size(); c++) {
                         FieldVector vector = root.getVector(c + LogSchema.SYSTEM_COLUMN_COUNT);
-                        ArrowValueWriter.forType(schema.columns().get(c).type())
+                        LogVectorValues.forType(schema.columns().get(c).type())
                                 .write(vector, i, batch.get(i).get(c));
                     }
                 }
