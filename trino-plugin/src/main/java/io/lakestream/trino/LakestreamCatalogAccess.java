@@ -12,6 +12,7 @@ import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
+import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
@@ -28,23 +29,36 @@ public final class LakestreamCatalogAccess {
     private final LakestreamCatalog catalog;
 
     @Inject
-    public LakestreamCatalogAccess(LakestreamConfig config) {
-        this(open(config));
+    public LakestreamCatalogAccess(
+            LakestreamConfig config, TrinoFileSystem fileSystem, LakestreamLogFileSystem logFileSystem) {
+        this(open(config, fileSystem, logFileSystem));
     }
 
     public LakestreamCatalogAccess(LakestreamCatalog catalog) {
         this.catalog = requireNonNull(catalog, "catalog is null");
     }
 
-    private static LakestreamCatalog open(LakestreamConfig config) {
+    /** The catalog, with the lake's file IO and the log over Trino's file system layer. */
+    private static LakestreamCatalog open(
+            LakestreamConfig config, TrinoFileSystem fileSystem, LakestreamLogFileSystem logFileSystem) {
         ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
         config.getCatalogUser().ifPresent(user -> properties.put("jdbc.user", user));
         config.getCatalogPassword().ifPresent(password -> properties.put("jdbc.password", password));
         config.getCatalogCredential().ifPresent(credential -> properties.put("credential", credential));
         config.getCatalogToken().ifPresent(token -> properties.put("token", token));
         try {
-            return LakestreamCatalog.open(new CatalogConfig(
-                    config.getCatalogType(), config.getWarehouse(), config.getCatalogUri(), properties.buildOrThrow()));
+            return LakestreamCatalog.open(
+                    new CatalogConfig(
+                            config.getCatalogType(),
+                            config.getWarehouse(),
+                            config.getCatalogUri(),
+                            properties.buildOrThrow()),
+                    catalogProperties -> {
+                        LakestreamFileIo io = new LakestreamFileIo(fileSystem);
+                        io.initialize(catalogProperties);
+                        return io;
+                    },
+                    location -> logFileSystem);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
