@@ -93,6 +93,39 @@ final class TestLakestreamFileSystem extends AbstractTestQueryFramework {
                 .isEqualTo(3L);
     }
 
+    @Test
+    void cloudFileSystemsInstall() throws IOException {
+        // the object store file systems are installed from the catalog properties, as in Trino's Iceberg connector
+        Path warehouse = Files.createTempDirectory("lakestream-trino-fs-cloud");
+        getQueryRunner()
+                .createCatalog(
+                        "lakestream_cloud",
+                        LakestreamConnectorFactory.CONNECTOR_NAME,
+                        Map.of(
+                                "lakestream.warehouse",
+                                warehouse.toString(),
+                                "fs.s3.enabled",
+                                "true",
+                                "s3.region",
+                                "us-east-1",
+                                "s3.aws-access-key",
+                                "test",
+                                "s3.aws-secret-key",
+                                "test",
+                                "fs.gcs.enabled",
+                                "true",
+                                "gcs.auth-type",
+                                "ACCESS_TOKEN",
+                                "fs.azure.enabled",
+                                "true",
+                                "azure.auth-type",
+                                "DEFAULT"));
+        assertUpdate("CREATE SCHEMA lakestream_cloud.s");
+        assertUpdate("CREATE TABLE lakestream_cloud.s.t (id bigint) WITH (primary_key = ARRAY['id'])");
+        assertUpdate("INSERT INTO lakestream_cloud.s.t VALUES 1, 2", 2);
+        assertQuery("SELECT id FROM lakestream_cloud.s.t", "VALUES 1, 2");
+    }
+
     private static List<String> files(Path directory) throws IOException {
         if (!Files.isDirectory(directory)) {
             return List.of();
