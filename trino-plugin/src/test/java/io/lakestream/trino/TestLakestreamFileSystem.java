@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
 import static io.lakestream.trino.LakestreamQueryRunner.SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
@@ -124,6 +125,21 @@ final class TestLakestreamFileSystem extends AbstractTestQueryFramework {
         assertUpdate("CREATE TABLE lakestream_cloud.s.t (id bigint) WITH (primary_key = ARRAY['id'])");
         assertUpdate("INSERT INTO lakestream_cloud.s.t VALUES 1, 2", 2);
         assertQuery("SELECT id FROM lakestream_cloud.s.t", "VALUES 1, 2");
+    }
+
+    @Test
+    void warehouseWithoutFileSystemIsRefused() {
+        assertThatThrownBy(() -> getQueryRunner()
+                        .createCatalog(
+                                "lakestream_no_s3",
+                                LakestreamConnectorFactory.CONNECTOR_NAME,
+                                Map.of(
+                                        "lakestream.warehouse",
+                                        "s3://bucket/warehouse",
+                                        "lakestream.catalog.uri",
+                                        "jdbc:sqlite:" + root.resolve("no-s3.db"))))
+                .hasStackTraceContaining("No file system is enabled for the warehouse s3://bucket/warehouse")
+                .hasStackTraceContaining("fs.s3.enabled");
     }
 
     private static List<String> files(Path directory) throws IOException {
