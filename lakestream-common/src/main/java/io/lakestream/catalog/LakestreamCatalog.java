@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
@@ -35,6 +36,11 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.rest.RESTClient;
+import org.apache.iceberg.rest.RESTSessionCatalog;
 
 /**
  * Lakestream tables in an Iceberg catalog: the catalog of record is the Iceberg catalog itself (a
@@ -51,15 +57,58 @@ public final class LakestreamCatalog implements Closeable {
         this.logFileSystems = requireNonNull(logFileSystems, "logFileSystems is null");
     }
 
-    /** Opens the catalog a config describes, with the log on the local file system. */
+    /** Opens the catalog a config describes, with Iceberg's file IO and the log on the local file system. */
     public static LakestreamCatalog open(CatalogConfig config) {
-        Catalog catalog;
-        try {
+        return new LakestreamCatalog(
+                build(
+                        config,
+                        () -> CatalogUtil.buildIcebergCatalog(
+                                DEFAULT_NAME, config.icebergProperties(), new Configuration())),
+                location -> new LocalLogFileSystem());
+    }
+
+    /**
+     * Opens the catalog a config describes with the file systems of the caller: an engine that has its
+     * own file system layer (Trino's) reads and writes the lake's metadata, manifests and data files
+     * through {@code fileIo} and the log through {@code logFileSystems}.
+     *
+     * <p>A {@code jdbc} or {@code rest} catalog builds every table's {@link FileIO} with {@code fileIo}
+     * (given the catalog properties). A {@code hadoop} catalog commits by renaming files on a Hadoop
+     * file system, so it keeps Hadoop's file IO for the lake; only its log goes through {@code
+     * logFileSystems}.
+     */
+    public static LakestreamCatalog open(
+            CatalogConfig config,
+            Function<Map<String, String>, FileIO> fileIo,
+            Function<String, LogFileSystem> logFileSystems) {
+        requireNonNull(fileIo, "fileIo is null");
+        Catalog catalog = build(config, () -> {
             Map<String, String> properties = config.icebergProperties();
-            if (config.type().equals("jdbc")) {
-                JdbcDrivers.register(properties.get(CatalogProperties.URI));
+            Catalog built;
+            switch (config.type()) {
+                case "jdbc" -> {
+                    built = new JdbcCatalog(fileIo, null, true);
+                }
+                case "rest" -> {
+                    built = new FileIoRestCatalog(fileIo);
+                }
+                default -> {
+                    return CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, new Configuration());
+                }
             }
-            catalog = CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, new Configuration());
+            CatalogUtil.configureHadoopConf(built, new Configuration());
+            built.initialize(DEFAULT_NAME, properties);
+            return built;
+        });
+        return new LakestreamCatalog(catalog, logFileSystems);
+    }
+
+    private static Catalog build(CatalogConfig config, Supplier<Catalog> builder) {
+        try {
+            if (config.type().equals("jdbc")) {
+                JdbcDrivers.register(config.icebergProperties().get(CatalogProperties.URI));
+            }
+            return builder.get();
         } catch (RuntimeException e) {
             throw new LakestreamException(
                     LakestreamError.INVALID_CATALOG_CONFIG,
@@ -67,7 +116,21 @@ public final class LakestreamCatalog implements Closeable {
                             .formatted(config.type(), config.uri().orElse(config.warehouse()), e.getMessage()),
                     e);
         }
-        return new LakestreamCatalog(catalog, location -> new LocalLogFileSystem());
+    }
+
+    /** A REST catalog whose tables use the given file IO instead of the one named by {@code io-impl}. */
+    private static final class FileIoRestCatalog extends RESTCatalog {
+        private final Function<Map<String, String>, FileIO> fileIo;
+
+        FileIoRestCatalog(Function<Map<String, String>, FileIO> fileIo) {
+            this.fileIo = fileIo;
+        }
+
+        @Override
+        protected RESTSessionCatalog newSessionCatalog(Function<Map<String, String>, RESTClient> clientBuilder) {
+            // called by the super constructor, before fileIo is set: the function reads it when a table is loaded
+            return new RESTSessionCatalog(clientBuilder, (context, properties) -> fileIo.apply(properties));
+        }
     }
 
     public Catalog icebergCatalog() {

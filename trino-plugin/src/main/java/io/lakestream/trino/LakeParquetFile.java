@@ -13,6 +13,7 @@ import static org.joda.time.DateTimeZone.UTC;
 
 import com.google.common.collect.ImmutableList;
 import io.lakestream.plan.LakeFile;
+import io.trino.filesystem.TrinoFileSystem;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.Column;
 import io.trino.parquet.Field;
@@ -37,8 +38,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
-import org.apache.iceberg.io.FileIO;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.io.ColumnIO;
 import org.apache.parquet.io.MessageColumnIO;
@@ -83,12 +82,12 @@ final class LakeParquetFile implements AutoCloseable {
             LakeFile file,
             List<ReadColumn> columns,
             Map<Integer, Domain> constraint,
-            Supplier<FileIO> io,
+            TrinoFileSystem fileSystem,
             ParquetReaderOptions options,
             AggregatedMemoryContext memoryContext) {
         LakeParquetDataSource dataSource = null;
         try {
-            dataSource = LakeParquetDataSource.open(file.path(), file.fileSizeBytes(), io, options);
+            dataSource = LakeParquetDataSource.open(file.path(), file.fileSizeBytes(), fileSystem, options);
             ParquetMetadata metadata =
                     MetadataReader.readFooter(dataSource, options, Optional.empty(), Optional.empty());
             FileMetadata fileMetadata = metadata.getFileMetaData();

@@ -7,6 +7,7 @@ import com.google.common.base.Suppliers;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.trino.filesystem.TrinoFileSystem;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.spi.Page;
@@ -47,6 +48,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final List<Output> outputs;
 
     private final Supplier<LakestreamTable> table;
+    private final TrinoFileSystem fileSystem;
     private final OptionalLong limit;
     private final AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
 
@@ -58,15 +60,17 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private boolean finished;
 
     /**
-     * @param table loads the table, only when it is needed: for the file IO of files that are not on
-     *     the local file system and for the key columns of a row id
+     * @param table loads the table, only when it is needed: for the key columns of a row id
+     * @param fileSystem reads the lake files
      */
     LakeParquetPageSource(
             Supplier<LakestreamTable> table,
+            TrinoFileSystem fileSystem,
             LakestreamTableHandle handle,
             UnionSplit split,
             List<LakestreamColumnHandle> columns) {
         this.table = Suppliers.memoize(requireNonNull(table, "table is null")::get);
+        this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.tableName = handle.viewName().toString();
         this.limit = handle.limit();
         this.files = split.lakeFiles().iterator();
@@ -172,13 +176,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     private boolean openNextFile() {
         while (files.hasNext()) {
-            Optional<LakeParquetFile> file = LakeParquetFile.open(
-                    files.next(),
-                    readColumns,
-                    constraint,
-                    () -> table.get().lake().io(),
-                    OPTIONS,
-                    memoryContext);
+            Optional<LakeParquetFile> file =
+                    LakeParquetFile.open(files.next(), readColumns, constraint, fileSystem, OPTIONS, memoryContext);
             if (file.isPresent()) {
                 current = file.get();
                 return true;

@@ -1,6 +1,7 @@
 package io.lakestream.trino;
 
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_FILESYSTEM_ERROR;
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_INVALID_CATALOG_CONFIG;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_TABLE_NOT_FOUND;
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
@@ -12,6 +13,8 @@ import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
+import io.trino.filesystem.Location;
+import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
@@ -28,25 +31,53 @@ public final class LakestreamCatalogAccess {
     private final LakestreamCatalog catalog;
 
     @Inject
-    public LakestreamCatalogAccess(LakestreamConfig config) {
-        this(open(config));
+    public LakestreamCatalogAccess(
+            LakestreamConfig config, TrinoFileSystem fileSystem, LakestreamLogFileSystem logFileSystem) {
+        this(open(config, fileSystem, logFileSystem));
     }
 
     public LakestreamCatalogAccess(LakestreamCatalog catalog) {
         this.catalog = requireNonNull(catalog, "catalog is null");
     }
 
-    private static LakestreamCatalog open(LakestreamConfig config) {
+    /** The catalog, with the lake's file IO and the log over Trino's file system layer. */
+    private static LakestreamCatalog open(
+            LakestreamConfig config, TrinoFileSystem fileSystem, LakestreamLogFileSystem logFileSystem) {
         ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
         config.getCatalogUser().ifPresent(user -> properties.put("jdbc.user", user));
         config.getCatalogPassword().ifPresent(password -> properties.put("jdbc.password", password));
         config.getCatalogCredential().ifPresent(credential -> properties.put("credential", credential));
         config.getCatalogToken().ifPresent(token -> properties.put("token", token));
+        checkFileSystemEnabled(fileSystem, config.getWarehouse());
         try {
-            return LakestreamCatalog.open(new CatalogConfig(
-                    config.getCatalogType(), config.getWarehouse(), config.getCatalogUri(), properties.buildOrThrow()));
+            return LakestreamCatalog.open(
+                    new CatalogConfig(
+                            config.getCatalogType(),
+                            config.getWarehouse(),
+                            config.getCatalogUri(),
+                            properties.buildOrThrow()),
+                    catalogProperties -> {
+                        LakestreamFileIo io = new LakestreamFileIo(fileSystem);
+                        io.initialize(catalogProperties);
+                        return io;
+                    },
+                    location -> logFileSystem);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
+        }
+    }
+
+    /** A warehouse whose scheme no enabled file system serves is a configuration mistake: say which property fixes it. */
+    private static void checkFileSystemEnabled(TrinoFileSystem fileSystem, String warehouse) {
+        Location location = LakestreamLocations.of(warehouse);
+        try {
+            fileSystem.newInputFile(location.appendPath("lakestream-check"));
+        } catch (IllegalArgumentException e) {
+            throw new TrinoException(
+                    LAKESTREAM_INVALID_CATALOG_CONFIG,
+                    "No file system is enabled for the warehouse %s (%s): enable the one for its scheme (fs.local.enabled, fs.s3.enabled, fs.gcs.enabled, fs.azure.enabled or fs.hadoop.enabled)"
+                            .formatted(warehouse, e.getMessage()),
+                    e);
         }
     }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
 import io.lakestream.plan.UnionSplit;
+import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
@@ -23,11 +24,14 @@ import org.apache.arrow.memory.BufferAllocator;
  */
 public final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider {
     private final LakestreamCatalogAccess catalog;
+    private final TrinoFileSystem fileSystem;
     private final BufferAllocator allocator;
 
     @Inject
-    public LakestreamPageSourceProvider(LakestreamCatalogAccess catalog, BufferAllocator allocator) {
+    public LakestreamPageSourceProvider(
+            LakestreamCatalogAccess catalog, TrinoFileSystem fileSystem, BufferAllocator allocator) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
@@ -47,7 +51,7 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         ConnectorPageSource source;
         if (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles) == LakestreamReadPath.LAKE_PARQUET) {
             source = new LakeParquetPageSource(
-                    () -> catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles);
+                    () -> catalog.loadTable(handle.baseTable()), fileSystem, handle, unionSplit, columnHandles);
         } else {
             source = new LakestreamPageSource(
                     catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);

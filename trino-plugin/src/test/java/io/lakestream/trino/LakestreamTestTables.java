@@ -26,7 +26,11 @@ final class LakestreamTestTables implements AutoCloseable {
     private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
 
     LakestreamTestTables(Path warehouse) {
-        this.catalog = LakestreamCatalog.open(CatalogConfig.embedded(requireNonNull(warehouse, "warehouse is null")));
+        this(LakestreamCatalog.open(CatalogConfig.embedded(requireNonNull(warehouse, "warehouse is null"))));
+    }
+
+    LakestreamTestTables(LakestreamCatalog catalog) {
+        this.catalog = requireNonNull(catalog, "catalog is null");
     }
 
     LakestreamTable load(String table) {

@@ -1,0 +1,208 @@
+package io.lakestream.trino;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.log.LogFileSystem;
+import io.trino.filesystem.Location;
+import io.trino.filesystem.TrinoFileSystem;
+import io.trino.filesystem.TrinoInput;
+import io.trino.filesystem.TrinoInputFile;
+import io.trino.filesystem.TrinoInputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The log's file operations through Trino's file system layer, so the log lives on any file system
+ * the catalog's {@code fs.*} properties configure.
+ *
+ * <p>Publishing a commit needs an atomic create-if-absent: {@link #createExclusive} uses the file
+ * system's own ({@code TrinoOutputFile.createExclusive}: a conditional put on S3, a generation
+ * precondition on GCS; it fails if the file exists). Trino's local file system has none (and its
+ * rename is check-then-move, a race), so for a {@code local:} or {@code file:} location the log
+ * publishes on the path that file system maps the location to, with a hard link of a fully written
+ * temporary file ({@link LocalLogFileSystem}); {@link #replace} there is an atomic rename. A file
+ * system that can do neither is refused with an error that names it, before anything is written.
+ */
+final class LakestreamLogFileSystem implements LogFileSystem {
+    private final TrinoFileSystem fileSystem;
+    private final Optional<Path> localRoot;
+    private final LocalLogFileSystem local = new LocalLogFileSystem();
+
+    /**
+     * @param localRoot the root of the local file system ({@code local.location}), if it is enabled
+     */
+    LakestreamLogFileSystem(TrinoFileSystem fileSystem, Optional<Path> localRoot) {
+        this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
+        this.localRoot = requireNonNull(localRoot, "localRoot is null")
+                .map(root -> root.toAbsolutePath().normalize());
+    }
+
+    @Override
+    public OutputStream create(String location) throws IOException {
+        return fileSystem.newOutputFile(LakestreamLocations.of(location)).create();
+    }
+
+    @Override
+    public boolean createExclusive(String location, byte[] content) throws IOException {
+        Location target = LakestreamLocations.of(location);
+        Optional<Path> path = localPath(target);
+        if (path.isPresent()) {
+            return local.createExclusive(path.get().toString(), content);
+        }
+        try {
+            fileSystem.newOutputFile(target).createExclusive(content);
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            return false;
+        } catch (UnsupportedOperationException e) {
+            throw new IOException(
+                    "The file system of %s cannot create a file atomically if it does not exist, which the log needs to publish commits; put the log on a file system that can (local, S3, GCS, Azure)"
+                            .formatted(location),
+                    e);
+        }
+    }
+
+    @Override
+    public void replace(String location, byte[] content) throws IOException {
+        Location target = LakestreamLocations.of(location);
+        Optional<Path> path = localPath(target);
+        if (path.isPresent()) {
+            local.replace(path.get().toString(), content);
+            return;
+        }
+        fileSystem.newOutputFile(target).createOrOverwrite(content);
+    }
+
+    @Override
+    public Optional<byte[]> readIfExists(String location) throws IOException {
+        try (TrinoInputStream stream =
+                fileSystem.newInputFile(LakestreamLocations.of(location)).newStream()) {
+            return Optional.of(stream.readAllBytes());
+        } catch (FileNotFoundException | NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public SeekableByteChannel openForRead(String location) throws IOException {
+        TrinoInputFile file = fileSystem.newInputFile(LakestreamLocations.of(location));
+        long length = file.length();
+        return new InputChannel(file.newInput(), length);
+    }
+
+    @Override
+    public boolean exists(String location) throws IOException {
+        return fileSystem.newInputFile(LakestreamLocations.of(location)).exists();
+    }
+
+    @Override
+    public void delete(String location) throws IOException {
+        fileSystem.deleteFile(LakestreamLocations.of(location));
+    }
+
+    @Override
+    public void deleteRecursively(String location) throws IOException {
+        fileSystem.deleteDirectory(LakestreamLocations.of(location));
+    }
+
+    private Optional<Path> localPath(Location location) {
+        return localRoot.flatMap(root -> LakestreamLocations.localPath(location, root));
+    }
+
+    /** A read-only channel over positioned reads of a file (Arrow's file reader seeks to the footer first). */
+    private static final class InputChannel implements SeekableByteChannel {
+        private final TrinoInput input;
+        private final long size;
+        private long position;
+        private boolean open = true;
+
+        InputChannel(TrinoInput input, long size) {
+            this.input = requireNonNull(input, "input is null");
+            this.size = size;
+        }
+
+        @Override
+        public int read(ByteBuffer destination) throws IOException {
+            checkOpen();
+            if (position >= size) {
+                return -1;
+            }
+            int length = (int) Math.min(destination.remaining(), size - position);
+            if (length == 0) {
+                return 0;
+            }
+            if (destination.hasArray()) {
+                input.readFully(
+                        position, destination.array(), destination.arrayOffset() + destination.position(), length);
+                destination.position(destination.position() + length);
+            } else {
+                byte[] buffer = new byte[length];
+                input.readFully(position, buffer, 0, length);
+                destination.put(buffer);
+            }
+            position += length;
+            return length;
+        }
+
+        @Override
+        public int write(ByteBuffer source) {
+            throw new NonWritableChannelException();
+        }
+
+        @Override
+        public long position() throws IOException {
+            checkOpen();
+            return position;
+        }
+
+        @Override
+        public SeekableByteChannel position(long newPosition) throws IOException {
+            checkOpen();
+            if (newPosition < 0) {
+                throw new IllegalArgumentException("Negative position: " + newPosition);
+            }
+            position = newPosition;
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            checkOpen();
+            return size;
+        }
+
+        @Override
+        public SeekableByteChannel truncate(long newSize) {
+            throw new NonWritableChannelException();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (open) {
+                open = false;
+                input.close();
+            }
+        }
+
+        private void checkOpen() throws ClosedChannelException {
+            if (!open) {
+                throw new ClosedChannelException();
+            }
+        }
+    }
+}
