@@ -31,21 +31,42 @@ final class BatchCompactor {
             int[] columns,
             List<Field> fields,
             BufferAllocator allocator) {
-        boolean allRows = selection.size() == source.getRowCount();
+        if (selection.size() == source.getRowCount()) {
+            return project(source, columns, fields, allocator);
+        }
         List<FieldVector> vectors = new ArrayList<>(columns.length);
         for (int i = 0; i < columns.length; i++) {
             FieldVector from = source.getVector(columns[i]);
-            if (allRows) {
-                TransferPair transfer = from.getTransferPair(fields.get(i).getName(), allocator);
-                transfer.splitAndTransfer(0, source.getRowCount());
-                vectors.add((FieldVector) transfer.getTo());
-                continue;
-            }
             FieldVector to = fields.get(i).createVector(allocator);
             copyRows(from, to, selection);
             vectors.add(to);
         }
         return new VectorSchemaRoot(fields, vectors, selection.size());
+    }
+
+    /** The output columns of all rows of {@code source}, transferred without copying. */
+    static VectorSchemaRoot project(
+            VectorSchemaRoot source, int[] columns, List<Field> fields, BufferAllocator allocator) {
+        List<FieldVector> vectors = new ArrayList<>(columns.length);
+        for (int i = 0; i < columns.length; i++) {
+            TransferPair transfer =
+                    source.getVector(columns[i]).getTransferPair(fields.get(i).getName(), allocator);
+            transfer.splitAndTransfer(0, source.getRowCount());
+            vectors.add((FieldVector) transfer.getTo());
+        }
+        return new VectorSchemaRoot(fields, vectors, source.getRowCount());
+    }
+
+    /** A new vector (same field) of the selected rows of {@code from}. */
+    static FieldVector copy(FieldVector from, Selection selection, BufferAllocator allocator) {
+        FieldVector to = from.getField().createVector(allocator);
+        try {
+            copyRows(from, to, selection);
+        } catch (RuntimeException e) {
+            to.close();
+            throw e;
+        }
+        return to;
     }
 
     private static void copyRows(FieldVector from, FieldVector to, Selection selection) {
