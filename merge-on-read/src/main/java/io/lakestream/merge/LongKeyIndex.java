@@ -7,15 +7,19 @@ import static com.google.common.base.Preconditions.checkArgument;
  * value: the index of a primary key of one integral column (int, long, date, time, timestamp),
  * without the canonical byte encoding of {@link KeyIndex}. Keys live in one {@code long[]} (linear
  * probing, Fibonacci hashing), so a miss, the common case when probing lake rows, reads one array.
- * Key {@code 0} marks a free slot and is kept beside the table.
+ * Key {@code 0} marks a free slot and is kept beside the table. A one-hash bit filter (8 bits per
+ * slot, small enough for the first-level cache) answers most misses without touching the table.
  */
 public final class LongKeyIndex {
     private static final long FREE = 0;
     private static final long NONE = -1;
     private static final long PHI = 0x9E3779B97F4A7C15L;
+    private static final long FILTER_MULTIPLIER = 0xC2B2AE3D27D4EB4FL;
 
     private long[] keys;
     private long[] values;
+    private long[] filter;
+    private int filterShift;
     private int shift;
     private int mask;
     private int tableSize;
@@ -38,7 +42,7 @@ public final class LongKeyIndex {
 
     /** Approximate heap bytes held. */
     public long memoryBytes() {
-        return keys.length * 16L;
+        return keys.length * 17L;
     }
 
     /** Sets the key's value ({@code >= 0}); returns the previous value, or -1 if the key was new. */
@@ -47,6 +51,7 @@ public final class LongKeyIndex {
         if (key == FREE) {
             long previous = zeroValue;
             zeroValue = value;
+            addToFilter(key);
             return previous;
         }
         int slot = slot(key);
@@ -60,6 +65,7 @@ public final class LongKeyIndex {
             if (current == FREE) {
                 keys[slot] = key;
                 values[slot] = value;
+                addToFilter(key);
                 if (++tableSize * 2 > keys.length) {
                     grow();
                 }
@@ -88,6 +94,36 @@ public final class LongKeyIndex {
     }
 
     public boolean contains(long key) {
+        return mayContain(key) && containsInTable(key);
+    }
+
+    /**
+     * Narrows {@code rows[0, size)} in place to the rows whose key is not in the index; returns how many
+     * remain. Row {@code r}'s key is {@code keys[r]}. The bit filter is consulted for every row before
+     * the table, so the table is read only for the few rows the filter cannot rule out.
+     */
+    public int retainAbsent(long[] keys, int[] rows, int size) {
+        long[] bits = filter;
+        int bitShift = filterShift;
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            int row = rows[i];
+            long key = keys[row];
+            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            rows[kept] = row;
+            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+                kept++;
+            }
+        }
+        return kept;
+    }
+
+    private boolean mayContain(long key) {
+        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
+        return (filter[bit >>> 6] & (1L << bit)) != 0;
+    }
+
+    private boolean containsInTable(long key) {
         if (key == FREE) {
             return zeroValue != NONE;
         }
@@ -139,6 +175,14 @@ public final class LongKeyIndex {
         values = new long[1 << bits];
         shift = 64 - bits;
         mask = keys.length - 1;
+        int filterBits = Math.min(bits + 3, 27);
+        filter = new long[(1 << filterBits) / Long.SIZE];
+        filterShift = 64 - filterBits;
+    }
+
+    private void addToFilter(long key) {
+        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
+        filter[bit >>> 6] |= 1L << bit;
     }
 
     private void grow() {
@@ -156,7 +200,11 @@ public final class LongKeyIndex {
                 }
                 keys[slot] = key;
                 values[slot] = oldValues[i];
+                addToFilter(key);
             }
+        }
+        if (zeroValue != NONE) {
+            addToFilter(FREE);
         }
     }
 }

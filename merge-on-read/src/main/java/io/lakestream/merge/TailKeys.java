@@ -108,14 +108,8 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
             int hidden = 0;
             if (passes == 1 && vector.getNullCount() == 0) {
                 // the common case: one pass, no null keys
-                LongKeyIndex index = this.index;
-                for (int i = 0; i < size; i++) {
-                    int row = rows[i];
-                    rows[kept] = row;
-                    boolean changed = index.contains(keys[row]);
-                    kept += changed ? 0 : 1;
-                    hidden += changed ? 1 : 0;
-                }
+                kept = index.retainAbsent(keys, rows, size);
+                hidden = size - kept;
             } else {
                 for (int i = 0; i < size; i++) {
                     int row = rows[i];
