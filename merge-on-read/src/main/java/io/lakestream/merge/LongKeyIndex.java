@@ -2,6 +2,8 @@ package io.lakestream.merge;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.nio.LongBuffer;
+
 /**
  * An open-addressing hash map from a primitive {@code long} key to a non-negative {@code long}
  * value: the index of a primary key of one integral column (int, long, date, time, timestamp),
@@ -109,6 +111,23 @@ public final class LongKeyIndex {
         for (int i = 0; i < size; i++) {
             int row = rows[i];
             long key = keys[row];
+            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            rows[kept] = row;
+            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+                kept++;
+            }
+        }
+        return kept;
+    }
+
+    /** {@link #retainAbsent(long[], int[], int)} with the keys in a buffer (e.g. a view of a vector's memory: no copy). */
+    public int retainAbsent(LongBuffer keys, int[] rows, int size) {
+        long[] bits = filter;
+        int bitShift = filterShift;
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            int row = rows[i];
+            long key = keys.get(row);
             int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
             rows[kept] = row;
             if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {

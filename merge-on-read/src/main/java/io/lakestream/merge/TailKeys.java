@@ -103,14 +103,23 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
             if (size == 0) {
                 return 0;
             }
-            long[] keys = load(vector, rows[size - 1] + 1);
             int kept = 0;
             int hidden = 0;
             if (passes == 1 && vector.getNullCount() == 0) {
-                // the common case: one pass, no null keys
-                kept = index.retainAbsent(keys, rows, size);
+                // the common case: one pass, no null keys; 8-byte keys are read in place
+                int width = vector instanceof BaseFixedWidthVector fixed ? fixed.getTypeWidth() : 0;
+                kept = width == Long.BYTES
+                        ? index.retainAbsent(
+                                vector.getDataBuffer()
+                                        .nioBuffer(0, (rows[size - 1] + 1) * Long.BYTES)
+                                        .order(ByteOrder.LITTLE_ENDIAN)
+                                        .asLongBuffer(),
+                                rows,
+                                size)
+                        : index.retainAbsent(load(vector, rows[size - 1] + 1), rows, size);
                 hidden = size - kept;
             } else {
+                long[] keys = load(vector, rows[size - 1] + 1);
                 for (int i = 0; i < size; i++) {
                     int row = rows[i];
                     boolean isNull = vector.isNull(row);
