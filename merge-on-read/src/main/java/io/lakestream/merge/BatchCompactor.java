@@ -31,21 +31,42 @@ final class BatchCompactor {
             int[] columns,
             List<Field> fields,
             BufferAllocator allocator) {
-        boolean allRows = selection.size() == source.getRowCount();
+        if (selection.size() == source.getRowCount()) {
+            return project(source, columns, fields, allocator);
+        }
         List<FieldVector> vectors = new ArrayList<>(columns.length);
         for (int i = 0; i < columns.length; i++) {
             FieldVector from = source.getVector(columns[i]);
-            if (allRows) {
-                TransferPair transfer = from.getTransferPair(fields.get(i).getName(), allocator);
-                transfer.splitAndTransfer(0, source.getRowCount());
-                vectors.add((FieldVector) transfer.getTo());
-                continue;
-            }
             FieldVector to = fields.get(i).createVector(allocator);
             copyRows(from, to, selection);
             vectors.add(to);
         }
         return new VectorSchemaRoot(fields, vectors, selection.size());
+    }
+
+    /** The output columns of all rows of {@code source}, transferred without copying. */
+    static VectorSchemaRoot project(
+            VectorSchemaRoot source, int[] columns, List<Field> fields, BufferAllocator allocator) {
+        List<FieldVector> vectors = new ArrayList<>(columns.length);
+        for (int i = 0; i < columns.length; i++) {
+            TransferPair transfer =
+                    source.getVector(columns[i]).getTransferPair(fields.get(i).getName(), allocator);
+            transfer.splitAndTransfer(0, source.getRowCount());
+            vectors.add((FieldVector) transfer.getTo());
+        }
+        return new VectorSchemaRoot(fields, vectors, source.getRowCount());
+    }
+
+    /** A new vector (same field) of the selected rows of {@code from}. */
+    static FieldVector copy(FieldVector from, Selection selection, BufferAllocator allocator) {
+        FieldVector to = from.getField().createVector(allocator);
+        try {
+            copyRows(from, to, selection);
+        } catch (RuntimeException e) {
+            to.close();
+            throw e;
+        }
+        return to;
     }
 
     private static void copyRows(FieldVector from, FieldVector to, Selection selection) {
@@ -67,6 +88,7 @@ final class BatchCompactor {
     private static void copyFixedWidth(BaseFixedWidthVector from, BaseFixedWidthVector to, Selection selection) {
         int rows = selection.size();
         int width = from.getTypeWidth();
+        boolean noNulls = from.getNullCount() == 0;
         to.allocateNew(Math.max(rows, 1));
         ArrowBuf source = from.getDataBuffer();
         ArrowBuf target = to.getDataBuffer();
@@ -74,7 +96,7 @@ final class BatchCompactor {
             int first = selection.row(i);
             int run = runLength(selection, i);
             target.setBytes((long) i * width, source, (long) first * width, (long) run * width);
-            copyValidity(from, to, first, i, run);
+            copyValidity(from, to, first, i, run, noNulls);
             i += run;
         }
     }
@@ -87,6 +109,7 @@ final class BatchCompactor {
             bytes += from.getValueLength(selection.row(i));
         }
         to.allocateNew(Math.max(bytes, 1), Math.max(rows, 1));
+        boolean noNulls = from.getNullCount() == 0;
         ArrowBuf sourceOffsets = from.getOffsetBuffer();
         ArrowBuf targetOffsets = to.getOffsetBuffer();
         ArrowBuf targetData = to.getDataBuffer();
@@ -103,18 +126,40 @@ final class BatchCompactor {
                 targetOffsets.setInt(
                         (long) (i + k) * BaseVariableWidthVector.OFFSET_WIDTH, written + sourceEnd - start);
             }
-            copyValidity(from, to, first, i, run);
+            copyValidity(from, to, first, i, run, noNulls);
             written += end - start;
             i += run;
         }
         to.setLastSet(rows - 1);
     }
 
-    private static void copyValidity(FieldVector from, FieldVector to, int sourceRow, int targetRow, int run) {
+    private static void copyValidity(
+            FieldVector from, FieldVector to, int sourceRow, int targetRow, int run, boolean noNulls) {
+        if (noNulls) {
+            setValid(to.getValidityBuffer(), targetRow, run);
+            return;
+        }
         ArrowBuf source = from.getValidityBuffer();
         ArrowBuf target = to.getValidityBuffer();
         for (int k = 0; k < run; k++) {
             BitVectorHelper.setValidityBit(target, targetRow + k, BitVectorHelper.get(source, sourceRow + k));
+        }
+    }
+
+    /** Sets the validity bits of rows {@code [first, first + count)}: whole bytes at once. */
+    private static void setValid(ArrowBuf validity, int first, int count) {
+        int row = first;
+        int end = first + count;
+        for (; row < end && (row & 7) != 0; row++) {
+            BitVectorHelper.setBit(validity, row);
+        }
+        int bytes = (end - row) >>> 3;
+        if (bytes > 0) {
+            validity.setOne(row >>> 3, bytes);
+            row += bytes << 3;
+        }
+        for (; row < end; row++) {
+            BitVectorHelper.setBit(validity, row);
         }
     }
 

@@ -137,18 +137,9 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
         List<FieldVector> vectors = new ArrayList<>(fields.size());
         try {
             for (int i = 0; i < fields.size(); i++) {
-                FieldVector vector = fields.get(i).createVector(allocator);
+                FieldVector vector = allocate(i, rows);
                 vectors.add(vector);
-                vector.setInitialCapacity(rows);
-                vector.allocateNew();
-                if (columnReaders[i] == null) {
-                    for (int row = 0; row < rows; row++) {
-                        vector.setNull(row);
-                    }
-                } else {
-                    fillers[i].fill(columnReaders[i], vector, rows, descriptors[i].getMaxDefinitionLevel());
-                }
-                vector.setValueCount(rows);
+                fillColumn(i, vector, rows, null);
             }
         } catch (RuntimeException e) {
             vectors.forEach(FieldVector::close);
@@ -158,6 +149,102 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
         rowsLeftInGroup -= rows;
         nextPosition += rows;
         return batch;
+    }
+
+    /** Narrows a batch to the rows that survive; it may look only at the batch's early columns. */
+    @FunctionalInterface
+    interface RowSelector {
+        /**
+         * @param selection all rows of the batch on entry; narrowed in place
+         * @param firstRowPosition the file position of the batch's first row
+         */
+        void select(VectorSchemaRoot batch, long firstRowPosition, Selection selection);
+    }
+
+    /**
+     * Reads the next batch, keeping only the rows {@code selector} selects (late materialization):
+     * the {@code early} columns are decoded first and handed to the selector (the other vectors of
+     * that batch are still empty); then the other columns are decoded for the selected rows only,
+     * the values of the other rows skipped, and the early columns are narrowed to the selected rows.
+     * Without early columns and with every row selected this is exactly {@link #next()}.
+     *
+     * @param early per column of the read schema: whether the selector reads it
+     * @param selection reused for every batch; holds the selected rows (of the file batch) afterwards
+     * @return the selected rows, all columns; the caller owns it
+     */
+    VectorSchemaRoot nextSelected(boolean[] early, Selection selection, RowSelector selector) {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        int rows = (int) Math.min(BATCH_ROWS, rowsLeftInGroup);
+        long firstPosition = nextPosition;
+        List<FieldVector> vectors = new ArrayList<>(fields.size());
+        boolean selected = false;
+        try {
+            try {
+                for (int i = 0; i < fields.size(); i++) {
+                    FieldVector vector = allocate(i, rows);
+                    vectors.add(vector);
+                    if (early[i]) {
+                        fillColumn(i, vector, rows, null);
+                    }
+                }
+            } catch (RuntimeException e) {
+                throw unreadable(e);
+            }
+            rowsLeftInGroup -= rows;
+            nextPosition += rows;
+            selection.reset(rows);
+            selector.select(new VectorSchemaRoot(fields, vectors, rows), firstPosition, selection);
+            boolean all = selection.size() == rows;
+            try {
+                for (int i = 0; i < fields.size(); i++) {
+                    if (!early[i]) {
+                        fillColumn(i, vectors.get(i), rows, all ? null : selection);
+                    } else if (!all) {
+                        FieldVector narrowed = BatchCompactor.copy(vectors.get(i), selection, allocator);
+                        vectors.get(i).close();
+                        vectors.set(i, narrowed);
+                    }
+                }
+            } catch (RuntimeException e) {
+                throw unreadable(e);
+            }
+            selected = true;
+            return new VectorSchemaRoot(fields, vectors, selection.size());
+        } finally {
+            if (!selected) {
+                vectors.forEach(FieldVector::close);
+            }
+        }
+    }
+
+    private FieldVector allocate(int column, int rows) {
+        FieldVector vector = fields.get(column).createVector(allocator);
+        try {
+            vector.setInitialCapacity(rows);
+            vector.allocateNew();
+        } catch (RuntimeException e) {
+            vector.close();
+            throw e;
+        }
+        return vector;
+    }
+
+    /** Decodes the next {@code rows} values of a column: all of them, or only the selected ones (the others skipped). */
+    private void fillColumn(int column, FieldVector vector, int rows, Selection selection) {
+        int count = selection == null ? rows : selection.size();
+        if (columnReaders[column] == null) {
+            for (int row = 0; row < count; row++) {
+                vector.setNull(row);
+            }
+        } else if (selection == null) {
+            fillers[column].fill(columnReaders[column], vector, rows, descriptors[column].getMaxDefinitionLevel());
+        } else {
+            fillers[column].fillSelected(
+                    columnReaders[column], vector, rows, descriptors[column].getMaxDefinitionLevel(), selection);
+        }
+        vector.setValueCount(count);
     }
 
     private void openRowGroup(int index) {

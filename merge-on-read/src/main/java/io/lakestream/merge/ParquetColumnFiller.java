@@ -25,10 +25,49 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * dictionaries), with no object per value. Handles Iceberg's type promotions (int to long, float
  * to double, wider decimals).
  */
-@FunctionalInterface
-interface ParquetColumnFiller {
+final class ParquetColumnFiller {
+    private final ValueCopier copier;
+
+    private ParquetColumnFiller(ValueCopier copier) {
+        this.copier = copier;
+    }
+
     /** Fills rows {@code [0, rows)} of {@code vector} from the next {@code rows} values. */
-    void fill(ColumnReader reader, FieldVector vector, int rows, int maxDefinitionLevel);
+    void fill(ColumnReader reader, FieldVector vector, int rows, int maxDefinitionLevel) {
+        for (int row = 0; row < rows; row++) {
+            if (reader.getCurrentDefinitionLevel() == maxDefinitionLevel) {
+                copier.copy(reader, vector, row);
+            } else {
+                vector.setNull(row);
+            }
+            reader.consume();
+        }
+    }
+
+    /**
+     * Consumes the next {@code rows} values and fills rows {@code [0, selection.size())} of
+     * {@code vector} with the selected ones; the others are skipped without being decoded into values.
+     */
+    void fillSelected(ColumnReader reader, FieldVector vector, int rows, int maxDefinitionLevel, Selection selection) {
+        int selected = selection.size();
+        int out = 0;
+        int target = selected == 0 ? rows : selection.row(0);
+        for (int row = 0; row < rows; row++) {
+            boolean defined = reader.getCurrentDefinitionLevel() == maxDefinitionLevel;
+            if (row == target) {
+                if (defined) {
+                    copier.copy(reader, vector, out);
+                } else {
+                    vector.setNull(out);
+                }
+                out++;
+                target = out < selected ? selection.row(out) : rows;
+            } else if (defined) {
+                reader.skip();
+            }
+            reader.consume();
+        }
+    }
 
     static ParquetColumnFiller forColumn(Type type, PrimitiveTypeName physical) {
         ValueCopier copier = switch (type.typeId()) {
@@ -71,20 +110,11 @@ interface ParquetColumnFiller {
                 };
             default -> throw new IllegalArgumentException("lake column type %s is not supported".formatted(type));
         };
-        return (reader, vector, rows, maxDefinitionLevel) -> {
-            for (int row = 0; row < rows; row++) {
-                if (reader.getCurrentDefinitionLevel() == maxDefinitionLevel) {
-                    copier.copy(reader, vector, row);
-                } else {
-                    vector.setNull(row);
-                }
-                reader.consume();
-            }
-        };
+        return new ParquetColumnFiller(copier);
     }
 
     @FunctionalInterface
-    interface ValueCopier {
+    private interface ValueCopier {
         void copy(ColumnReader reader, FieldVector vector, int row);
     }
 }

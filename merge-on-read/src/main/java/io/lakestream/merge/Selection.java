@@ -2,10 +2,11 @@ package io.lakestream.merge;
 
 /**
  * The rows of a batch that are still alive, as ascending row positions. Merge stages narrow it in
- * place instead of copying rows.
+ * place instead of copying rows. A selection can be reset and reused for the next batch, so a
+ * stream of batches allocates one.
  */
 public final class Selection {
-    private final int[] rows;
+    private int[] rows;
     private int size;
 
     private Selection(int[] rows, int size) {
@@ -14,11 +15,20 @@ public final class Selection {
     }
 
     public static Selection all(int rowCount) {
-        int[] rows = new int[rowCount];
+        Selection selection = new Selection(new int[rowCount], 0);
+        selection.reset(rowCount);
+        return selection;
+    }
+
+    /** Selects all rows {@code [0, rowCount)} again. */
+    public void reset(int rowCount) {
+        if (rows.length < rowCount) {
+            rows = new int[rowCount];
+        }
         for (int i = 0; i < rowCount; i++) {
             rows[i] = i;
         }
-        return new Selection(rows, rowCount);
+        size = rowCount;
     }
 
     public int size() {
@@ -43,6 +53,19 @@ public final class Selection {
             }
         }
         size = kept;
+    }
+
+    /** The row positions; the first {@link #size()} are selected. For loops that narrow in place. */
+    int[] rows() {
+        return rows;
+    }
+
+    /** Keeps the first {@code newSize} positions of {@link #rows()}. */
+    void truncate(int newSize) {
+        if (newSize < 0 || newSize > size) {
+            throw new IllegalArgumentException("cannot truncate %s rows to %s".formatted(size, newSize));
+        }
+        size = newSize;
     }
 
     @FunctionalInterface

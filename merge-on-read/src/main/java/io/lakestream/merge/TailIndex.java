@@ -1,6 +1,6 @@
 package io.lakestream.merge;
 
-import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.plan.LogRange;
 import io.lakestream.reader.LogBatch;
@@ -9,6 +9,7 @@ import io.lakestream.table.LakestreamTable;
 import java.util.BitSet;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -16,13 +17,22 @@ import org.apache.iceberg.types.Types;
  * The index of a log tail for one merge pass: every key of the pass's hash partition mapped to its
  * last change (by offset), built from all changes of the range regardless of any filter. The
  * winners are the offsets whose change is the last of its key and is not a delete.
- *
- * @param keys key -> (offset << 1 | 1 if the last change is a delete)
- * @param winners offsets (relative to the range start) to emit from the tail
- * @param keyColumns field ids of the primary key columns, in key order
- * @param keyTypes their types
  */
-record TailIndex(KeyIndex keys, BitSet winners, List<Integer> keyColumns, List<Type> keyTypes) {
+final class TailIndex {
+    private final TailKeys keys;
+    private final BitSet winners;
+    private final List<Integer> keyColumns;
+    private final int pass;
+    private final int passes;
+
+    private TailIndex(TailKeys keys, BitSet winners, List<Integer> keyColumns, int pass, int passes) {
+        this.keys = keys;
+        this.winners = winners;
+        this.keyColumns = List.copyOf(keyColumns);
+        this.pass = pass;
+        this.passes = passes;
+    }
+
     static TailIndex build(
             LakestreamTable table,
             LogSnapshot log,
@@ -35,24 +45,16 @@ record TailIndex(KeyIndex keys, BitSet winners, List<Integer> keyColumns, List<T
                 .map(name -> table.definition().schema().findField(name))
                 .toList();
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
-        KeyIndex keys = new KeyIndex();
-        KeyBuffer key = new KeyBuffer();
+        TailKeys keys = TailKeys.forKeyTypes(keyTypes, (int) Math.min(range.rowCount() / passes, 1 << 24));
         long changes = 0;
         try (LogRangeReader reader =
                 new LogRangeReader(table.log(), log, range.bucket(), range.from(), range.to(), keyFields, allocator)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
-                    ArrowKeyEncoder encoder = new ArrowKeyEncoder(
-                            batch.root().getFieldVectors().subList(2, 2 + keyFields.size()), keyTypes);
-                    for (int row = 0; row < batch.rowCount(); row++) {
-                        encoder.encode(row, key);
-                        if (passes > 1 && partition(key, passes) != pass) {
-                            continue;
-                        }
-                        long offset = batch.firstOffset() + row;
-                        keys.put(key, offset << 1 | (batch.changeType(row) == ChangeType.DELETE ? 1 : 0));
-                        changes++;
-                    }
+                    List<FieldVector> keyVectors = batch.root()
+                            .getFieldVectors()
+                            .subList(LogSchema.SYSTEM_COLUMN_COUNT, LogSchema.SYSTEM_COLUMN_COUNT + keyFields.size());
+                    changes += keys.add(keyVectors, batch, pass, passes);
                 }
             }
         }
@@ -69,11 +71,27 @@ record TailIndex(KeyIndex keys, BitSet winners, List<Integer> keyColumns, List<T
                 keys,
                 winners,
                 keyFields.stream().map(Types.NestedField::fieldId).toList(),
-                keyTypes);
+                pass,
+                passes);
     }
 
-    /** The merge pass a key belongs to when the tail is merged in several passes. */
-    static int partition(KeyBuffer key, int passes) {
-        return (key.hash() & Integer.MAX_VALUE) % passes;
+    /** Offsets (relative to the range start) to emit from the tail. */
+    BitSet winners() {
+        return winners;
+    }
+
+    /** Field ids of the primary key columns, in key order. */
+    List<Integer> keyColumns() {
+        return keyColumns;
+    }
+
+    /**
+     * Drops from {@code selection} the lake rows whose key has a change in this pass's index (counted
+     * as hidden) and the rows whose key another pass handles.
+     *
+     * @param keyVectors the key columns of the lake batch, in key order
+     */
+    void retainUnchanged(List<FieldVector> keyVectors, Selection selection, MergeCounters counters) {
+        counters.addLakeRowsHidden(keys.retainUnchanged(keyVectors, selection, pass, passes));
     }
 }

@@ -33,7 +33,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
@@ -66,6 +65,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
 
     private final boolean withOffsets;
     private final ArrowRowFilter rowFilter;
+    private final Set<Integer> filterFieldIds;
     private final EqualityDeletes equalityDeletes;
     private final Deque<Supplier<Iterator<VectorSchemaRoot>>> stages = new ArrayDeque<>();
     private Iterator<VectorSchemaRoot> current = Collections.emptyIterator();
@@ -126,6 +126,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         }
         this.outputFields = List.copyOf(fields);
         this.rowFilter = new ArrowRowFilter(readSchema, filter);
+        this.filterFieldIds = Set.copyOf(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
         this.equalityDeletes = new EqualityDeletes(table.lake().io(), schema, allocator);
         planStages(config);
     }
@@ -163,19 +164,34 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         }
     }
 
-    /** Lake rows of one file, Iceberg deletes applied; with an index, minus keys changed in the tail and keys of other passes. */
+    /**
+     * Lake rows of one file, Iceberg deletes applied; with an index, minus keys changed in the tail and
+     * keys of other passes. Only the columns that decide which rows survive (keys, equality delete
+     * columns, filter columns) are decoded for every row; the others only for the surviving rows.
+     */
     private Iterator<VectorSchemaRoot> lakeBatches(LakeFile file, TailIndex index, int pass, int passes) {
         LakeFileReader reader = new LakeFileReader(
                 table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator);
         PositionDeletes positionDeletes = PositionDeletes.load(table.lake().io(), file);
-        List<Type> keyTypes = index == null ? List.of() : index.keyTypes();
         int[] keyColumns = index == null
                 ? new int[0]
                 : index.keyColumns().stream()
                         .mapToInt(id -> EqualityDeletes.indexOf(readSchema, id))
                         .toArray();
-        return new BatchStage(reader, (batch, firstRowPosition) -> {
-            Selection selection = Selection.all(batch.getRowCount());
+        boolean[] early = new boolean[readSchema.columns().size()];
+        for (int column : keyColumns) {
+            early[column] = true;
+        }
+        for (int id : EqualityDeletes.requiredFieldIds(file)) {
+            early[EqualityDeletes.indexOf(readSchema, id)] = true;
+        }
+        if (!rowFilter.isAlwaysTrue()) {
+            for (int id : filterFieldIds) {
+                early[EqualityDeletes.indexOf(readSchema, id)] = true;
+            }
+        }
+        List<FieldVector> keys = new ArrayList<>(keyColumns.length);
+        return new BatchStage(reader, early, (batch, firstRowPosition, selection) -> {
             if (!positionDeletes.isEmpty()) {
                 selection.retain(row -> !positionDeletes.isDeleted(firstRowPosition + row));
             }
@@ -184,26 +200,13 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                 counters.addLakeRows(selection.size());
             }
             if (index != null) {
-                List<FieldVector> keys = new ArrayList<>(keyColumns.length);
+                keys.clear();
                 for (int column : keyColumns) {
                     keys.add(batch.getVector(column));
                 }
-                ArrowKeyEncoder encoder = new ArrowKeyEncoder(keys, keyTypes);
-                KeyBuffer key = new KeyBuffer();
-                int before = selection.size();
-                int[] otherPass = new int[1];
-                selection.retain(row -> {
-                    encoder.encode(row, key);
-                    if (passes > 1 && TailIndex.partition(key, passes) != pass) {
-                        otherPass[0]++;
-                        return false;
-                    }
-                    return !index.keys().contains(key);
-                });
-                counters.addLakeRowsHidden(before - selection.size() - otherPass[0]);
+                index.retainUnchanged(keys, selection, counters);
             }
             rowFilter.apply(batch, selection);
-            return selection;
         });
     }
 
@@ -352,19 +355,17 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         stages.clear();
     }
 
-    /** Narrows a lake batch to the rows that survive deletes, the merge and the filter. */
-    private interface BatchTransform {
-        Selection select(VectorSchemaRoot batch, long firstRowPosition);
-    }
-
-    /** Lake batches through a selection, compacted into output batches. */
+    /** Lake batches narrowed to the rows that survive deletes, the merge and the filter, as output batches. */
     private final class BatchStage implements Iterator<VectorSchemaRoot>, AutoCloseable {
         private final LakeFileReader reader;
-        private final BatchTransform transform;
+        private final boolean[] early;
+        private final LakeFileReader.RowSelector selector;
+        private final Selection selection = Selection.all(0);
 
-        private BatchStage(LakeFileReader reader, BatchTransform transform) {
+        private BatchStage(LakeFileReader reader, boolean[] early, LakeFileReader.RowSelector selector) {
             this.reader = reader;
-            this.transform = transform;
+            this.early = early;
+            this.selector = selector;
         }
 
         @Override
@@ -374,10 +375,8 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
 
         @Override
         public VectorSchemaRoot next() {
-            try (LakeBatch batch = reader.next()) {
-                Selection selection = transform.select(batch.root(), batch.firstRowPosition());
-                VectorSchemaRoot output =
-                        BatchCompactor.compact(batch.root(), selection, outputColumns, userFields, allocator);
+            try (VectorSchemaRoot batch = reader.nextSelected(early, selection, selector)) {
+                VectorSchemaRoot output = BatchCompactor.project(batch, outputColumns, userFields, allocator);
                 return withOffsets ? withNullOffsets(output) : output;
             }
         }

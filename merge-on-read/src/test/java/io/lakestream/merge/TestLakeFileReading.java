@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -29,6 +30,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
@@ -153,6 +155,102 @@ class TestLakeFileReading {
         List<Object> expected = new ArrayList<>(List.of(3L, "name-3", 3L, 1.5d, new java.math.BigDecimal("3.25")));
         expected.add(null);
         assertThat(rows).hasSize(10).contains(expected);
+    }
+
+    @Test
+    void lateMaterializationReadsTheSameRowsAsAFullReadThenSelection() {
+        table.lake()
+                .updateProperties()
+                .set("write.parquet.row-group-size-bytes", "8192")
+                .set("write.parquet.page-size-bytes", "1024")
+                .commit();
+        try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+            for (long id = 0; id < 20_000; id++) {
+                Map<String, Object> row = new HashMap<>();
+                row.put("id", id);
+                row.put("name", id % 7 == 0 ? null : "name-" + id);
+                row.put("score", id % 5 == 0 ? null : (int) id);
+                row.put("price", id % 11 == 0 ? null : java.math.BigDecimal.valueOf(id * 100 + 25, 2));
+                row.put("ratio", id % 3 == 0 ? null : (float) id);
+                writer.upsert(row);
+            }
+            writer.commit();
+        }
+        tier();
+        Schema readSchema = table.definition().schema();
+        var plan = UnionReadPlanner.plan(table, ReadOptions.of(ReadMode.LAKE));
+        // which rows survive: none of some batches, all of others, scattered rows and runs elsewhere
+        java.util.function.LongPredicate keep =
+                id -> (id / 8192) % 4 == 1 || ((id / 8192) % 4 != 2 && id % 13 % 4 != 0);
+        for (boolean[] early : List.of(
+                new boolean[] {true, false, false, false, false},
+                new boolean[] {true, false, true, false, true},
+                new boolean[] {false, false, false, false, false})) {
+            List<List<Object>> expected = new ArrayList<>();
+            List<List<Object>> actual = new ArrayList<>();
+            long positions = 0;
+            for (var split : plan.splits()) {
+                for (var file : split.lakeFiles()) {
+                    try (LakeFileReader reader = new LakeFileReader(
+                            table.lake().io(),
+                            file,
+                            readSchema,
+                            readSchema,
+                            Expressions.alwaysTrue(),
+                            warehouse.allocator())) {
+                        while (reader.hasNext()) {
+                            try (LakeBatch batch = reader.next()) {
+                                for (int row = 0; row < batch.root().getRowCount(); row++) {
+                                    if (keep.test(batch.firstRowPosition() + row)) {
+                                        expected.add(values(batch.root(), row));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    try (LakeFileReader reader = new LakeFileReader(
+                            table.lake().io(),
+                            file,
+                            readSchema,
+                            readSchema,
+                            Expressions.alwaysTrue(),
+                            warehouse.allocator())) {
+                        Selection selection = Selection.all(0);
+                        while (reader.hasNext()) {
+                            try (VectorSchemaRoot batch = reader.nextSelected(early, selection, (root, first, rows) -> {
+                                if (early[0]) {
+                                    // the early column is readable; the others are not decoded yet
+                                    assertThat(root.getVector(0).getValueCount())
+                                            .isEqualTo(root.getRowCount());
+                                }
+                                rows.retain(row -> keep.test(first + row));
+                            })) {
+                                positions += selection.size();
+                                assertThat(batch.getRowCount()).isEqualTo(selection.size());
+                                for (int row = 0; row < batch.getRowCount(); row++) {
+                                    actual.add(values(batch, row));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(actual)
+                    .as("early columns %s", java.util.Arrays.toString(early))
+                    .isEqualTo(expected);
+            assertThat(positions).isEqualTo(expected.size());
+            assertThat(expected).isNotEmpty();
+            assertThat(expected.stream().filter(row -> row.contains(null))).isNotEmpty();
+        }
+    }
+
+    private static List<Object> values(VectorSchemaRoot root, int row) {
+        List<Object> values = new ArrayList<>();
+        for (var vector : root.getFieldVectors()) {
+            Object value = vector.getObject(row);
+            values.add(value instanceof org.apache.arrow.vector.util.Text text ? text.toString() : value);
+        }
+        return values;
     }
 
     private void writeRows(int from, int to) {

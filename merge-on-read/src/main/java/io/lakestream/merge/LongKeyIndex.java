@@ -1,0 +1,229 @@
+package io.lakestream.merge;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.nio.LongBuffer;
+
+/**
+ * An open-addressing hash map from a primitive {@code long} key to a non-negative {@code long}
+ * value: the index of a primary key of one integral column (int, long, date, time, timestamp),
+ * without the canonical byte encoding of {@link KeyIndex}. Keys live in one {@code long[]} (linear
+ * probing, Fibonacci hashing), so a miss, the common case when probing lake rows, reads one array.
+ * Key {@code 0} marks a free slot and is kept beside the table. A one-hash bit filter (8 bits per
+ * slot, small enough for the first-level cache) answers most misses without touching the table.
+ */
+public final class LongKeyIndex {
+    private static final long FREE = 0;
+    private static final long NONE = -1;
+    private static final long PHI = 0x9E3779B97F4A7C15L;
+    private static final long FILTER_MULTIPLIER = 0xC2B2AE3D27D4EB4FL;
+
+    private long[] keys;
+    private long[] values;
+    private long[] filter;
+    private int filterShift;
+    private int shift;
+    private int mask;
+    private int tableSize;
+    private long zeroValue = NONE;
+
+    public LongKeyIndex() {
+        this(1024);
+    }
+
+    /** @param expectedKeys how many keys are expected (the table grows beyond it as needed) */
+    public LongKeyIndex(int expectedKeys) {
+        int bits = Math.max(4, 64 - Long.numberOfLeadingZeros(Math.max(expectedKeys, 1) * 2L - 1));
+        allocate(Math.min(bits, 30));
+    }
+
+    /** The number of keys. */
+    public int size() {
+        return tableSize + (zeroValue == NONE ? 0 : 1);
+    }
+
+    /** Approximate heap bytes held. */
+    public long memoryBytes() {
+        return keys.length * 17L;
+    }
+
+    /** Sets the key's value ({@code >= 0}); returns the previous value, or -1 if the key was new. */
+    public long put(long key, long value) {
+        checkArgument(value >= 0, "value must not be negative: %s", value);
+        if (key == FREE) {
+            long previous = zeroValue;
+            zeroValue = value;
+            addToFilter(key);
+            return previous;
+        }
+        int slot = slot(key);
+        while (true) {
+            long current = keys[slot];
+            if (current == key) {
+                long previous = values[slot];
+                values[slot] = value;
+                return previous;
+            }
+            if (current == FREE) {
+                keys[slot] = key;
+                values[slot] = value;
+                addToFilter(key);
+                if (++tableSize * 2 > keys.length) {
+                    grow();
+                }
+                return NONE;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /** The key's value, or -1 if the index does not hold the key. */
+    public long get(long key) {
+        if (key == FREE) {
+            return zeroValue;
+        }
+        int slot = slot(key);
+        while (true) {
+            long current = keys[slot];
+            if (current == key) {
+                return values[slot];
+            }
+            if (current == FREE) {
+                return NONE;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    public boolean contains(long key) {
+        return mayContain(key) && containsInTable(key);
+    }
+
+    /**
+     * Narrows {@code rows[0, size)} in place to the rows whose key is not in the index; returns how many
+     * remain. Row {@code r}'s key is {@code keys[r]}. The bit filter is consulted for every row before
+     * the table, so the table is read only for the few rows the filter cannot rule out.
+     */
+    public int retainAbsent(long[] keys, int[] rows, int size) {
+        long[] bits = filter;
+        int bitShift = filterShift;
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            int row = rows[i];
+            long key = keys[row];
+            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            rows[kept] = row;
+            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+                kept++;
+            }
+        }
+        return kept;
+    }
+
+    /** {@link #retainAbsent(long[], int[], int)} with the keys in a buffer (e.g. a view of a vector's memory: no copy). */
+    public int retainAbsent(LongBuffer keys, int[] rows, int size) {
+        long[] bits = filter;
+        int bitShift = filterShift;
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            int row = rows[i];
+            long key = keys.get(row);
+            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            rows[kept] = row;
+            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+                kept++;
+            }
+        }
+        return kept;
+    }
+
+    private boolean mayContain(long key) {
+        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
+        return (filter[bit >>> 6] & (1L << bit)) != 0;
+    }
+
+    private boolean containsInTable(long key) {
+        if (key == FREE) {
+            return zeroValue != NONE;
+        }
+        long[] table = keys;
+        int slot = slot(key);
+        while (true) {
+            long current = table[slot];
+            if (current == key) {
+                return true;
+            }
+            if (current == FREE) {
+                return false;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /** The value of every key, in no particular order. */
+    public long[] values() {
+        long[] result = new long[size()];
+        int next = 0;
+        for (int slot = 0; slot < keys.length; slot++) {
+            if (keys[slot] != FREE) {
+                result[next++] = values[slot];
+            }
+        }
+        if (zeroValue != NONE) {
+            result[next] = zeroValue;
+        }
+        return result;
+    }
+
+    /** A well-mixed hash of a key (murmur3's 64-bit finalizer), also used to partition keys into merge passes. */
+    static long hash(long key) {
+        long h = key;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        return h ^ (h >>> 33);
+    }
+
+    private int slot(long key) {
+        return (int) ((key * PHI) >>> shift);
+    }
+
+    private void allocate(int bits) {
+        keys = new long[1 << bits];
+        values = new long[1 << bits];
+        shift = 64 - bits;
+        mask = keys.length - 1;
+        int filterBits = Math.min(bits + 3, 27);
+        filter = new long[(1 << filterBits) / Long.SIZE];
+        filterShift = 64 - filterBits;
+    }
+
+    private void addToFilter(long key) {
+        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
+        filter[bit >>> 6] |= 1L << bit;
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        long[] oldValues = values;
+        int bits = 64 - shift + 1;
+        checkArgument(bits <= 30, "too many keys for one index: %s", tableSize);
+        allocate(bits);
+        for (int i = 0; i < oldKeys.length; i++) {
+            long key = oldKeys[i];
+            if (key != FREE) {
+                int slot = slot(key);
+                while (keys[slot] != FREE) {
+                    slot = (slot + 1) & mask;
+                }
+                keys[slot] = key;
+                values[slot] = oldValues[i];
+                addToFilter(key);
+            }
+        }
+        if (zeroValue != NONE) {
+            addToFilter(FREE);
+        }
+    }
+}

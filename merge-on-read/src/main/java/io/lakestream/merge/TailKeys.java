@@ -1,0 +1,240 @@
+package io.lakestream.merge;
+
+import io.lakestream.log.ChangeType;
+import io.lakestream.reader.LogBatch;
+import java.nio.ByteOrder;
+import java.util.List;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.iceberg.types.Type;
+
+/**
+ * The keys of a log tail's index for one merge pass, each mapped to its last change
+ * ({@code offset << 1 | 1 if a delete}). Two layouts with the same meaning: {@link SingleLong} for a
+ * primary key of one integral column (keys are primitive longs, probed in a loop over the key
+ * vector), {@link Generic} for every other key (the canonical byte encoding of docs/merge.md).
+ *
+ * <p>Each layout decides which merge pass a key belongs to with its own hash; the index of a pass
+ * and the lake rows probed against it always go through the same layout, so every key is still
+ * handled in exactly one pass.
+ */
+sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
+    /** The layout for a key of these column types. */
+    static TailKeys forKeyTypes(List<Type> keyTypes, int expectedKeys) {
+        if (keyTypes.size() == 1 && SingleLong.supports(keyTypes.get(0))) {
+            return new SingleLong(expectedKeys);
+        }
+        return new Generic(keyTypes);
+    }
+
+    /** Indexes the changes of {@code batch} whose key belongs to the pass; returns how many it indexed. */
+    long add(List<FieldVector> keyVectors, LogBatch batch, int pass, int passes);
+
+    /**
+     * Drops from {@code selection} the rows whose key has a change in the index and the rows whose key
+     * belongs to another pass; returns how many rows a change hid.
+     */
+    int retainUnchanged(List<FieldVector> keyVectors, Selection selection, int pass, int passes);
+
+    /** The value of every key. */
+    long[] values();
+
+    /** Encodes a change: its offset and whether it is a delete. */
+    static long change(long offset, ChangeType type) {
+        return offset << 1 | (type == ChangeType.DELETE ? 1 : 0);
+    }
+
+    /** A key of one int, date, long, time or timestamp column: a {@link LongKeyIndex}, nulls beside it. */
+    final class SingleLong implements TailKeys {
+        private final LongKeyIndex index;
+        private long nullValue = -1;
+        private long[] scratch = new long[0];
+
+        SingleLong(int expectedKeys) {
+            this.index = new LongKeyIndex(expectedKeys);
+        }
+
+        static boolean supports(Type type) {
+            return switch (type.typeId()) {
+                case INTEGER, DATE, LONG, TIME, TIMESTAMP -> true;
+                default -> false;
+            };
+        }
+
+        /** The merge pass of a key. */
+        static int partition(long key, int passes) {
+            return (int) ((LongKeyIndex.hash(key) >>> 1) % passes);
+        }
+
+        // the merge pass of the null key
+        private static final int NULL_PARTITION = 0;
+
+        @Override
+        public long add(List<FieldVector> keyVectors, LogBatch batch, int pass, int passes) {
+            FieldVector vector = keyVectors.get(0);
+            int rows = batch.rowCount();
+            long[] keys = load(vector, rows);
+            boolean nulls = vector.getNullCount() > 0;
+            long added = 0;
+            for (int row = 0; row < rows; row++) {
+                long value = change(batch.firstOffset() + row, batch.changeType(row));
+                if (nulls && vector.isNull(row)) {
+                    if (passes == 1 || NULL_PARTITION == pass) {
+                        nullValue = value;
+                        added++;
+                    }
+                    continue;
+                }
+                long key = keys[row];
+                if (passes > 1 && partition(key, passes) != pass) {
+                    continue;
+                }
+                index.put(key, value);
+                added++;
+            }
+            return added;
+        }
+
+        @Override
+        public int retainUnchanged(List<FieldVector> keyVectors, Selection selection, int pass, int passes) {
+            FieldVector vector = keyVectors.get(0);
+            int[] rows = selection.rows();
+            int size = selection.size();
+            if (size == 0) {
+                return 0;
+            }
+            int kept = 0;
+            int hidden = 0;
+            if (passes == 1 && vector.getNullCount() == 0) {
+                // the common case: one pass, no null keys; 8-byte keys are read in place
+                int width = vector instanceof BaseFixedWidthVector fixed ? fixed.getTypeWidth() : 0;
+                kept = width == Long.BYTES
+                        ? index.retainAbsent(
+                                vector.getDataBuffer()
+                                        .nioBuffer(0, (rows[size - 1] + 1) * Long.BYTES)
+                                        .order(ByteOrder.LITTLE_ENDIAN)
+                                        .asLongBuffer(),
+                                rows,
+                                size)
+                        : index.retainAbsent(load(vector, rows[size - 1] + 1), rows, size);
+                hidden = size - kept;
+            } else {
+                long[] keys = load(vector, rows[size - 1] + 1);
+                for (int i = 0; i < size; i++) {
+                    int row = rows[i];
+                    boolean isNull = vector.isNull(row);
+                    int partition = isNull ? NULL_PARTITION : partition(keys[row], passes);
+                    if (passes > 1 && partition != pass) {
+                        continue;
+                    }
+                    boolean changed = isNull ? nullValue != -1 : index.contains(keys[row]);
+                    if (changed) {
+                        hidden++;
+                    } else {
+                        rows[kept++] = row;
+                    }
+                }
+            }
+            selection.truncate(kept);
+            return hidden;
+        }
+
+        @Override
+        public long[] values() {
+            long[] values = index.values();
+            if (nullValue == -1) {
+                return values;
+            }
+            long[] withNull = java.util.Arrays.copyOf(values, values.length + 1);
+            withNull[values.length] = nullValue;
+            return withNull;
+        }
+
+        /** The first {@code rows} values of an int or long vector as longs (null rows hold garbage). */
+        private long[] load(FieldVector vector, int rows) {
+            if (scratch.length < rows) {
+                scratch = new long[Math.max(rows, 1024)];
+            }
+            if (!(vector instanceof BaseFixedWidthVector fixed)) {
+                throw new IllegalStateException("a key vector of %s is not fixed-width".formatted(vector.getField()));
+            }
+            int width = fixed.getTypeWidth();
+            if (rows == 0) {
+                return scratch;
+            }
+            if (width == Long.BYTES) {
+                vector.getDataBuffer()
+                        .nioBuffer(0, rows * Long.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .asLongBuffer()
+                        .get(scratch, 0, rows);
+            } else if (width == Integer.BYTES) {
+                var ints = vector.getDataBuffer()
+                        .nioBuffer(0, rows * Integer.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .asIntBuffer();
+                for (int row = 0; row < rows; row++) {
+                    scratch[row] = ints.get(row);
+                }
+            } else {
+                throw new IllegalStateException(
+                        "a key vector of %s is %s bytes wide, not 4 or 8".formatted(vector.getField(), width));
+            }
+            return scratch;
+        }
+    }
+
+    /** Any key: encoded into bytes ({@link ArrowKeyEncoder}) and kept in a {@link KeyIndex}. */
+    final class Generic implements TailKeys {
+        private final KeyIndex index = new KeyIndex();
+        private final List<Type> keyTypes;
+        private final KeyBuffer key = new KeyBuffer();
+
+        Generic(List<Type> keyTypes) {
+            this.keyTypes = keyTypes;
+        }
+
+        /** The merge pass of an encoded key. */
+        static int partition(KeyBuffer key, int passes) {
+            return (key.hash() & Integer.MAX_VALUE) % passes;
+        }
+
+        @Override
+        public long add(List<FieldVector> keyVectors, LogBatch batch, int pass, int passes) {
+            ArrowKeyEncoder encoder = new ArrowKeyEncoder(keyVectors, keyTypes);
+            long added = 0;
+            for (int row = 0; row < batch.rowCount(); row++) {
+                encoder.encode(row, key);
+                if (passes > 1 && partition(key, passes) != pass) {
+                    continue;
+                }
+                index.put(key, change(batch.firstOffset() + row, batch.changeType(row)));
+                added++;
+            }
+            return added;
+        }
+
+        @Override
+        public int retainUnchanged(List<FieldVector> keyVectors, Selection selection, int pass, int passes) {
+            ArrowKeyEncoder encoder = new ArrowKeyEncoder(keyVectors, keyTypes);
+            int[] hidden = new int[1];
+            selection.retain(row -> {
+                encoder.encode(row, key);
+                if (passes > 1 && partition(key, passes) != pass) {
+                    return false;
+                }
+                if (index.contains(key)) {
+                    hidden[0]++;
+                    return false;
+                }
+                return true;
+            });
+            return hidden[0];
+        }
+
+        @Override
+        public long[] values() {
+            return index.values();
+        }
+    }
+}
