@@ -4,6 +4,10 @@ import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringService;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +25,9 @@ import java.util.function.LongSupplier;
  * <p>Run: {@code ./lakestream bench freshness [--commits N]}.
  */
 public final class FreshnessBenchmark {
+    // Trino's logging takes over System.out once a server starts; results go to the real stdout
+    private static final PrintStream OUT =
+            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 200;
     private static final int LAKE_SAMPLE_EVERY = 10;
 
@@ -79,7 +86,7 @@ public final class FreshnessBenchmark {
         }
         List<Long> union = new ArrayList<>(javaWriter);
         union.addAll(sparkInsert);
-        System.out.printf(
+        OUT.printf(
                 "%d commits (Java writer and Spark INSERT alternating), tiering every 1 s, %d cores%n",
                 commits, Runtime.getRuntime().availableProcessors());
         print("Trino union read after a Java writer commit", javaWriter);
@@ -88,7 +95,7 @@ public final class FreshnessBenchmark {
         print("Trino stock Iceberg (lake only)", lakeOnly);
         print("Spark INSERT statement itself (not freshness)", sparkInsertDuration);
         long p99 = percentile(union, 99);
-        System.out.printf(
+        OUT.printf(
                 "goal: union read p99 < %d ms: %s (p99 %d ms)%n",
                 GOAL_P99_MILLIS, p99 < GOAL_P99_MILLIS ? "met" : "MISSED", p99);
         System.exit(0);
@@ -120,7 +127,7 @@ public final class FreshnessBenchmark {
     }
 
     private static void print(String name, List<Long> millis) {
-        System.out.printf(
+        OUT.printf(
                 "%-48s p50 %5d ms   p99 %5d ms   max %5d ms   (%d samples)%n",
                 name, percentile(millis, 50), percentile(millis, 99), percentile(millis, 100), millis.size());
     }

@@ -9,6 +9,10 @@ import io.lakestream.tiering.TieringHooks;
 import io.lakestream.write.LakestreamWriter;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -37,6 +41,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2).
  */
 public final class TrinoUnionReadBenchmark {
+    // Trino's logging takes over System.out once a server starts; results go to the real stdout
+    private static final PrintStream OUT =
+            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final List<String> SCANS = List.of(
             "SELECT count(*), sum(qty), sum(price), max(name) FROM %s",
             "SELECT count(*), sum(qty), max(name) FROM %s WHERE qty < 10",
@@ -87,11 +94,11 @@ public final class TrinoUnionReadBenchmark {
                     .build();
             new TableTiering(compacting, allocator, threads, TieringHooks.NONE, Clock.systemUTC()).tier(table);
             TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
-            System.out.printf(
+            OUT.printf(
                     "table: %,d rows, %d buckets, primary key id; %d cores; median of %d rounds after %d warm-up%n",
                     rows, buckets, Runtime.getRuntime().availableProcessors(), rounds, warmup);
 
-            System.out.println("\n(1) fully tiered and compacted: lakestream.tests.bench vs iceberg.tests.bench");
+            OUT.println("\n(1) fully tiered and compacted: lakestream.tests.bench vs iceberg.tests.bench");
             bench.header();
             for (int q = 0; q < SCANS.size(); q++) {
                 bench.compare(SCAN_NAMES.get(q), SCANS.get(q), "lakestream.tests.bench", "iceberg.tests.bench", 1.1);
@@ -113,7 +120,7 @@ public final class TrinoUnionReadBenchmark {
                     .retention(Duration.ofDays(1))
                     .build();
             new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC()).tier(table);
-            System.out.println("\n(2) 5% of the keys updated: lakestream union read with the updates in the log tail"
+            OUT.println("\n(2) 5% of the keys updated: lakestream union read with the updates in the log tail"
                     + " vs iceberg.tests.bench with them tiered as equality deletes");
             bench.header();
             for (int q = 0; q < 2; q++) {
@@ -132,7 +139,7 @@ public final class TrinoUnionReadBenchmark {
     }
 
     private void header() {
-        System.out.printf("%-28s %14s %14s %8s %8s%n", "query", "lakestream s", "iceberg s", "ratio", "goal");
+        OUT.printf("%-28s %14s %14s %8s %8s%n", "query", "lakestream s", "iceberg s", "ratio", "goal");
     }
 
     private void compare(String name, String query, String ours, String stock, double goal) {
@@ -157,7 +164,7 @@ public final class TrinoUnionReadBenchmark {
 
     private void print(String name, double ours, double stock, double goal) {
         double ratio = ours / stock;
-        System.out.printf(
+        OUT.printf(
                 "%-28s %14.3f %14.3f %8.2f %5s%.1f %s%n",
                 name, ours, stock, ratio, "<=", goal, ratio <= goal ? "met" : "MISSED");
     }
