@@ -39,7 +39,7 @@ public final class StockIcebergCatalog {
                 .put("iceberg.jdbc-catalog.connection-url", iceberg.get("uri"))
                 .put("iceberg.jdbc-catalog.catalog-name", LakestreamCatalog.DEFAULT_NAME)
                 .put("iceberg.jdbc-catalog.default-warehouse-dir", config.warehouseLocation())
-                .put("fs.native-local.enabled", "true")
+                .put("fs.local.enabled", "true")
                 .put("local.location", "/")
                 .buildOrThrow();
     }
