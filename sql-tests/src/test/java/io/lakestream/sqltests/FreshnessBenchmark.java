@@ -30,6 +30,7 @@ public final class FreshnessBenchmark {
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 200;
     private static final int LAKE_SAMPLE_EVERY = 10;
+    private static final String SCHEMA_NAME = "freshness";
 
     private FreshnessBenchmark() {}
 
@@ -44,10 +45,10 @@ public final class FreshnessBenchmark {
             }
         }
         CrossEngine engines = CrossEngine.get();
-        String schema = engines.createSchema("freshness");
+        String schema = engines.createSchema(SCHEMA_NAME);
         engines.trino("CREATE TABLE " + schema
                 + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
-        String stockTable = "iceberg." + schema.substring(schema.indexOf('.') + 1) + ".events";
+        String stockTable = "iceberg." + SCHEMA_NAME + ".events";
 
         List<Long> javaWriter = new ArrayList<>();
         List<Long> sparkInsert = new ArrayList<>();
@@ -104,11 +105,7 @@ public final class FreshnessBenchmark {
     /** Writes row {@code id}: Java writer for even ids, Spark SQL INSERT for odd ones. @return whether Spark wrote it */
     private static boolean write(CrossEngine engines, String schema, long id) {
         if (id % 2 == 0) {
-            engines.write(
-                    schema.substring(schema.indexOf('.') + 1),
-                    "events",
-                    List.of(Map.of("id", id, "note", "java " + id)),
-                    true);
+            engines.write(SCHEMA_NAME, "events", List.of(Map.of("id", id, "note", "java " + id)), true);
             return false;
         }
         engines.spark("INSERT INTO " + schema + ".events VALUES (" + id + ", 'spark " + id + "')");
