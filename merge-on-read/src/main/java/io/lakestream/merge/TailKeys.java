@@ -155,31 +155,7 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
             if (scratch.length < rows) {
                 scratch = new long[Math.max(rows, 1024)];
             }
-            if (!(vector instanceof BaseFixedWidthVector fixed)) {
-                throw new IllegalStateException("a key vector of %s is not fixed-width".formatted(vector.getField()));
-            }
-            int width = fixed.getTypeWidth();
-            if (rows == 0) {
-                return scratch;
-            }
-            if (width == Long.BYTES) {
-                vector.getDataBuffer()
-                        .nioBuffer(0, rows * Long.BYTES)
-                        .order(ByteOrder.LITTLE_ENDIAN)
-                        .asLongBuffer()
-                        .get(scratch, 0, rows);
-            } else if (width == Integer.BYTES) {
-                var ints = vector.getDataBuffer()
-                        .nioBuffer(0, rows * Integer.BYTES)
-                        .order(ByteOrder.LITTLE_ENDIAN)
-                        .asIntBuffer();
-                for (int row = 0; row < rows; row++) {
-                    scratch[row] = ints.get(row);
-                }
-            } else {
-                throw new IllegalStateException(
-                        "a key vector of %s is %s bytes wide, not 4 or 8".formatted(vector.getField(), width));
-            }
+            LongKeyVectors.load(vector, rows, scratch);
             return scratch;
         }
     }

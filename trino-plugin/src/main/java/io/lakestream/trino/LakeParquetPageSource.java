@@ -4,6 +4,7 @@ import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregate
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
+import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -31,10 +32,12 @@ import java.util.function.Supplier;
 import org.apache.iceberg.types.Types;
 
 /**
- * The fast path: reads the lake files of a split that has no log tail and no delete files with
- * Trino's own Parquet reader, and returns its pages as they are (no merge, no conversion). Only the
- * enforced filter is applied to the rows (row groups it cannot match are skipped before), and the
- * limit hint stops the split early. See {@link LakestreamReadPath}.
+ * The fast path: reads the lake files of a split that has no delete files with Trino's own Parquet
+ * reader, and returns its pages as they are (no conversion). Only the enforced filter is applied to
+ * the rows (row groups it cannot match are skipped before), and the limit hint stops the split early.
+ * When the split has a log tail, the lake rows whose key the tail changes are dropped too
+ * ({@link HiddenLakeKeys}); the tail itself is read by {@link LakeParquetMergePageSource}. See
+ * {@link LakestreamReadPath}.
  */
 final class LakeParquetPageSource implements ConnectorPageSource {
     private static final ParquetReaderOptions OPTIONS = ParquetReaderOptions.defaultOptions();
@@ -44,6 +47,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final List<LakeParquetFile.ReadColumn> readColumns;
     private final Map<Integer, Domain> constraint;
     private final LakeRowFilter filter;
+    private final Optional<HiddenLakeKeys> hiddenKeys;
     /** For each output channel, how it is made from the current file's page. */
     private final List<Output> outputs;
 
@@ -62,13 +66,16 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     /**
      * @param table loads the table, only when it is needed: for the key columns of a row id
      * @param fileSystem reads the lake files
+     * @param changedKeys the keys the split's log tail changes, if it has one: their lake rows are
+     *     dropped
      */
     LakeParquetPageSource(
             Supplier<LakestreamTable> table,
             TrinoFileSystem fileSystem,
             LakestreamTableHandle handle,
             UnionSplit split,
-            List<LakestreamColumnHandle> columns) {
+            List<LakestreamColumnHandle> columns,
+            Optional<ChangedLongKeys> changedKeys) {
         this.table = Suppliers.memoize(requireNonNull(table, "table is null")::get);
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.tableName = handle.viewName().toString();
@@ -99,10 +106,21 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                     outputs.add(new ConstantOutput(
                             column.type(),
                             split.bucket().isPresent() ? (long) split.bucket().getAsInt() : null));
-                case CHANGE, OFFSET -> throw new IllegalArgumentException("not a lake column: " + column);
+                // a lake row has no log offset
+                case OFFSET -> outputs.add(new ConstantOutput(column.type(), null));
+                case CHANGE -> throw new IllegalArgumentException("not a lake column: " + column);
             }
         }
         this.outputs = List.copyOf(outputs);
+        this.hiddenKeys = changedKeys.map(keys -> {
+            Types.NestedField key = this.table
+                    .get()
+                    .definition()
+                    .schema()
+                    .findField(this.table.get().definition().primaryKey().getFirst());
+            Type keyType = LakestreamTypes.toTrinoType(key.type());
+            return new HiddenLakeKeys(keys, readColumn(read, key.fieldId(), keyType), keyType);
+        });
 
         this.constraint = new LinkedHashMap<>();
         List<LakeRowFilter.ColumnDomain> domains = new ArrayList<>();
@@ -151,7 +169,12 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 continue;
             }
             lakeRows += page.getPositionCount();
-            int rows = filter.isEmpty() ? page.getPositionCount() : filter.apply(page, current::channel);
+            int rows = hiddenKeys.isEmpty()
+                    ? page.getPositionCount()
+                    : hiddenKeys.get().apply(page, current::channel);
+            if (rows > 0 && !filter.isEmpty()) {
+                rows = filter.apply(page, current::channel);
+            }
             if (rows == 0) {
                 continue;
             }
@@ -198,7 +221,9 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return LakestreamMetrics.fastPath(lakeRows);
+        return hiddenKeys
+                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows()))
+                .orElseGet(() -> LakestreamMetrics.fastPath(lakeRows));
     }
 
     @Override

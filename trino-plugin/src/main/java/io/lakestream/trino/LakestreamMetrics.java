@@ -22,6 +22,11 @@ final class LakestreamMetrics {
     static final String MERGE_PASSES = "lakestream.mergePasses";
     /** Splits read by the fast path: Trino's Parquet reader over the lake files, no merge ({@link LakestreamReadPath}). */
     static final String FAST_PATH_SPLITS = "lakestream.fastPathSplits";
+    /**
+     * Splits whose lake files Trino's Parquet reader read and whose log tail was merged on its pages
+     * ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}).
+     */
+    static final String PARQUET_MERGE_SPLITS = "lakestream.parquetMergeSplits";
 
     private LakestreamMetrics() {}
 
@@ -32,12 +37,21 @@ final class LakestreamMetrics {
                 counters.lakeRowsHidden(),
                 counters.logRowsSuperseded(),
                 counters.mergePasses(),
+                0,
                 0);
     }
 
     /** The counters of a split read by the fast path: lake rows only, no merge. */
     static Metrics fastPath(long lakeRows) {
-        return of(lakeRows, 0, 0, 0, 0, 1);
+        return of(lakeRows, 0, 0, 0, 0, 1, 0);
+    }
+
+    /**
+     * The lake side of a split merged on Trino's pages: lake rows read and hidden by the tail. The
+     * tail side reports its own counters ({@link #of(MergeCounters)}).
+     */
+    static Metrics parquetMerge(long lakeRows, long lakeRowsHidden) {
+        return of(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1);
     }
 
     private static Metrics of(
@@ -46,13 +60,15 @@ final class LakestreamMetrics {
             long lakeRowsHidden,
             long logRowsSuperseded,
             long mergePasses,
-            long fastPathSplits) {
+            long fastPathSplits,
+            long parquetMergeSplits) {
         return new Metrics(ImmutableMap.of(
                 LAKE_ROWS, new LongCount(lakeRows),
                 LOG_ROWS, new LongCount(logRows),
                 LAKE_ROWS_HIDDEN, new LongCount(lakeRowsHidden),
                 LOG_ROWS_SUPERSEDED, new LongCount(logRowsSuperseded),
                 MERGE_PASSES, new LongCount(mergePasses),
-                FAST_PATH_SPLITS, new LongCount(fastPathSplits)));
+                FAST_PATH_SPLITS, new LongCount(fastPathSplits),
+                PARQUET_MERGE_SPLITS, new LongCount(parquetMergeSplits)));
     }
 }

@@ -1,9 +1,15 @@
 package io.lakestream.trino;
 
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
 
+import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.plan.LogRange;
 import io.lakestream.plan.UnionSplit;
+import io.lakestream.table.LakestreamTable;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
@@ -16,11 +22,13 @@ import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Opens a split: with Trino's Parquet reader when it has no log tail and no deletes (the fast path,
- * see {@link LakestreamReadPath}), otherwise with the engine-neutral union split reader.
+ * Opens a split the way {@link LakestreamReadPath} chooses: Trino's Parquet reader over lake files
+ * without deletes (with a log tail merged on its pages), otherwise the engine-neutral union split
+ * reader.
  */
 public final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider {
     private final LakestreamCatalogAccess catalog;
@@ -48,14 +56,39 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         UnionSplit unionSplit = ((LakestreamSplit) split).unionSplit();
         List<LakestreamColumnHandle> columnHandles =
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList();
-        ConnectorPageSource source;
-        if (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles) == LakestreamReadPath.LAKE_PARQUET) {
-            source = new LakeParquetPageSource(
-                    () -> catalog.loadTable(handle.baseTable()), fileSystem, handle, unionSplit, columnHandles);
-        } else {
-            source = new LakestreamPageSource(
-                    catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);
-        }
+        // the fast path needs the table only for a row id's key columns: load it only when asked
+        Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle.baseTable()))::get;
+        ConnectorPageSource source =
+                switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles, lakestreamTable)) {
+                    case LAKE_PARQUET ->
+                        new LakeParquetPageSource(
+                                lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty());
+                    case LAKE_PARQUET_MERGE -> parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles);
+                    case UNION_SPLIT_READER ->
+                        new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
+                };
         return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
+    }
+
+    /** The lake files through Trino's Parquet reader minus the keys the tail changes, then the tail. */
+    private ConnectorPageSource parquetMerge(
+            LakestreamTable table,
+            LakestreamTableHandle handle,
+            UnionSplit split,
+            List<LakestreamColumnHandle> columns) {
+        LogRange tail = split.logRange().orElseThrow();
+        ChangedLongKeys changedKeys;
+        try (BufferAllocator keyAllocator =
+                allocator.newChildAllocator("tail keys of " + handle.viewName(), 0, Long.MAX_VALUE)) {
+            changedKeys = ChangedLongKeys.read(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+        UnionSplit tailOnly = new UnionSplit(
+                split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
+        return new LakeParquetMergePageSource(
+                new LakeParquetPageSource(() -> table, fileSystem, handle, split, columns, Optional.of(changedKeys)),
+                () -> new LakestreamPageSource(table, handle, tailOnly, columns, allocator),
+                handle.limit());
     }
 }

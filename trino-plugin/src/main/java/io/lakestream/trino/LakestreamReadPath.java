@@ -1,44 +1,63 @@
 package io.lakestream.trino;
 
+import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
+import io.lakestream.table.LakestreamTable;
 import io.trino.spi.connector.ConnectorSession;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Chooses how a split is read. A split with no log tail whose lake files have no delete files (the
  * state after tiering and compaction) needs no merge and no delete handling: its lake files are read
  * by Trino's own Parquet reader straight into pages ({@link LakeParquetPageSource}, the fast path).
- * Everything else goes through the engine-neutral union split reader ({@link LakestreamPageSource}).
+ * A primary-key split with a log tail over such lake files, keyed by one integral column, is merged
+ * on those pages ({@link LakeParquetMergePageSource}). Everything else goes through the
+ * engine-neutral union split reader ({@link LakestreamPageSource}).
  */
 public enum LakestreamReadPath {
     /** Trino's Parquet reader over the lake files, no merge. */
     LAKE_PARQUET,
+    /** Trino's Parquet reader over the lake files minus the keys the log tail changes, then the tail's winners. */
+    LAKE_PARQUET_MERGE,
     /** The union split reader (merge by key, Iceberg deletes, log ranges), converted from Arrow. */
     UNION_SPLIT_READER;
 
+    /**
+     * @param table the table, loaded only when the choice depends on its primary key
+     */
     public static LakestreamReadPath choose(
             ConnectorSession session,
             LakestreamTableHandle table,
             UnionSplit split,
-            List<LakestreamColumnHandle> columns) {
-        return LakestreamSessionProperties.isNativeParquetReaderEnabled(session)
-                        && isLakeOnlyWithoutDeletes(table, split, columns)
-                ? LAKE_PARQUET
+            List<LakestreamColumnHandle> columns,
+            Supplier<LakestreamTable> tableLoader) {
+        if (!LakestreamSessionProperties.isNativeParquetReaderEnabled(session)
+                || !readsLakeFilesWithoutDeletes(table, split, columns)) {
+            return UNION_SPLIT_READER;
+        }
+        if (split.isLakeOnly()) {
+            return LAKE_PARQUET;
+        }
+        return split.mode() == ReadMode.UNION
+                        && split.mergeByKey()
+                        // one merge pass: a longer tail is merged in passes by the union split reader
+                        && split.logRange().orElseThrow().rowCount() <= MergeConfig.DEFAULT.maxIndexRows()
+                        && ChangedLongKeys.supports(tableLoader.get())
+                ? LAKE_PARQUET_MERGE
                 : UNION_SPLIT_READER;
     }
 
-    static boolean isLakeOnlyWithoutDeletes(
+    static boolean readsLakeFilesWithoutDeletes(
             LakestreamTableHandle table, UnionSplit split, List<LakestreamColumnHandle> columns) {
         return (table.mode() == ReadMode.UNION || table.mode() == ReadMode.LAKE)
                 && split.mode() == table.mode()
-                && split.isLakeOnly()
                 && split.lakeFiles().stream().map(LakeFile::deletes).allMatch(List::isEmpty)
-                // columns the lake files hold (user columns, and the primary key as the row id of a DELETE)
-                && columns.stream()
-                        .allMatch(column -> column.kind() == LakestreamColumnHandle.Kind.USER
-                                || column.kind() == LakestreamColumnHandle.Kind.ROW_ID
-                                || column.kind() == LakestreamColumnHandle.Kind.BUCKET);
+                // columns the lake files hold (user columns, the primary key as the row id of a DELETE)
+                // or that are constant in a lake split ($bucket; $offset, null for lake rows)
+                && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE);
     }
 }

@@ -1,41 +1,20 @@
 package io.lakestream.trino;
 
-import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.tiering.TableTiering;
-import io.lakestream.tiering.TieringConfig;
-import io.lakestream.tiering.TieringHooks;
-import io.lakestream.tiering.TieringResult;
-import io.trino.Session;
-import io.trino.operator.OperatorStats;
-import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
-import io.trino.testing.MaterializedResult;
-import io.trino.testing.MaterializedRow;
-import java.time.Clock;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The fast path ({@link LakestreamReadPath#LAKE_PARQUET}): splits without a log tail and without
  * delete files are read by Trino's Parquet reader. Every query is checked against expected rows and
  * against the union split reader (the session property turned off), and the fast-path counter
- * proves which path ran.
+ * proves which path ran. Splits with a log tail: {@link TestLakestreamParquetMerge}.
  */
-final class TestLakestreamFastPath extends AbstractLakestreamSqlTest {
-    private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
-
-    @AfterAll
-    void stopTiering() {
-        tieringThreads.shutdownNow();
-    }
-
+final class TestLakestreamFastPath extends AbstractReadPathTest {
     @Test
     void everyColumnTypeOnTheFastPath() {
         assertUpdate("CREATE TABLE typed (id bigint, b boolean, i integer, r real, d double, dec_short decimal(10, 2), "
@@ -164,7 +143,8 @@ final class TestLakestreamFastPath extends AbstractLakestreamSqlTest {
         assertUpdate("CREATE TABLE mixed (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
         assertUpdate("INSERT INTO mixed SELECT x, 'lake' FROM UNNEST(sequence(1, 40)) t(x)", 40);
         tables.tier("mixed");
-        // one new version in the log tail: its bucket is merged, the other three take the fast path
+        // one new version in the log tail: its bucket is merged on the Parquet reader's pages, the
+        // other three take the fast path
         assertUpdate("INSERT INTO mixed VALUES (7, 'log')", 1);
 
         assertQuery("SELECT count(*), count_if(v = 'log') FROM mixed", "VALUES (40, 1)");
@@ -172,6 +152,7 @@ final class TestLakestreamFastPath extends AbstractLakestreamSqlTest {
         assertQuery("SELECT count(*) FROM mixed WHERE v = 'lake'", "VALUES 39");
         Metrics metrics = scanMetrics(getSession(), "SELECT * FROM mixed");
         assertThat(count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)).isEqualTo(3);
+        assertThat(count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isEqualTo(1);
         assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS)).isEqualTo(40);
         assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS_HIDDEN)).isEqualTo(1);
         assertSameOnBothPaths("SELECT * FROM mixed");
@@ -206,54 +187,5 @@ final class TestLakestreamFastPath extends AbstractLakestreamSqlTest {
         assertQuery("SELECT id, v FROM appended", "VALUES (1, 'a'), (2, 'b'), (1, 'a'), (3, 'c')");
         assertThat(fastPathSplits("SELECT * FROM appended")).isGreaterThanOrEqualTo(1);
         assertSameOnBothPaths("SELECT * FROM appended");
-    }
-
-    private void tierAndCompact(String table) {
-        TieringResult result = new TableTiering(
-                        TieringConfig.builder().compactionDeleteFiles(1).build(),
-                        tables.allocator(),
-                        tieringThreads,
-                        TieringHooks.NONE,
-                        Clock.systemUTC())
-                .tier(tables.load(table));
-        assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
-    }
-
-    private Session unionSplitReader() {
-        return Session.builder(getSession())
-                .setCatalogSessionProperty(CATALOG, LakestreamSessionProperties.NATIVE_PARQUET_READER_ENABLED, "false")
-                .build();
-    }
-
-    /** The fast path returns the same rows as the union split reader. */
-    private void assertSameOnBothPaths(String sql) {
-        MaterializedResult fast = computeActual(sql);
-        MaterializedResult reference = computeActual(unionSplitReader(), sql);
-        assertThat(fast.getTypes()).isEqualTo(reference.getTypes());
-        List<MaterializedRow> fastRows = fast.getMaterializedRows();
-        assertThat(fastRows).as(sql).containsExactlyInAnyOrderElementsOf(reference.getMaterializedRows());
-        assertThat(count(scanMetrics(unionSplitReader(), sql), LakestreamMetrics.FAST_PATH_SPLITS))
-                .isZero();
-    }
-
-    private long fastPathSplits(String sql) {
-        return count(scanMetrics(getSession(), sql), LakestreamMetrics.FAST_PATH_SPLITS);
-    }
-
-    private Metrics scanMetrics(Session session, String sql) {
-        Metrics[] result = new Metrics[1];
-        assertQueryStats(
-                session,
-                sql,
-                stats -> result[0] = stats.getOperatorSummaries().stream()
-                        .map(OperatorStats::getConnectorMetrics)
-                        .reduce(Metrics.EMPTY, Metrics::mergeWith),
-                rows -> {});
-        return result[0];
-    }
-
-    private static long count(Metrics metrics, String name) {
-        LongCount value = (LongCount) metrics.getMetrics().get(name);
-        return value == null ? 0 : value.getTotal();
     }
 }

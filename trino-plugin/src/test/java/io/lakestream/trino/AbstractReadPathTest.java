@@ -1,0 +1,85 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringResult;
+import io.trino.Session;
+import io.trino.operator.OperatorStats;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metrics;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.MaterializedRow;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * Tests of how splits are read ({@link LakestreamReadPath}): queries compared between Trino's
+ * Parquet reader and the union split reader (the session property turned off), and the connector
+ * metrics that show which path ran.
+ */
+abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
+    private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
+
+    @AfterAll
+    void stopTiering() {
+        tieringThreads.shutdownNow();
+    }
+
+    /** Tiers the table and compacts every bucket with a delete file: its lake files are left without deletes. */
+    protected void tierAndCompact(String table) {
+        TieringResult result = new TableTiering(
+                        TieringConfig.builder().compactionDeleteFiles(1).build(),
+                        tables.allocator(),
+                        tieringThreads,
+                        TieringHooks.NONE,
+                        Clock.systemUTC())
+                .tier(tables.load(table));
+        assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
+    }
+
+    protected Session unionSplitReader() {
+        return Session.builder(getSession())
+                .setCatalogSessionProperty(CATALOG, LakestreamSessionProperties.NATIVE_PARQUET_READER_ENABLED, "false")
+                .build();
+    }
+
+    /** Trino's Parquet reader returns the same rows as the union split reader. */
+    protected void assertSameOnBothPaths(String sql) {
+        MaterializedResult fast = computeActual(sql);
+        MaterializedResult reference = computeActual(unionSplitReader(), sql);
+        assertThat(fast.getTypes()).isEqualTo(reference.getTypes());
+        List<MaterializedRow> fastRows = fast.getMaterializedRows();
+        assertThat(fastRows).as(sql).containsExactlyInAnyOrderElementsOf(reference.getMaterializedRows());
+        Metrics reader = scanMetrics(unionSplitReader(), sql);
+        assertThat(count(reader, LakestreamMetrics.FAST_PATH_SPLITS)).isZero();
+        assertThat(count(reader, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isZero();
+    }
+
+    protected long fastPathSplits(String sql) {
+        return count(scanMetrics(getSession(), sql), LakestreamMetrics.FAST_PATH_SPLITS);
+    }
+
+    protected Metrics scanMetrics(Session session, String sql) {
+        Metrics[] result = new Metrics[1];
+        assertQueryStats(
+                session,
+                sql,
+                stats -> result[0] = stats.getOperatorSummaries().stream()
+                        .map(OperatorStats::getConnectorMetrics)
+                        .reduce(Metrics.EMPTY, Metrics::mergeWith),
+                rows -> {});
+        return result[0];
+    }
+
+    protected static long count(Metrics metrics, String name) {
+        LongCount value = (LongCount) metrics.getMetrics().get(name);
+        return value == null ? 0 : value.getTotal();
+    }
+}
