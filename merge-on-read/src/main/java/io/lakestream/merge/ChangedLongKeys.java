@@ -13,15 +13,11 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.types.Types;
 
 /**
- * Every key a bucket's log tail changes (upserts and deletes alike), for a lake reader outside this
- * module that merges on its own data structures (Trino's Parquet reader into pages): a lake row whose
- * key is here is hidden by a newer version, whatever that version is. The tail's winning rows are
- * read separately, by a {@link UnionSplitReader} over the tail alone.
- *
- * <p>Only for a primary key of one {@code int}, {@code long} or {@code date} column, whose values
- * every engine holds as the same integer (unlike time and timestamp, whose units differ by engine).
+ * The keys a log tail changes ({@link ChangedKeys}) when the primary key is one {@code int},
+ * {@code long} or {@code date} column, whose values every engine holds as the same integer (unlike
+ * time and timestamp, whose units differ by engine): primitive longs in a {@link LongKeyIndex}.
  */
-public final class ChangedLongKeys {
+public final class ChangedLongKeys implements ChangedKeys {
     private final LongKeyIndex index;
 
     private ChangedLongKeys(LongKeyIndex index) {
@@ -29,7 +25,7 @@ public final class ChangedLongKeys {
     }
 
     /** True if the table's primary key is one column these keys can hold. */
-    public static boolean supports(LakestreamTable table) {
+    static boolean supports(LakestreamTable table) {
         List<String> key = table.definition().primaryKey();
         if (key.size() != 1) {
             return false;
@@ -45,8 +41,7 @@ public final class ChangedLongKeys {
     }
 
     /** Reads the key column of the log range {@code range} at the pinned log snapshot. */
-    public static ChangedLongKeys read(
-            LakestreamTable table, LogSnapshot log, LogRange range, BufferAllocator allocator) {
+    static ChangedLongKeys read(LakestreamTable table, LogSnapshot log, LogRange range, BufferAllocator allocator) {
         checkArgument(supports(table), "table %s has no single integral primary key", table.definition());
         Types.NestedField keyField = table.definition()
                 .schema()
@@ -72,7 +67,7 @@ public final class ChangedLongKeys {
         return new ChangedLongKeys(index);
     }
 
-    /** How many distinct keys the tail changes. */
+    @Override
     public int size() {
         return index.size();
     }

@@ -2,10 +2,14 @@ package io.lakestream.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.merge.ChangedEncodedKeys;
+import io.lakestream.merge.ChangedKeys;
 import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.KeyBuffer;
 import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.type.Type;
+import java.util.List;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -14,24 +18,28 @@ import java.util.function.IntUnaryOperator;
  * after the lake rows, see {@link LakeParquetMergePageSource}.
  */
 final class HiddenLakeKeys {
-    private final ChangedLongKeys changedKeys;
-    private final int keyReadColumn;
-    private final Type keyType;
-    private long[] keys = new long[0];
+    private final ChangedKeys changedKeys;
+    private final int[] keyReadColumns;
+    private final List<Type> keyTypes;
+    private final TrinoKeyEncoder encoder;
+    private final KeyBuffer key = new KeyBuffer();
+    private long[] longKeys = new long[0];
     private long hiddenRows;
 
     /**
-     * @param keyReadColumn the read column of the primary key in the lake files
-     * @param keyType its Trino type (integer, bigint or date: a value held as a long)
+     * @param keyReadColumns the read columns of the primary key columns in the lake files, in key order
+     * @param icebergKeyTypes the key columns' Iceberg types
+     * @param keyTypes their Trino types
      */
-    HiddenLakeKeys(ChangedLongKeys changedKeys, int keyReadColumn, Type keyType) {
+    HiddenLakeKeys(
+            ChangedKeys changedKeys,
+            int[] keyReadColumns,
+            List<org.apache.iceberg.types.Type> icebergKeyTypes,
+            List<Type> keyTypes) {
         this.changedKeys = requireNonNull(changedKeys, "changedKeys is null");
-        this.keyReadColumn = keyReadColumn;
-        this.keyType = requireNonNull(keyType, "keyType is null");
-    }
-
-    int keyReadColumn() {
-        return keyReadColumn;
+        this.keyReadColumns = keyReadColumns.clone();
+        this.keyTypes = List.copyOf(keyTypes);
+        this.encoder = new TrinoKeyEncoder(icebergKeyTypes, keyTypes);
     }
 
     /**
@@ -45,21 +53,46 @@ final class HiddenLakeKeys {
         if (positionCount == 0 || changedKeys.size() == 0) {
             return positionCount;
         }
-        Block block = page.getBlock(channelOf.applyAsInt(keyReadColumn));
-        if (keys.length < positionCount) {
-            keys = new long[positionCount];
+        Block[] keyBlocks = new Block[keyReadColumns.length];
+        for (int i = 0; i < keyBlocks.length; i++) {
+            keyBlocks[i] = page.getBlock(channelOf.applyAsInt(keyReadColumns[i]));
         }
         // a new array per page: the page may keep the selected positions until its blocks are loaded
         int[] positions = new int[positionCount];
         for (int position = 0; position < positionCount; position++) {
-            // a lake row always has its primary key: tiering writes no row without one
-            keys[position] = keyType.getLong(block, position);
             positions[position] = position;
         }
-        int kept = changedKeys.retainUnchanged(keys, positions, positionCount);
+        int kept = switch (changedKeys) {
+            case ChangedLongKeys longs -> retainLongs(longs, keyBlocks[0], positions);
+            case ChangedEncodedKeys encoded -> retainEncoded(encoded, keyBlocks, positions);
+        };
         hiddenRows += positionCount - kept;
         if (kept < positionCount && kept > 0) {
             page.selectPositions(positions, 0, kept);
+        }
+        return kept;
+    }
+
+    private int retainLongs(ChangedLongKeys longs, Block block, int[] positions) {
+        int positionCount = positions.length;
+        if (longKeys.length < positionCount) {
+            longKeys = new long[positionCount];
+        }
+        Type type = keyTypes.getFirst();
+        for (int position = 0; position < positionCount; position++) {
+            // a lake row always has its primary key: tiering writes no row without one
+            longKeys[position] = type.getLong(block, position);
+        }
+        return longs.retainUnchanged(longKeys, positions, positionCount);
+    }
+
+    private int retainEncoded(ChangedEncodedKeys encoded, Block[] keyBlocks, int[] positions) {
+        int kept = 0;
+        for (int position = 0; position < positions.length; position++) {
+            encoder.encode(keyBlocks, position, key);
+            if (!encoded.contains(key)) {
+                positions[kept++] = position;
+            }
         }
         return kept;
     }

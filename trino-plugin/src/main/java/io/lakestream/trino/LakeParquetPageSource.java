@@ -4,7 +4,7 @@ import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregate
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
-import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.ChangedKeys;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -75,7 +75,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             LakestreamTableHandle handle,
             UnionSplit split,
             List<LakestreamColumnHandle> columns,
-            Optional<ChangedLongKeys> changedKeys) {
+            Optional<ChangedKeys> changedKeys) {
         this.table = Suppliers.memoize(requireNonNull(table, "table is null")::get);
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.tableName = handle.viewName().toString();
@@ -113,13 +113,18 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         }
         this.outputs = List.copyOf(outputs);
         this.hiddenKeys = changedKeys.map(keys -> {
-            Types.NestedField key = this.table
-                    .get()
-                    .definition()
-                    .schema()
-                    .findField(this.table.get().definition().primaryKey().getFirst());
-            Type keyType = LakestreamTypes.toTrinoType(key.type());
-            return new HiddenLakeKeys(keys, readColumn(read, key.fieldId(), keyType), keyType);
+            List<Types.NestedField> key = this.table.get().definition().primaryKey().stream()
+                    .map(name -> this.table.get().definition().schema().findField(name))
+                    .toList();
+            List<org.apache.iceberg.types.Type> icebergKeyTypes =
+                    key.stream().map(Types.NestedField::type).toList();
+            List<Type> keyTypes =
+                    icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
+            int[] keyReadColumns = new int[key.size()];
+            for (int i = 0; i < keyReadColumns.length; i++) {
+                keyReadColumns[i] = readColumn(read, key.get(i).fieldId(), keyTypes.get(i));
+            }
+            return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
         });
 
         this.constraint = new LinkedHashMap<>();

@@ -6,7 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.ChangedKeys;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -58,15 +58,14 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList();
         // the fast path needs the table only for a row id's key columns: load it only when asked
         Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle.baseTable()))::get;
-        ConnectorPageSource source =
-                switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles, lakestreamTable)) {
-                    case LAKE_PARQUET ->
-                        new LakeParquetPageSource(
-                                lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty());
-                    case LAKE_PARQUET_MERGE -> parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles);
-                    case UNION_SPLIT_READER ->
-                        new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
-                };
+        ConnectorPageSource source = switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles)) {
+            case LAKE_PARQUET ->
+                new LakeParquetPageSource(
+                        lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty());
+            case LAKE_PARQUET_MERGE -> parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles);
+            case UNION_SPLIT_READER ->
+                new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
+        };
         return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
     }
 
@@ -77,10 +76,10 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
             UnionSplit split,
             List<LakestreamColumnHandle> columns) {
         LogRange tail = split.logRange().orElseThrow();
-        ChangedLongKeys changedKeys;
+        ChangedKeys changedKeys;
         try (BufferAllocator keyAllocator =
                 allocator.newChildAllocator("tail keys of " + handle.viewName(), 0, Long.MAX_VALUE)) {
-            changedKeys = ChangedLongKeys.read(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
+            changedKeys = ChangedKeys.read(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }

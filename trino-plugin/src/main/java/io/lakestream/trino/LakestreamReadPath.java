@@ -1,21 +1,18 @@
 package io.lakestream.trino;
 
-import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
-import io.lakestream.table.LakestreamTable;
 import io.trino.spi.connector.ConnectorSession;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * Chooses how a split is read. A split with no log tail whose lake files have no delete files (the
  * state after tiering and compaction) needs no merge and no delete handling: its lake files are read
  * by Trino's own Parquet reader straight into pages ({@link LakeParquetPageSource}, the fast path).
- * A primary-key split with a log tail over such lake files, keyed by one integral column, is merged
- * on those pages ({@link LakeParquetMergePageSource}). Everything else goes through the
+ * A primary-key split with a log tail over such lake files is merged on those pages
+ * ({@link LakeParquetMergePageSource}). Everything else goes through the
  * engine-neutral union split reader ({@link LakestreamPageSource}).
  */
 public enum LakestreamReadPath {
@@ -26,15 +23,11 @@ public enum LakestreamReadPath {
     /** The union split reader (merge by key, Iceberg deletes, log ranges), converted from Arrow. */
     UNION_SPLIT_READER;
 
-    /**
-     * @param table the table, loaded only when the choice depends on its primary key
-     */
     public static LakestreamReadPath choose(
             ConnectorSession session,
             LakestreamTableHandle table,
             UnionSplit split,
-            List<LakestreamColumnHandle> columns,
-            Supplier<LakestreamTable> tableLoader) {
+            List<LakestreamColumnHandle> columns) {
         if (!LakestreamSessionProperties.isNativeParquetReaderEnabled(session)
                 || !readsLakeFilesWithoutDeletes(table, split, columns)) {
             return UNION_SPLIT_READER;
@@ -46,7 +39,6 @@ public enum LakestreamReadPath {
                         && split.mergeByKey()
                         // one merge pass: a longer tail is merged in passes by the union split reader
                         && split.logRange().orElseThrow().rowCount() <= MergeConfig.DEFAULT.maxIndexRows()
-                        && ChangedLongKeys.supports(tableLoader.get())
                 ? LAKE_PARQUET_MERGE
                 : UNION_SPLIT_READER;
     }
