@@ -42,7 +42,7 @@ final class TrinoEngine implements AutoCloseable {
         }
     }
 
-    private static String pluginDirectory() {
+    static String pluginDirectory() {
         String directory = System.getProperty(PLUGIN_DIRECTORY_PROPERTY);
         if (directory == null) {
             throw new IllegalStateException(
