@@ -9,32 +9,98 @@ import io.trino.testing.DistributedQueryRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Trino's HDFS file system layer ({@code fs.hadoop.enabled}), loaded the way a Trino server loads it:
- * from the {@code hdfs} directory of the assembled plugin, in its own class loader. With the local
- * file system turned off, {@code file:} locations go through Hadoop's file system API (no HDFS
- * cluster is started: Hadoop's local file system stands in for the name node). Hadoop's local file
- * system leaves a checksum file beside every file it writes, Trino's own does not: that shows which
- * layer wrote the table.
- *
- * <p>Trino's HDFS layer has no atomic create-if-absent, which publishing a log commit needs: an
- * {@code INSERT} there is refused with an error that says so, and nothing becomes visible.
+ * from the {@code hdfs} directory of the assembled plugin, in its own class loader.
  */
 final class TestTrinoHdfsFileSystem {
+    /**
+     * A real HDFS (Hadoop's MiniDFSCluster: a name node and a data node in this JVM): tables, log
+     * commits (published by an HDFS rename), concurrent inserts, union reads, deletes and the
+     * metadata tables, all through Trino's HDFS layer.
+     */
     @Test
-    void tablesThroughTrinosHdfsLayer(@TempDir Path hadoopWarehouse, @TempDir Path localWarehouse) throws Exception {
-        try (DistributedQueryRunner trino = DistributedQueryRunner.builder(
-                        testSessionBuilder().setCatalog("hadoop").setSchema("s").build())
-                .setWorkerCount(1)
-                .build()) {
-            TrinoPluginJars.install(
-                    trino, TrinoPluginJars.fromDirectory("lakestream", Path.of(TrinoEngine.pluginDirectory())));
+    void tablesOnHdfs(@TempDir Path hdfsData, @TempDir Path catalogDirectory) throws Exception {
+        Configuration configuration = new Configuration();
+        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(configuration, hdfsData.toFile())
+                .numDataNodes(1)
+                .build();
+        try (DistributedQueryRunner trino = runner()) {
+            hdfs.waitActive();
+            String warehouse = hdfs.getURI() + "/warehouse";
+            trino.createCatalog(
+                    "hdfs",
+                    "lakestream",
+                    Map.of(
+                            "lakestream.catalog.type",
+                            "jdbc",
+                            "lakestream.catalog.uri",
+                            "jdbc:sqlite:" + catalogDirectory.resolve("catalog.db"),
+                            "lakestream.warehouse",
+                            warehouse,
+                            "fs.hadoop.enabled",
+                            "true"));
+            trino.execute("CREATE SCHEMA hdfs.s");
+            trino.execute(
+                    "CREATE TABLE hdfs.s.t (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+            trino.execute("INSERT INTO hdfs.s.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+            // two inserts at once: each gets its own log version, none is lost
+            ExecutorService sessions = Executors.newFixedThreadPool(2);
+            try {
+                List<Future<?>> inserts = new ArrayList<>();
+                for (int session = 0; session < 2; session++) {
+                    long id = 10 + session;
+                    inserts.add(sessions.submit(
+                            () -> trino.execute("INSERT INTO hdfs.s.t VALUES (%s, 'x')".formatted(id))));
+                }
+                for (Future<?> insert : inserts) {
+                    insert.get();
+                }
+            } finally {
+                sessions.shutdownNow();
+            }
+            trino.execute("INSERT INTO hdfs.s.t VALUES (2, 'b2')");
+            trino.execute("DELETE FROM hdfs.s.t WHERE id = 3");
+
+            assertThat(rows(trino, "SELECT id, v FROM hdfs.s.t")).isEqualTo("[[1, a], [10, x], [11, x], [2, b2]]");
+            assertThat(rows(trino, "SELECT sum(log_end_offset), sum(lake_offset) FROM hdfs.s.\"t$offsets\""))
+                    .isEqualTo("[[7, 0]]");
+            assertThat(rows(trino, "SELECT count(*) FROM hdfs.s.\"t$changes\"")).isEqualTo("[[7]]");
+            // everything is on HDFS: the lake's metadata and the log's commits
+            FileSystem files = hdfs.getFileSystem();
+            assertThat(files.listStatus(new org.apache.hadoop.fs.Path("/warehouse/s/t/log/_commits")))
+                    .extracting(status -> status.getPath().getName())
+                    .contains("00000000000000000001.json", "00000000000000000005.json")
+                    .noneMatch(name -> name.endsWith(".publishing"));
+            assertThat(files.exists(new org.apache.hadoop.fs.Path("/warehouse/s/t/metadata")))
+                    .isTrue();
+        } finally {
+            hdfs.shutdown();
+        }
+    }
+
+    /**
+     * With the local file system turned off, {@code file:} locations go through Hadoop's file system
+     * API too, whose local file system leaves a checksum file beside every file it writes (Trino's own
+     * does not): that shows which layer wrote the table. Hadoop's local rename replaces an existing
+     * file, so a log commit there is refused with an error that says why, and nothing becomes visible.
+     */
+    @Test
+    void logCommitsNeedAnAtomicPublish(@TempDir Path hadoopWarehouse, @TempDir Path localWarehouse) throws Exception {
+        try (DistributedQueryRunner trino = runner()) {
             trino.createCatalog(
                     "hadoop",
                     "lakestream",
@@ -56,22 +122,39 @@ final class TestTrinoHdfsFileSystem {
             }
             // the lake's metadata went through Hadoop's file system API, not through Trino's local one
             assertThat(checksumFiles(hadoopWarehouse)).isNotEmpty();
-            assertThat(trino.execute("SHOW COLUMNS FROM t").getRowCount()).isEqualTo(2);
-            assertThat(trino.execute("SELECT * FROM t").getRowCount()).isZero();
+            assertThat(trino.execute("SHOW COLUMNS FROM hadoop.s.t").getRowCount())
+                    .isEqualTo(2);
 
-            assertThatThrownBy(() -> trino.execute("INSERT INTO t VALUES (1, 'a')"))
+            assertThatThrownBy(() -> trino.execute("INSERT INTO hadoop.s.t VALUES (1, 'a')"))
                     .hasMessageContaining("LOG_IO_ERROR")
                     .hasMessageContaining("cannot create a file atomically if it does not exist");
-            assertThat(trino.execute("SELECT * FROM t").getRowCount()).isZero();
-            assertThat(trino.execute("SELECT sum(log_end_offset) FROM \"t$offsets\"")
-                            .getOnlyValue())
-                    .isEqualTo(0L);
+            assertThat(trino.execute("SELECT * FROM hadoop.s.t").getRowCount()).isZero();
+            assertThat(rows(trino, "SELECT sum(log_end_offset) FROM hadoop.s.\"t$offsets\""))
+                    .isEqualTo("[[0]]");
 
             trino.execute("INSERT INTO local.s.t VALUES (1, 'a'), (2, 'b')");
-            assertThat(trino.execute("SELECT count(*) FROM local.s.t").getOnlyValue())
-                    .isEqualTo(2L);
+            assertThat(rows(trino, "SELECT count(*) FROM local.s.t")).isEqualTo("[[2]]");
             assertThat(checksumFiles(localWarehouse)).isEmpty();
         }
+    }
+
+    private static DistributedQueryRunner runner() throws Exception {
+        DistributedQueryRunner trino = DistributedQueryRunner.builder(
+                        testSessionBuilder().build())
+                .setWorkerCount(1)
+                .build();
+        TrinoPluginJars.install(
+                trino, TrinoPluginJars.fromDirectory("lakestream", Path.of(TrinoEngine.pluginDirectory())));
+        return trino;
+    }
+
+    /** The rows as text, sorted. */
+    private static String rows(DistributedQueryRunner trino, String sql) {
+        return trino.execute(sql).getMaterializedRows().stream()
+                .map(row -> row.getFields().toString())
+                .sorted()
+                .toList()
+                .toString();
     }
 
     private static List<Path> checksumFiles(Path directory) throws IOException {

@@ -20,6 +20,8 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * The log's file operations through Trino's file system layer, so the log lives on any file system
@@ -30,10 +32,18 @@ import java.util.Optional;
  * precondition on GCS; it fails if the file exists). Trino's local file system has none (and its
  * rename is check-then-move, a race), so for a {@code local:} or {@code file:} location the log
  * publishes on the path that file system maps the location to, with a hard link of a fully written
- * temporary file ({@link LocalLogFileSystem}); {@link #replace} there is an atomic rename. A file
- * system that can do neither is refused with an error that names it, before anything is written.
+ * temporary file ({@link LocalLogFileSystem}); {@link #replace} there is an atomic rename. HDFS
+ * ({@code hdfs:}, {@code viewfs:} through Trino's HDFS layer) has no conditional create but a rename
+ * that fails if the target exists: a commit is written to a temporary file and renamed. A file
+ * system that can do none of these is refused with an error that names it, before anything is
+ * written.
  */
 final class LakestreamLogFileSystem implements LogFileSystem {
+    /** File systems on which a rename never replaces an existing file, atomically (Trino's HDFS layer). */
+    private static final Set<String> RENAME_PUBLISH_SCHEMES = Set.of("hdfs", "viewfs");
+    /** The suffix of a commit file being published by rename. */
+    static final String TEMPORARY_SUFFIX = ".publishing";
+
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
     private final LocalLogFileSystem local = new LocalLogFileSystem();
@@ -59,6 +69,9 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         if (path.isPresent()) {
             return local.createExclusive(path.get().toString(), content);
         }
+        if (target.scheme().filter(RENAME_PUBLISH_SCHEMES::contains).isPresent()) {
+            return publishByRename(target, content);
+        }
         try {
             fileSystem.newOutputFile(target).createExclusive(content);
             return true;
@@ -66,9 +79,37 @@ final class LakestreamLogFileSystem implements LogFileSystem {
             return false;
         } catch (UnsupportedOperationException e) {
             throw new IOException(
-                    "The file system of %s cannot create a file atomically if it does not exist, which the log needs to publish commits; put the log on a file system that can (local, S3, GCS, Azure)"
+                    "The file system of %s cannot create a file atomically if it does not exist, which the log needs to publish commits; put the log on a file system that can (local, S3, GCS, Azure, HDFS)"
                             .formatted(location),
                     e);
+        }
+    }
+
+    /**
+     * Writes the content to a temporary file beside the target, then renames it: HDFS renames a file
+     * only if the target does not exist, atomically at the name node, and readers never see a partly
+     * written target. A lost race leaves the other writer's file and removes the temporary one.
+     */
+    private boolean publishByRename(Location target, byte[] content) throws IOException {
+        Location temporary = target.parentDirectory()
+                .appendPath(".%s.%s%s".formatted(target.fileName(), UUID.randomUUID(), TEMPORARY_SUFFIX));
+        try (OutputStream out = fileSystem.newOutputFile(temporary).create()) {
+            out.write(content);
+        }
+        try {
+            fileSystem.renameFile(temporary, target);
+            return true;
+        } catch (IOException e) {
+            boolean lostRace = fileSystem.newInputFile(target).exists();
+            try {
+                fileSystem.deleteFile(temporary);
+            } catch (IOException deleteFailure) {
+                e.addSuppressed(deleteFailure);
+            }
+            if (lostRace) {
+                return false;
+            }
+            throw e;
         }
     }
 
