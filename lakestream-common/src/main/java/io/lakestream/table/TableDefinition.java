@@ -37,6 +37,11 @@ public record TableDefinition(Schema schema, List<String> primaryKey, List<Strin
         return !bucketKey.isEmpty();
     }
 
+    /** The primary key columns of the schema, in key order. */
+    public List<Types.NestedField> primaryKeyFields() {
+        return primaryKey.stream().map(schema::findField).toList();
+    }
+
     /** Reads the definition back from an Iceberg table created by {@link TableLayout}. */
     public static TableDefinition fromIceberg(String tableName, Table table) {
         Map<String, String> properties = table.properties();

@@ -25,9 +25,7 @@ public final class ChangedEncodedKeys implements ChangedKeys {
     }
 
     static ChangedEncodedKeys read(LakestreamTable table, LogSnapshot log, LogRange range, BufferAllocator allocator) {
-        List<Types.NestedField> keyFields = table.definition().primaryKey().stream()
-                .map(name -> table.definition().schema().findField(name))
-                .toList();
+        List<Types.NestedField> keyFields = table.definition().primaryKeyFields();
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
         KeyIndex index = new KeyIndex();
         KeyBuffer key = new KeyBuffer();

@@ -43,9 +43,7 @@ public final class ChangedLongKeys implements ChangedKeys {
     /** Reads the key column of the log range {@code range} at the pinned log snapshot. */
     static ChangedLongKeys read(LakestreamTable table, LogSnapshot log, LogRange range, BufferAllocator allocator) {
         checkArgument(supports(table), "table %s has no single integral primary key", table.definition());
-        Types.NestedField keyField = table.definition()
-                .schema()
-                .findField(table.definition().primaryKey().getFirst());
+        Types.NestedField keyField = table.definition().primaryKeyFields().getFirst();
         LongKeyIndex index = new LongKeyIndex((int) Math.min(range.rowCount(), 1 << 24));
         try (LogRangeReader reader = new LogRangeReader(
                 table.log(), log, range.bucket(), range.from(), range.to(), List.of(keyField), allocator)) {

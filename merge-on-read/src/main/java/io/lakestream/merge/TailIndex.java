@@ -41,9 +41,7 @@ final class TailIndex {
             int passes,
             BufferAllocator allocator,
             MergeCounters counters) {
-        List<Types.NestedField> keyFields = table.definition().primaryKey().stream()
-                .map(name -> table.definition().schema().findField(name))
-                .toList();
+        List<Types.NestedField> keyFields = table.definition().primaryKeyFields();
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
         TailKeys keys = TailKeys.forKeyTypes(keyTypes, (int) Math.min(range.rowCount() / passes, 1 << 24));
         long changes = 0;

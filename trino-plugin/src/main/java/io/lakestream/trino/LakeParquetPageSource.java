@@ -90,9 +90,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                     outputs.add(new ColumnOutput(
                             readColumn(read, column.fieldId().orElseThrow(), column.type()), column.type()));
                 case ROW_ID -> {
-                    List<Types.NestedField> key = this.table.get().definition().primaryKey().stream()
-                            .map(name -> this.table.get().definition().schema().findField(name))
-                            .toList();
+                    List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
                     List<Type> keyTypes = column.type().getTypeParameters();
                     List<ColumnOutput> fields = new ArrayList<>(key.size());
                     for (int i = 0; i < key.size(); i++) {
@@ -113,9 +111,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         }
         this.outputs = List.copyOf(outputs);
         this.hiddenKeys = changedKeys.map(keys -> {
-            List<Types.NestedField> key = this.table.get().definition().primaryKey().stream()
-                    .map(name -> this.table.get().definition().schema().findField(name))
-                    .toList();
+            List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
             List<org.apache.iceberg.types.Type> icebergKeyTypes =
                     key.stream().map(Types.NestedField::type).toList();
             List<Type> keyTypes =
