@@ -24,7 +24,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * same disk: append-only and primary-key tables, and the peak heap while a primary-key round collapses
  * its ranges under two per-round caps.
  *
- * <p>Run: {@code java -cp <test class path> io.lakestream.tiering.TieringBenchmark [rows] [buckets] [parquet codec]}
+ * <p>Run: {@code java -cp <test class path> io.lakestream.tiering.TieringBenchmark [rows] [buckets] [parquet codec|default] [table property=value ...]}
  * (see docs/benchmarks.md for the exact command).
  */
 public final class TieringBenchmark {
@@ -35,26 +35,36 @@ public final class TieringBenchmark {
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int buckets = args.length > 1 ? Integer.parseInt(args[1]) : 8;
-        // Optional Parquet codec for the lake tables (the Iceberg default is zstd).
-        Map<String, String> properties =
-                args.length > 2 ? Map.of("write.parquet.compression-codec", args[2]) : Map.of();
+        // Optional Parquet codec for the lake tables, then more table properties as key=value (to measure
+        // writer settings such as write.parquet.dict-encoding-enabled.column.<name>=false).
+        Map<String, String> properties = new HashMap<>();
+        if (args.length > 2 && !args[2].equals("default")) {
+            properties.put("write.parquet.compression-codec", args[2]);
+        }
+        for (int i = 3; i < args.length; i++) {
+            String[] property = args[i].split("=", 2);
+            properties.put(property[0], property[1]);
+        }
         Path directory = Files.createTempDirectory("tiering-benchmark");
         System.out.printf(
-                "Tiering benchmark: %,d rows, %d buckets, codec %s, %d cores, max heap %d MB, warehouse %s%n",
+                "Tiering benchmark: %,d rows, %d buckets, table properties %s, %d cores, max heap %d MB, warehouse %s%n",
                 rows,
                 buckets,
-                properties.getOrDefault("write.parquet.compression-codec", "table default (zstd)"),
+                properties,
                 Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20,
                 directory);
         try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(directory));
                 BufferAllocator allocator = new RootAllocator()) {
             catalog.createNamespace(Namespace.of("bench"));
-            // Warm up the JIT on a small table so the first measurement is not mostly class loading.
-            runAppendOnly(catalog, allocator, "warmup", Math.min(rows, 100_000), buckets, properties, false);
+            // Warm up the JIT on both paths of both sides (append and upsert writers, append-only and
+            // primary-key tiering) so that no measurement, in particular the baseline's, runs cold.
+            int warmup = Math.min(rows, 200_000);
+            runAppendOnly(catalog, allocator, "warmup_append_only", warmup, buckets, properties, false);
+            runPrimaryKey(catalog, allocator, "warmup_primary_key", warmup, buckets, properties, 1_000_000, false);
             runAppendOnly(catalog, allocator, "append_only", rows, buckets, properties, true);
-            runPrimaryKey(catalog, allocator, "primary_key", rows, buckets, properties, 1_000_000);
-            runPrimaryKey(catalog, allocator, "primary_key_capped", rows, buckets, properties, 50_000);
+            runPrimaryKey(catalog, allocator, "primary_key", rows, buckets, properties, 1_000_000, true);
+            runPrimaryKey(catalog, allocator, "primary_key_capped", rows, buckets, properties, 50_000, true);
         }
     }
 
@@ -87,7 +97,8 @@ public final class TieringBenchmark {
             int rows,
             int buckets,
             Map<String, String> properties,
-            long cap) {
+            long cap,
+            boolean print) {
         LakestreamTable table = catalog.createTable(
                 TableIdentifier.of("bench", name),
                 TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
@@ -98,7 +109,9 @@ public final class TieringBenchmark {
         // Half the key space: about half the changes update a key written earlier in the range.
         Appended appended = append(table, allocator, rows, true, rows / 2);
         Tiered tiered = tierAll(catalog, table.identifier(), cap);
-        report("primary-key", rows, appended, tiered, cap);
+        if (print) {
+            report("primary-key", rows, appended, tiered, cap);
+        }
     }
 
     /** The single writer's rate, and the process CPU time it took (all threads, GC included). */
@@ -132,7 +145,7 @@ public final class TieringBenchmark {
         return new Appended(rows / seconds, (processCpuNanos() - startCpu) / 1e9);
     }
 
-    record Tiered(double seconds, int rounds, long peakHeapBytes, double cpuSeconds) {}
+    record Tiered(double seconds, int rounds, long peakHeapBytes, double cpuSeconds, long lakeBytes) {}
 
     private static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
         TieringConfig config = TieringConfig.builder()
@@ -159,13 +172,18 @@ public final class TieringBenchmark {
             }
         }
         double seconds = seconds(start);
-        return new Tiered(seconds, rounds, peakHeap(), (processCpuNanos() - startCpu) / 1e9);
+        long peakHeap = peakHeap();
+        double cpuSeconds = (processCpuNanos() - startCpu) / 1e9;
+        // Size of the lake files (data and deletes) the rounds wrote: the codec and encoding trade-off.
+        long lakeBytes = Long.parseLong(
+                catalog.loadTable(table).lake().currentSnapshot().summary().getOrDefault("total-files-size", "0"));
+        return new Tiered(seconds, rounds, peakHeap, cpuSeconds, lakeBytes);
     }
 
     private static void report(String kind, int rows, Appended appended, Tiered tiered, long cap) {
         double tierRate = rows / tiered.seconds();
         System.out.printf(
-                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB | CPU s: append %.2f, tiering %.2f%n",
+                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB | CPU s: append %.2f, tiering %.2f | lake files %.1f MB%n",
                 kind,
                 cap,
                 appended.rate(),
@@ -175,7 +193,8 @@ public final class TieringBenchmark {
                 tierRate / appended.rate(),
                 tiered.peakHeapBytes() >> 20,
                 appended.cpuSeconds(),
-                tiered.cpuSeconds());
+                tiered.cpuSeconds(),
+                tiered.lakeBytes() / 1e6);
     }
 
     private static long processCpuNanos() {
