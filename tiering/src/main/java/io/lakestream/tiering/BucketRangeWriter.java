@@ -117,7 +117,8 @@ public final class BucketRangeWriter {
                 .toArray();
         this.keyTypes =
                 keySchema.columns().stream().map(Types.NestedField::type).toArray(Type[]::new);
-        this.writerFactory = new ArrowFileWriterFactory(lake, lakeSchema, keySchema, vectorPositions, bucketFieldId);
+        this.writerFactory = new ArrowFileWriterFactory(
+                lake, lakeSchema, keySchema, vectorPositions, bucketFieldId, TieredFileProperties.defaults(definition));
     }
 
     public BucketFiles write(BucketTask task) {
