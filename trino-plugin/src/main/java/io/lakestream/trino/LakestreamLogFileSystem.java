@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
+import io.trino.filesystem.FileIterator;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoInput;
@@ -19,6 +20,8 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -113,6 +116,28 @@ final class LakestreamLogFileSystem implements LogFileSystem {
     @Override
     public void deleteRecursively(String location) throws IOException {
         fileSystem.deleteDirectory(LakestreamLocations.of(location));
+    }
+
+    @Override
+    public List<FileEntry> listRecursively(String location) throws IOException {
+        String base = location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+        Location root = LakestreamLocations.of(base);
+        List<FileEntry> entries = new ArrayList<>();
+        FileIterator files = fileSystem.listFiles(root);
+        while (files.hasNext()) {
+            io.trino.filesystem.FileEntry file = files.next();
+            // Report locations in the caller's form (the root it gave plus the path below it): the sweep
+            // compares them with the log's own locations.
+            String listed = file.location().toString();
+            String below = listed.startsWith(root.toString())
+                    ? listed.substring(root.toString().length())
+                    : listed;
+            entries.add(new FileEntry(
+                    listed.startsWith(root.toString()) ? base + (below.startsWith("/") ? below : "/" + below) : listed,
+                    file.length(),
+                    file.lastModified().toEpochMilli()));
+        }
+        return entries;
     }
 
     private Optional<Path> localPath(Location location) {
