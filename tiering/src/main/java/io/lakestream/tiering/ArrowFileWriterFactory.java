@@ -59,6 +59,13 @@ final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
         this.writerDefaults = ImmutableMap.copyOf(requireNonNull(writerDefaults, "writerDefaults is null"));
     }
 
+    /** The same factory with more writer defaults (still below the table's own properties). */
+    ArrowFileWriterFactory withWriterDefaults(Map<String, String> more) {
+        Map<String, String> merged = new java.util.HashMap<>(writerDefaults);
+        merged.putAll(more);
+        return new ArrowFileWriterFactory(table, dataSchema, deleteSchema, vectorPositions, bucketFieldId, merged);
+    }
+
     @Override
     public DataWriter<ArrowRow> newDataWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
         try {
