@@ -127,15 +127,14 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         while (files.hasNext()) {
             io.trino.filesystem.FileEntry file = files.next();
             // Report locations in the caller's form (the root it gave plus the path below it): the sweep
-            // compares them with the log's own locations.
-            String listed = file.location().toString();
-            String below = listed.startsWith(root.toString())
-                    ? listed.substring(root.toString().length())
-                    : listed;
-            entries.add(new FileEntry(
-                    listed.startsWith(root.toString()) ? base + (below.startsWith("/") ? below : "/" + below) : listed,
-                    file.length(),
-                    file.lastModified().toEpochMilli()));
+            // compares them with the log's own locations, and a file system may list in another scheme
+            // (Trino's local file system answers local:// for file://).
+            String rootPath = root.path().endsWith("/") ? root.path() : root.path() + "/";
+            String listedPath = file.location().path();
+            String listed = listedPath.startsWith(rootPath)
+                    ? base + "/" + listedPath.substring(rootPath.length())
+                    : file.location().toString();
+            entries.add(new FileEntry(listed, file.length(), file.lastModified().toEpochMilli()));
         }
         return entries;
     }
