@@ -58,6 +58,10 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
                             + Path.of(warehouse.replaceFirst("^file:", "")).resolve(EMBEDDED_CATALOG_FILE)));
             // V1 adds view support to the catalog tables; SQLite needs no extra setup for it.
             result.putIfAbsent("jdbc.schema-version", "V1");
+            if (warehouseLocation().startsWith("file:")) {
+                // A local warehouse: plain java.nio instead of Hadoop's checksummed local file system.
+                result.putIfAbsent(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+            }
         } else {
             uri.ifPresent(value -> result.put(CatalogProperties.URI, value));
         }

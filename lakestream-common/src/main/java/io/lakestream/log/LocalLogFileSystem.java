@@ -11,7 +11,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -116,5 +119,34 @@ public final class LocalLogFileSystem implements LogFileSystem {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+    }
+
+    @Override
+    public List<FileEntry> listRecursively(String location) throws IOException {
+        Path root = toPath(location);
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        String base = location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+        List<FileEntry> entries = new ArrayList<>();
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                BasicFileAttributes attributes;
+                try {
+                    attributes = Files.readAttributes(path, BasicFileAttributes.class);
+                } catch (NoSuchFileException e) {
+                    continue; // removed while listing
+                }
+                if (attributes.isRegularFile()) {
+                    entries.add(new FileEntry(
+                            base + "/" + root.relativize(path),
+                            attributes.size(),
+                            attributes.lastModifiedTime().toMillis()));
+                }
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        return entries;
     }
 }

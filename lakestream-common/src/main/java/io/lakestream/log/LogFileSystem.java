@@ -3,6 +3,7 @@ package io.lakestream.log;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.SeekableByteChannel;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -36,4 +37,22 @@ public interface LogFileSystem {
 
     /** Deletes a directory and everything below it; no error if it does not exist. */
     void deleteRecursively(String location) throws IOException;
+
+    /**
+     * Every file below the directory {@code location}, at any depth (an empty list if it does not
+     * exist). For the orphan sweep, which needs the files no commit references and their age.
+     */
+    List<FileEntry> listRecursively(String location) throws IOException;
+
+    /**
+     * A listed file.
+     *
+     * @param location its absolute location, starting with the listed directory's location
+     * @param lastModifiedMillis when it was last written
+     */
+    record FileEntry(String location, long sizeBytes, long lastModifiedMillis) {
+        public FileEntry {
+            java.util.Objects.requireNonNull(location, "location is null");
+        }
+    }
 }

@@ -32,19 +32,22 @@ final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
     private final int[] equalityFieldIds;
     private final Map<Integer, Integer> vectorPositions;
     private final OptionalInt bucketFieldId;
+    private final Map<String, String> writerDefaults;
 
     /**
      * @param dataSchema the columns of data files
      * @param deleteSchema the columns of equality delete files (the key), also the equality field ids
      * @param vectorPositions field id → position of the column's vector in the batches written
      * @param bucketFieldId the column whose value is the row's bucket (the lake's hidden {@code __bucket})
+     * @param writerDefaults writer properties used where the table does not set them ({@link TieredFileProperties})
      */
     ArrowFileWriterFactory(
             Table table,
             Schema dataSchema,
             Schema deleteSchema,
             Map<Integer, Integer> vectorPositions,
-            OptionalInt bucketFieldId) {
+            OptionalInt bucketFieldId,
+            Map<String, String> writerDefaults) {
         this.table = requireNonNull(table, "table is null");
         this.dataSchema = requireNonNull(dataSchema, "dataSchema is null");
         this.deleteSchema = requireNonNull(deleteSchema, "deleteSchema is null");
@@ -53,12 +56,22 @@ final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
                 .toArray();
         this.vectorPositions = ImmutableMap.copyOf(requireNonNull(vectorPositions, "vectorPositions is null"));
         this.bucketFieldId = requireNonNull(bucketFieldId, "bucketFieldId is null");
+        this.writerDefaults = ImmutableMap.copyOf(requireNonNull(writerDefaults, "writerDefaults is null"));
+    }
+
+    /** The same factory with more writer defaults (still below the table's own properties). */
+    ArrowFileWriterFactory withWriterDefaults(Map<String, String> more) {
+        Map<String, String> merged = new java.util.HashMap<>(writerDefaults);
+        merged.putAll(more);
+        return new ArrowFileWriterFactory(table, dataSchema, deleteSchema, vectorPositions, bucketFieldId, merged);
     }
 
     @Override
     public DataWriter<ArrowRow> newDataWriter(EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
         try {
-            return Parquet.writeData(file)
+            // The defaults first: forTable then sets every table property over them.
+            return Parquet.writeData(LocalParquetOutputs.forParquet(table, file))
+                    .setAll(writerDefaults)
                     .forTable(table)
                     .schema(dataSchema)
                     .withSpec(spec)
@@ -77,7 +90,8 @@ final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
     public EqualityDeleteWriter<ArrowRow> newEqualityDeleteWriter(
             EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
         try {
-            return Parquet.writeDeletes(file)
+            return Parquet.writeDeletes(LocalParquetOutputs.forParquet(table, file))
+                    .setAll(writerDefaults)
                     .forTable(table)
                     .rowSchema(deleteSchema)
                     .equalityFieldIds(equalityFieldIds)

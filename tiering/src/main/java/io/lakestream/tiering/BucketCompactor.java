@@ -24,6 +24,7 @@ import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -55,6 +56,7 @@ final class BucketCompactor {
 
     private final TieringConfig config;
     private final TieringHooks hooks;
+    private final BucketContentCache contents = new BucketContentCache();
 
     BucketCompactor(TieringConfig config, TieringHooks hooks) {
         this.config = requireNonNull(config, "config is null");
@@ -69,11 +71,11 @@ final class BucketCompactor {
         Table lake = table.lake();
         lake.refresh();
         Snapshot snapshot = lake.currentSnapshot();
-        if (snapshot == null) {
+        if (snapshot == null || !mayNeedCompaction(snapshot)) {
             return List.of();
         }
         List<Integer> compacted = new ArrayList<>();
-        for (BucketContent content : contentByBucket(lake, snapshot).values()) {
+        for (BucketContent content : contents.contentByBucket(lake, snapshot).values()) {
             if (needsCompaction(content)) {
                 if (rewrite(table, snapshot, content)) {
                     compacted.add(content.bucket());
@@ -83,6 +85,26 @@ final class BucketCompactor {
             }
         }
         return compacted;
+    }
+
+    /**
+     * False when the snapshot summary's file totals show that no bucket can reach a threshold: then the
+     * manifests need not be read at all. Iceberg keeps the totals in every snapshot it writes; without them
+     * the answer is true.
+     */
+    private boolean mayNeedCompaction(Snapshot snapshot) {
+        Map<String, String> summary = snapshot.summary();
+        String dataFiles = summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP);
+        String deleteFiles = summary.get(SnapshotSummary.TOTAL_DELETE_FILES_PROP);
+        if (dataFiles == null || deleteFiles == null) {
+            return true;
+        }
+        try {
+            return Long.parseLong(deleteFiles) >= config.compactionDeleteFiles()
+                    || Long.parseLong(dataFiles) >= config.compactionSmallFiles();
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     boolean needsCompaction(BucketContent content) {
@@ -137,7 +159,7 @@ final class BucketCompactor {
         return result;
     }
 
-    private static int bucketOf(StructLike partition, Table lake) {
+    static int bucketOf(StructLike partition, Table lake) {
         if (lake.spec().isUnpartitioned() || partition == null || partition.size() == 0) {
             return WHOLE_TABLE;
         }

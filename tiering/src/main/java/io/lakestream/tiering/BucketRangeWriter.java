@@ -25,12 +25,14 @@ import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -41,6 +43,7 @@ import org.apache.iceberg.io.RollingDataWriter;
 import org.apache.iceberg.io.RollingEqualityDeleteWriter;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * Runs one {@link BucketTask}: reads the bucket's log range and writes lake files, committing nothing.
@@ -75,6 +78,10 @@ public final class BucketRangeWriter {
     private final int[] keyVectorPositions;
     private final Type[] keyTypes;
     private final ArrowFileWriterFactory writerFactory;
+    /** Columns whose dictionary encoding a sample may switch off: the lake's data columns, keys excepted. */
+    private final List<Types.NestedField> sampledColumns;
+
+    private final Map<Integer, Integer> vectorPositions;
 
     public BucketRangeWriter(
             LakestreamTable table,
@@ -117,7 +124,37 @@ public final class BucketRangeWriter {
                 .toArray();
         this.keyTypes =
                 keySchema.columns().stream().map(Types.NestedField::type).toArray(Type[]::new);
-        this.writerFactory = new ArrowFileWriterFactory(lake, lakeSchema, keySchema, vectorPositions, bucketFieldId);
+        this.writerFactory = new ArrowFileWriterFactory(
+                lake, lakeSchema, keySchema, vectorPositions, bucketFieldId, TieredFileProperties.defaults(definition));
+        this.vectorPositions = Map.copyOf(vectorPositions);
+        this.sampledColumns = lakeSchema.columns().stream()
+                .filter(column ->
+                        column != bucketColumn && !definition.primaryKey().contains(column.name()))
+                .toList();
+    }
+
+    /**
+     * The writer factory for one task: columns that a sample of the task's first batch shows parquet-mr
+     * would dictionary-encode in vain are written plainly from the start ({@link DictionaryPredictor}).
+     */
+    private ArrowFileWriterFactory writerFactoryFor(LogBatch sample) {
+        int pageRowLimit = PropertyUtil.propertyAsInt(
+                lake.properties(),
+                TableProperties.PARQUET_PAGE_ROW_LIMIT,
+                TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT);
+        long pageSizeBytes = PropertyUtil.propertyAsLong(
+                lake.properties(),
+                TableProperties.PARQUET_PAGE_SIZE_BYTES,
+                TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+        Map<String, String> plain = new HashMap<>();
+        for (Types.NestedField column : sampledColumns) {
+            FieldVector vector = sample.root().getVector(vectorPositions.get(column.fieldId()));
+            if (DictionaryPredictor.wouldFallBack(
+                    vector, sample.rowCount(), column.type(), pageRowLimit, pageSizeBytes)) {
+                plain.put(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column.name(), "false");
+            }
+        }
+        return plain.isEmpty() ? writerFactory : writerFactory.withWriterDefaults(plain);
     }
 
     public BucketFiles write(BucketTask task) {
@@ -139,8 +176,9 @@ public final class BucketRangeWriter {
         StructLike partition = lakeRows.partition(bucket);
         long changes = 0;
         ArrowRow row = new ArrowRow(bucket);
-        RollingDataWriter<ArrowRow> dataWriter = newDataWriter(fileFactory(task), partition);
-        DataWriteResult dataResult;
+        // Opened at the first batch, which is the sample for the writer settings.
+        RollingDataWriter<ArrowRow> dataWriter = null;
+        DataWriteResult dataResult = new DataWriteResult(List.of());
         try (LogRangeReader reader = openRange(task)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
@@ -151,8 +189,12 @@ public final class BucketRangeWriter {
                             throw unexpectedChange(task, batch, i, "an append-only table");
                         }
                     }
-                    if (changes == 0 && rows > 0) {
+                    if (rows == 0) {
+                        continue;
+                    }
+                    if (dataWriter == null) {
                         verifyPartition(batch, 0, bucket);
+                        dataWriter = newDataWriter(writerFactoryFor(batch), fileFactory(task), partition);
                     }
                     row.setBatch(batch.root());
                     for (int i = 0; i < rows; i++) {
@@ -163,7 +205,9 @@ public final class BucketRangeWriter {
                 }
             }
         } finally {
-            dataResult = close(dataWriter, written);
+            if (dataWriter != null) {
+                dataResult = close(dataWriter, written);
+            }
         }
         hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
         return new BucketFiles(task, dataResult.dataFiles(), List.of(), changes, rowCount(dataResult), 0);
@@ -213,7 +257,9 @@ public final class BucketRangeWriter {
             StructLike partition = lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.
             OutputFileFactory files = fileFactory(task);
-            RollingDataWriter<ArrowRow> dataWriter = newDataWriter(files, partition);
+            ArrowFileWriterFactory taskWriterFactory =
+                    batches.isEmpty() ? writerFactory : writerFactoryFor(batches.getFirst());
+            RollingDataWriter<ArrowRow> dataWriter = newDataWriter(taskWriterFactory, files, partition);
             DataWriteResult dataResult;
             boolean first = true;
             try {
@@ -239,7 +285,7 @@ public final class BucketRangeWriter {
             hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
 
             RollingEqualityDeleteWriter<ArrowRow> deleteWriter = new RollingEqualityDeleteWriter<>(
-                    writerFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
+                    taskWriterFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
             DeleteWriteResult deleteResult;
             try {
                 for (int b = 0; b < batches.size(); b++) {
@@ -293,8 +339,9 @@ public final class BucketRangeWriter {
                 allocator);
     }
 
-    private RollingDataWriter<ArrowRow> newDataWriter(OutputFileFactory files, StructLike partition) {
-        return new RollingDataWriter<>(writerFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
+    private RollingDataWriter<ArrowRow> newDataWriter(
+            ArrowFileWriterFactory factory, OutputFileFactory files, StructLike partition) {
+        return new RollingDataWriter<>(factory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
     }
 
     private OutputFileFactory fileFactory(BucketTask task) {

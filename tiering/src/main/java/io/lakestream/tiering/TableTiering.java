@@ -39,6 +39,7 @@ public final class TableTiering {
     private final Clock clock;
     private final LakeCommitter committer;
     private final BucketCompactor compactor;
+    private final OrphanSweeper sweeper;
 
     public TableTiering(
             TieringConfig config, BufferAllocator allocator, ExecutorService writers, TieringHooks hooks, Clock clock) {
@@ -49,6 +50,7 @@ public final class TableTiering {
         this.clock = requireNonNull(clock, "clock is null");
         this.committer = new LakeCommitter(hooks);
         this.compactor = new BucketCompactor(config, hooks);
+        this.sweeper = new OrphanSweeper(config, clock);
     }
 
     /** Runs one round; bad states and failures are thrown as {@link LakestreamException}. */
@@ -89,6 +91,7 @@ public final class TableTiering {
                         TieringLag.of(now.offsets(), logSnapshot, clock.millis()),
                         0,
                         List.of(),
+                        0,
                         Optional.empty());
             }
         }
@@ -148,10 +151,20 @@ public final class TableTiering {
             log.warn("Compaction of {} failed; tiering continues and compaction is retried next round", table, e);
             error = Optional.of("compaction failed: " + e.getMessage());
         }
+        int orphans = 0;
+        try {
+            orphans = sweeper.sweepIfDue(table);
+        } catch (RuntimeException e) {
+            // Orphans only take space: a failed sweep must not hold back tiering either.
+            log.warn("Orphan sweep of {} failed; tiering continues and the sweep is retried next round", table, e);
+            String sweepError = "orphan sweep failed: " + e.getMessage();
+            error = Optional.of(
+                    error.map(previous -> previous + "; " + sweepError).orElse(sweepError));
+        }
         TieringLag lag = TieringLag.of(lakeOffsets, logSnapshot, now);
-        if (outcome == TieringResult.Outcome.TIERED || removed > 0 || !compacted.isEmpty()) {
+        if (outcome == TieringResult.Outcome.TIERED || removed > 0 || !compacted.isEmpty() || orphans > 0) {
             log.info(
-                    "Tiering {}: {} changes committed (snapshot {}), lake offsets {}, pending {} records, oldest untiered change {}, {} log segments removed, buckets compacted {}",
+                    "Tiering {}: {} changes committed (snapshot {}), lake offsets {}, pending {} records, oldest untiered change {}, {} log segments removed, buckets compacted {}, {} orphan files removed",
                     table,
                     changes,
                     snapshotId.isPresent() ? snapshotId.getAsLong() : "none",
@@ -159,10 +172,11 @@ public final class TableTiering {
                     lag.pendingRecords(),
                     lag.oldestPendingAge().map(Object::toString).orElse("none"),
                     removed,
-                    compacted);
+                    compacted,
+                    orphans);
         }
         return new TieringResult(
-                table.identifier(), outcome, changes, snapshotId, lakeOffsets, lag, removed, compacted, error);
+                table.identifier(), outcome, changes, snapshotId, lakeOffsets, lag, removed, compacted, orphans, error);
     }
 
     private static Throwable addSuppressed(Throwable first, Throwable next) {

@@ -25,6 +25,11 @@ import java.util.Map;
  * @param compactionSmallFileBytes what counts as a small data file
  * @param maxConsecutiveFailures a table whose rounds fail this many times in a row (for reasons that
  *     may be transient) stops tiering until resumed; bad states stop it at once
+ * @param orphanAge files no commit references (log segments staged by writers that crashed or whose
+ *     distributed write failed, lake files of failed tiering attempts) are removed once they are older
+ *     than this; it must exceed the longest time a writer takes between writing a segment and committing
+ *     it (a Spark job's duration), since a file is never known to be abandoned, only old
+ * @param orphanSweepInterval each table's files are listed for orphans at most this often
  */
 public record TieringConfig(
         Duration interval,
@@ -35,8 +40,13 @@ public record TieringConfig(
         int compactionDeleteFiles,
         int compactionSmallFiles,
         long compactionSmallFileBytes,
-        int maxConsecutiveFailures) {
+        int maxConsecutiveFailures,
+        Duration orphanAge,
+        Duration orphanSweepInterval) {
     public static final String PREFIX = "tiering.";
+
+    /** Below this, a slow but live writer's staged segments could be taken for orphans. */
+    public static final Duration MIN_ORPHAN_AGE = Duration.ofMinutes(10);
 
     public TieringConfig {
         requireNonNull(interval, "interval is null");
@@ -50,6 +60,14 @@ public record TieringConfig(
         check(compactionSmallFiles >= 2, "tiering.compaction.small-files must be at least 2");
         check(compactionSmallFileBytes >= 0, "tiering.compaction.small-file-size must not be negative");
         check(maxConsecutiveFailures >= 1, "tiering.max-consecutive-failures must be at least 1");
+        requireNonNull(orphanAge, "orphanAge is null");
+        requireNonNull(orphanSweepInterval, "orphanSweepInterval is null");
+        check(
+                orphanAge.compareTo(MIN_ORPHAN_AGE) >= 0,
+                "tiering.orphan-age must be at least 10m: a writer's staged segments must not be taken for orphans while it may still commit them");
+        check(
+                !orphanSweepInterval.isNegative() && !orphanSweepInterval.isZero(),
+                "tiering.orphan-sweep-interval must be positive");
     }
 
     public static TieringConfig defaults() {
@@ -70,7 +88,9 @@ public record TieringConfig(
                 .compactionDeleteFiles(compactionDeleteFiles)
                 .compactionSmallFiles(compactionSmallFiles)
                 .compactionSmallFileBytes(compactionSmallFileBytes)
-                .maxConsecutiveFailures(maxConsecutiveFailures);
+                .maxConsecutiveFailures(maxConsecutiveFailures)
+                .orphanAge(orphanAge)
+                .orphanSweepInterval(orphanSweepInterval);
     }
 
     /** Reads {@code tiering.*} properties over the defaults; unknown {@code tiering.*} keys are an error. */
@@ -92,10 +112,12 @@ public record TieringConfig(
                     case "compaction.small-files" -> builder.compactionSmallFiles(Integer.parseInt(value.trim()));
                     case "compaction.small-file-size" -> builder.compactionSmallFileBytes(parseBytes(value));
                     case "max-consecutive-failures" -> builder.maxConsecutiveFailures(Integer.parseInt(value.trim()));
+                    case "orphan-age" -> builder.orphanAge(parseDuration(value));
+                    case "orphan-sweep-interval" -> builder.orphanSweepInterval(parseDuration(value));
                     default ->
                         throw new LakestreamException(
                                 INVALID_CATALOG_CONFIG,
-                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, max-consecutive-failures"
+                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, max-consecutive-failures, orphan-age, orphan-sweep-interval"
                                         .formatted(key));
                 }
             } catch (NumberFormatException e) {
@@ -157,6 +179,8 @@ public record TieringConfig(
         private int compactionSmallFiles = 20;
         private long compactionSmallFileBytes = 16L << 20;
         private int maxConsecutiveFailures = 5;
+        private Duration orphanAge = Duration.ofHours(1);
+        private Duration orphanSweepInterval = Duration.ofHours(1);
 
         private Builder() {}
 
@@ -205,6 +229,16 @@ public record TieringConfig(
             return this;
         }
 
+        public Builder orphanAge(Duration orphanAge) {
+            this.orphanAge = orphanAge;
+            return this;
+        }
+
+        public Builder orphanSweepInterval(Duration orphanSweepInterval) {
+            this.orphanSweepInterval = orphanSweepInterval;
+            return this;
+        }
+
         public TieringConfig build() {
             return new TieringConfig(
                     interval,
@@ -215,7 +249,9 @@ public record TieringConfig(
                     compactionDeleteFiles,
                     compactionSmallFiles,
                     compactionSmallFileBytes,
-                    maxConsecutiveFailures);
+                    maxConsecutiveFailures,
+                    orphanAge,
+                    orphanSweepInterval);
         }
     }
 }

@@ -20,6 +20,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param lag what is still untiered after the round
  * @param segmentsRemoved log segments removed by retention
  * @param bucketsCompacted buckets compacted
+ * @param orphansRemoved files no commit referenced that the round's orphan sweep removed (log and lake)
  * @param error why the round failed or the table is stopped
  */
 public record TieringResult(
@@ -31,6 +32,7 @@ public record TieringResult(
         TieringLag lag,
         int segmentsRemoved,
         List<Integer> bucketsCompacted,
+        int orphansRemoved,
         Optional<String> error) {
     public enum Outcome {
         /** Changes were committed into the lake. */
@@ -67,6 +69,7 @@ public record TieringResult(
                 TieringLag.NONE,
                 0,
                 List.of(),
+                0,
                 Optional.of(error));
     }
 }

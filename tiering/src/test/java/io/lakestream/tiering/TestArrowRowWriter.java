@@ -197,7 +197,7 @@ class TestArrowRowWriter {
     void equalityDeletesHoldTheKeyColumns() throws IOException {
         Schema keySchema = SCHEMA.select("id", "s", "dec_38");
         ArrowFileWriterFactory factory =
-                new ArrowFileWriterFactory(table, SCHEMA, keySchema, positions(SCHEMA), OptionalInt.empty());
+                new ArrowFileWriterFactory(table, SCHEMA, keySchema, positions(SCHEMA), OptionalInt.empty(), Map.of());
         List<Record> rows = randomRows(new Random(5), 100, SCHEMA);
         EqualityDeleteWriter<ArrowRow> writer = factory.newEqualityDeleteWriter(
                 output(directory.resolve("deletes.parquet")), PartitionSpec.unpartitioned(), null);
@@ -226,8 +226,8 @@ class TestArrowRowWriter {
     }
 
     private DataFile writeArrow(Schema schema, List<Record> rows, String name) throws IOException {
-        ArrowFileWriterFactory factory =
-                new ArrowFileWriterFactory(table, schema, schema.select("id"), positions(schema), OptionalInt.empty());
+        ArrowFileWriterFactory factory = new ArrowFileWriterFactory(
+                table, schema, schema.select("id"), positions(schema), OptionalInt.empty(), Map.of());
         DataWriter<ArrowRow> writer =
                 factory.newDataWriter(output(directory.resolve(name)), PartitionSpec.unpartitioned(), null);
         try {

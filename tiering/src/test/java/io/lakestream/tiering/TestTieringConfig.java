@@ -20,25 +20,39 @@ class TestTieringConfig {
         assertThat(config.compactionSmallFiles()).isEqualTo(20);
         assertThat(config.compactionSmallFileBytes()).isEqualTo(16L << 20);
         assertThat(config.maxConsecutiveFailures()).isEqualTo(5);
+        assertThat(config.orphanAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(config.orphanSweepInterval()).isEqualTo(Duration.ofHours(1));
         assertThat(config.toBuilder().build()).isEqualTo(config);
     }
 
     @Test
     void everyPropertyMaps() {
-        TieringConfig config = TieringConfig.fromProperties(Map.of(
-                "tiering.interval", "500ms",
-                "tiering.max-records-per-bucket", "1234",
-                "tiering.target-file-size", "64MB",
-                "tiering.writer-threads", "3",
-                "tiering.log-retention", "2h",
-                "tiering.compaction.delete-files", "7",
-                "tiering.compaction.small-files", "9",
-                "tiering.compaction.small-file-size", "512KB",
-                "tiering.max-consecutive-failures", "11",
-                "unrelated.key", "ignored"));
+        TieringConfig config = TieringConfig.fromProperties(Map.ofEntries(
+                Map.entry("tiering.interval", "500ms"),
+                Map.entry("tiering.max-records-per-bucket", "1234"),
+                Map.entry("tiering.target-file-size", "64MB"),
+                Map.entry("tiering.writer-threads", "3"),
+                Map.entry("tiering.log-retention", "2h"),
+                Map.entry("tiering.compaction.delete-files", "7"),
+                Map.entry("tiering.compaction.small-files", "9"),
+                Map.entry("tiering.compaction.small-file-size", "512KB"),
+                Map.entry("tiering.max-consecutive-failures", "11"),
+                Map.entry("tiering.orphan-age", "2h"),
+                Map.entry("tiering.orphan-sweep-interval", "15m"),
+                Map.entry("unrelated.key", "ignored")));
         assertThat(config)
                 .isEqualTo(new TieringConfig(
-                        Duration.ofMillis(500), 1234, 64L << 20, 3, Duration.ofHours(2), 7, 9, 512L << 10, 11));
+                        Duration.ofMillis(500),
+                        1234,
+                        64L << 20,
+                        3,
+                        Duration.ofHours(2),
+                        7,
+                        9,
+                        512L << 10,
+                        11,
+                        Duration.ofHours(2),
+                        Duration.ofMinutes(15)));
     }
 
     @Test
@@ -50,5 +64,7 @@ class TestTieringConfig {
                 .hasMessageContaining("Invalid value 'soon' for tiering property 'tiering.interval'");
         assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.max-records-per-bucket", "0")))
                 .hasMessageContaining("tiering.max-records-per-bucket must be at least 1");
+        assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.orphan-age", "1m")))
+                .hasMessageContaining("tiering.orphan-age must be at least 10m");
     }
 }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
+import io.trino.filesystem.FileIterator;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoInput;
@@ -19,6 +20,8 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -154,6 +157,27 @@ final class LakestreamLogFileSystem implements LogFileSystem {
     @Override
     public void deleteRecursively(String location) throws IOException {
         fileSystem.deleteDirectory(LakestreamLocations.of(location));
+    }
+
+    @Override
+    public List<FileEntry> listRecursively(String location) throws IOException {
+        String base = location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+        Location root = LakestreamLocations.of(base);
+        List<FileEntry> entries = new ArrayList<>();
+        FileIterator files = fileSystem.listFiles(root);
+        while (files.hasNext()) {
+            io.trino.filesystem.FileEntry file = files.next();
+            // Report locations in the caller's form (the root it gave plus the path below it): the sweep
+            // compares them with the log's own locations, and a file system may list in another scheme
+            // (Trino's local file system answers local:// for file://).
+            String rootPath = root.path().endsWith("/") ? root.path() : root.path() + "/";
+            String listedPath = file.location().path();
+            String listed = listedPath.startsWith(rootPath)
+                    ? base + "/" + listedPath.substring(rootPath.length())
+                    : file.location().toString();
+            entries.add(new FileEntry(listed, file.length(), file.lastModified().toEpochMilli()));
+        }
+        return entries;
     }
 
     private Optional<Path> localPath(Location location) {

@@ -108,6 +108,41 @@ final class TestLakestreamLogFileSystem {
     }
 
     @Test
+    void listRecursivelyInTheCallersForm() throws Exception {
+        Path directory = Files.createTempDirectory("lakestream-log-fs").toRealPath();
+        LakestreamLogFileSystem log =
+                new LakestreamLogFileSystem(new LocalFileSystem(Path.of("/")), Optional.of(Path.of("/")));
+        String root = "file:" + directory + "/log"; // Hadoop's one-slash form, as the log may be configured
+        for (String file :
+                List.of("bucket-0000/a.arrow", "bucket-0001/b.arrow", "_commits/00000000000000000001.json")) {
+            try (OutputStream out = log.create(root + "/" + file)) {
+                out.write("abc".getBytes(UTF_8));
+            }
+        }
+        List<String> locations = log.listRecursively(root).stream()
+                .map(entry -> {
+                    assertThat(entry.sizeBytes()).isEqualTo(3);
+                    assertThat(entry.lastModifiedMillis()).isPositive();
+                    return entry.location();
+                })
+                .toList();
+        assertThat(locations)
+                .containsExactlyInAnyOrder(
+                        root + "/bucket-0000/a.arrow",
+                        root + "/bucket-0001/b.arrow",
+                        root + "/_commits/00000000000000000001.json");
+        assertThat(log.listRecursively(root + "/missing")).isEmpty();
+
+        LakestreamLogFileSystem memory = new LakestreamLogFileSystem(new MemoryFileSystem(), Optional.empty());
+        try (OutputStream out = memory.create("memory:///t/log/bucket-0002/c.arrow")) {
+            out.write(1);
+        }
+        assertThat(memory.listRecursively("memory:///t/log/"))
+                .singleElement()
+                .satisfies(entry -> assertThat(entry.location()).isEqualTo("memory:///t/log/bucket-0002/c.arrow"));
+    }
+
+    @Test
     void locations() {
         assertThat(LakestreamLocations.of("/data/w/t").toString()).isEqualTo("file:///data/w/t");
         assertThat(LakestreamLocations.of("file:/data/w/t").toString()).isEqualTo("file:///data/w/t");

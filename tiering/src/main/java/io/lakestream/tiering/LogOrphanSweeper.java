@@ -1,0 +1,95 @@
+package io.lakestream.tiering;
+
+import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogPaths;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
+import io.lakestream.log.StreamLog;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes log files that no commit references and never will: segments staged by a writer that crashed
+ * before committing, or by Spark tasks of a write that failed or ran late; segments whose deletion after
+ * retention failed; temporary files of an interrupted publish. A file is only taken for an orphan when it
+ * is older than the cutoff, because a live writer may still commit a segment it staged (see {@link
+ * TieringConfig#orphanAge}). Files are listed before the newest commit is read, so a segment committed
+ * while listing is seen as referenced. Anything whose name the log does not write is left alone.
+ */
+final class LogOrphanSweeper {
+    private static final Logger log = LoggerFactory.getLogger(LogOrphanSweeper.class);
+
+    /** {@code bucket-0003/<uuid>.arrow}: see {@link LogPaths#newSegmentPath}. */
+    private static final Pattern SEGMENT = Pattern.compile("bucket-\\d+/[^/]+\\.arrow");
+
+    /** {@code .tmp-<uuid>} next to a commit, checkpoint or hint being published. */
+    private static final Pattern TEMPORARY =
+            Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|bucket-\\d+)/\\.tmp-[^/]+");
+
+    private LogOrphanSweeper() {}
+
+    /** Deletes the orphans last modified before {@code cutoffMillis}; returns how many. */
+    static int sweep(StreamLog streamLog, long cutoffMillis) {
+        LogPaths paths = streamLog.paths();
+        LogFileSystem fileSystem = streamLog.fileSystem();
+        List<LogFileSystem.FileEntry> files;
+        try {
+            files = fileSystem.listRecursively(paths.root());
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    "Could not list the log at %s for orphans: %s".formatted(paths.root(), e.getMessage()),
+                    e);
+        }
+        Set<String> referenced = referencedSegments(streamLog.latestSnapshot(), paths);
+        int removed = 0;
+        for (LogFileSystem.FileEntry file : files) {
+            String relative = relative(file.location(), paths);
+            if (relative == null || file.lastModifiedMillis() >= cutoffMillis) {
+                continue;
+            }
+            boolean orphan = (SEGMENT.matcher(relative).matches() && !referenced.contains(relative))
+                    || TEMPORARY.matcher(relative).matches();
+            if (orphan) {
+                try {
+                    fileSystem.delete(file.location());
+                    removed++;
+                    log.info("Removed orphan log file {} (no commit references it)", file.location());
+                } catch (IOException e) {
+                    log.warn("Could not remove orphan log file {}; the next sweep retries", file.location(), e);
+                }
+            }
+        }
+        return removed;
+    }
+
+    /** Paths, relative to the log root, of the segments of the newest commit (retention removed the older ones). */
+    private static Set<String> referencedSegments(LogSnapshot snapshot, LogPaths paths) {
+        Set<String> referenced = new HashSet<>();
+        for (int bucket = 0; bucket < snapshot.bucketCount(); bucket++) {
+            for (SegmentFile segment : snapshot.bucket(bucket).segments()) {
+                String relative = relative(segment.path(), paths);
+                referenced.add(relative == null ? segment.path() : relative);
+            }
+        }
+        return referenced;
+    }
+
+    /** The path below the log root, or null for a location outside it; relative paths are returned as they are. */
+    private static String relative(String location, LogPaths paths) {
+        String root = paths.root() + "/";
+        if (location.startsWith(root)) {
+            return location.substring(root.length());
+        }
+        boolean absolute = location.startsWith("/") || location.contains(":");
+        return absolute ? null : location;
+    }
+}

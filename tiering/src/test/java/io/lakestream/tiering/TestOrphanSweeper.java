@@ -1,0 +1,211 @@
+package io.lakestream.tiering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.lake.LakePosition;
+import io.lakestream.log.ChangeType;
+import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
+import io.lakestream.log.StagedSegment;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tiering service's orphan sweep on real files: a segment an aborted writer staged and never
+ * committed, a temporary file of an interrupted publish and a lake file of a crashed tiering attempt are
+ * removed once older than the orphan age, not before; published segments and every lake file a snapshot
+ * references (current or older) stay, and the data read back stays correct.
+ */
+class TestOrphanSweeper {
+    private static final Duration ORPHAN_AGE = Duration.ofHours(1);
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void logOrphansGoAfterTheThresholdAndPublishedSegmentsStay() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("swept_log", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+
+            // A writer (e.g. a Spark task) staged its segments, then its job died: nobody commits or discards them.
+            List<StagedSegment> abandoned;
+            LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator());
+            for (long id = 100; id < 120; id++) {
+                writer.upsert(Map.of("id", id, "name", "lost" + id, "score", 1));
+            }
+            abandoned = writer.prepare();
+            writer.close();
+            List<Path> staged = abandoned.stream()
+                    .map(segment -> logFile(table, segment.path()))
+                    .toList();
+            assertThat(staged).isNotEmpty().allSatisfy(path -> assertThat(path).exists());
+            // A publish interrupted between writing its temporary file and linking it.
+            Path temporary = logFile(table, "_commits/.tmp-" + java.util.UUID.randomUUID());
+            Files.write(temporary, new byte[] {1});
+
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
+            MutableClock clock = new MutableClock(Instant.now());
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .orphanSweepInterval(Duration.ofMinutes(10))
+                    .build();
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult first = service.tierTable(table.identifier());
+                assertThat(first.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+                assertThat(first.orphansRemoved()).isZero();
+
+                // Younger than the orphan age: the writer might still commit them.
+                clock.advance(Duration.ofMinutes(30));
+                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 50, 10, "v3"));
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+                assertThat(staged).allSatisfy(path -> assertThat(path).exists());
+                assertThat(temporary).exists();
+
+                clock.advance(Duration.ofHours(2));
+                TieringResult swept = service.tierTable(table.identifier());
+                assertThat(swept.error()).isEmpty();
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 1);
+                assertThat(staged).allSatisfy(path -> assertThat(path).doesNotExist());
+                assertThat(temporary).doesNotExist();
+
+                // Not due again until the sweep interval passed.
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+            }
+
+            // Every published segment is still there (retention, 24 h by default, removed none) and the log
+            // and the lake still hold exactly the committed changes.
+            LogSnapshot log = table.log().latestSnapshot();
+            List<Path> published = new ArrayList<>();
+            for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+                for (SegmentFile segment : log.bucket(bucket).segments()) {
+                    published.add(logFile(table, segment.path()));
+                }
+            }
+            assertThat(published).hasSize(6).allSatisfy(path -> assertThat(path).exists());
+            Table lake = warehouse.load("swept_log").lake();
+            assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+        }
+    }
+
+    @Test
+    void lakeFilesOfACrashedAttemptGoAndReferencedFilesStay() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("swept_lake", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            // Eager compaction: after it, the first round's files are referenced by older snapshots only.
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .compactionDeleteFiles(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .build();
+            MutableClock clock = new MutableClock(Instant.now());
+            long firstSnapshot;
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+                service.tierTable(table.identifier());
+                firstSnapshot =
+                        warehouse.load("swept_lake").lake().currentSnapshot().snapshotId();
+                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
+                oracle.commit(warehouse.allocator(), TieringTests.deletes(0, 5));
+                assertThat(service.tierTable(table.identifier()).bucketsCompacted())
+                        .isNotEmpty();
+            }
+            Table lake = warehouse.load("swept_lake").lake();
+            List<Path> lakeFiles = parquetFiles(lake);
+            // A tiering attempt that crashed after writing a data file, before its commit.
+            Path crashed = lakeFiles.getFirst().resolveSibling("00000-0-crashed-attempt-00001.parquet");
+            Files.copy(lakeFiles.getFirst(), crashed);
+
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                // A new service sweeps at its first round; the crashed file is too young yet.
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+                assertThat(crashed).exists();
+            }
+            clock.advance(Duration.ofHours(2));
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult swept = service.tierTable(table.identifier());
+                assertThat(swept.error()).isEmpty();
+                assertThat(swept.orphansRemoved()).isEqualTo(1);
+            }
+            assertThat(crashed).doesNotExist();
+            assertThat(lakeFiles).allSatisfy(path -> assertThat(path).exists());
+
+            lake = warehouse.load("swept_lake").lake();
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+            // Time travel to the snapshot before compaction still finds all its files.
+            try (CloseableIterable<FileScanTask> tasks =
+                    lake.newScan().useSnapshot(firstSnapshot).planFiles()) {
+                for (FileScanTask task : tasks) {
+                    assertThat(LocalLogFileSystem.toPath(task.file().location()))
+                            .exists();
+                }
+            }
+        }
+    }
+
+    private static Path logFile(LakestreamTable table, String relativePath) {
+        return LocalLogFileSystem.toPath(table.log().paths().resolve(relativePath));
+    }
+
+    private static List<Path> parquetFiles(Table lake) throws IOException {
+        try (Stream<Path> files =
+                Files.walk(LocalLogFileSystem.toPath(lake.location()).resolve("data"))) {
+            return files.filter(path -> path.toString().endsWith(".parquet"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    private static final class MutableClock extends Clock {
+        private Instant now;
+
+        MutableClock(Instant now) {
+            this.now = now;
+        }
+
+        void advance(Duration duration) {
+            now = now.plus(duration);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}
