@@ -84,7 +84,7 @@ final class TestTrinoHdfsFileSystem {
             assertThat(files.listStatus(new org.apache.hadoop.fs.Path("/warehouse/s/t/log/_commits")))
                     .extracting(status -> status.getPath().getName())
                     .contains("00000000000000000001.json", "00000000000000000005.json")
-                    .noneMatch(name -> name.endsWith(".publishing"));
+                    .noneMatch(name -> name.startsWith(".tmp-"));
             assertThat(files.exists(new org.apache.hadoop.fs.Path("/warehouse/s/t/metadata")))
                     .isTrue();
         } finally {

@@ -44,8 +44,6 @@ import java.util.UUID;
 final class LakestreamLogFileSystem implements LogFileSystem {
     /** File systems on which a rename never replaces an existing file, atomically (Trino's HDFS layer). */
     private static final Set<String> RENAME_PUBLISH_SCHEMES = Set.of("hdfs", "viewfs");
-    /** The suffix of a commit file being published by rename. */
-    static final String TEMPORARY_SUFFIX = ".publishing";
 
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
@@ -94,8 +92,8 @@ final class LakestreamLogFileSystem implements LogFileSystem {
      * written target. A lost race leaves the other writer's file and removes the temporary one.
      */
     private boolean publishByRename(Location target, byte[] content) throws IOException {
-        Location temporary = target.parentDirectory()
-                .appendPath(".%s.%s%s".formatted(target.fileName(), UUID.randomUUID(), TEMPORARY_SUFFIX));
+        // the name of every temporary log file (see LocalLogFileSystem): never read, swept by the tiering service
+        Location temporary = target.parentDirectory().appendPath(".tmp-" + UUID.randomUUID());
         try (OutputStream out = fileSystem.newOutputFile(temporary).create()) {
             out.write(content);
         }
