@@ -120,12 +120,26 @@ public final class FileStreamLog implements StreamLog {
 
     @Override
     public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
+        return commit(segments, idempotencyKey, Optional.empty());
+    }
+
+    @Override
+    public CommitResult commitIfUnchanged(
+            List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds) {
+        return commit(segments, idempotencyKey, Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")));
+    }
+
+    private CommitResult commit(
+            List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
                 return new CommitResult(current.idempotencyKeys().get(idempotencyKey.get()), true);
+            }
+            if (expectedEnds.isPresent()) {
+                checkUnchanged(current, expectedEnds.get());
             }
             long version = current.version() + 1;
             long now = clock.millis();
@@ -161,6 +175,20 @@ public final class FileStreamLog implements StreamLog {
                 LOG_COMMIT_CONFLICT,
                 "Could not commit to the log at %s after %s attempts: too many concurrent writers; retry the write"
                         .formatted(paths.root(), MAX_COMMIT_ATTEMPTS));
+    }
+
+    /** Losing a race to a retention commit re-checks here; losing it to an append fails. */
+    private void checkUnchanged(LogSnapshot current, OffsetMap expectedEnds) {
+        for (int bucket = 0; bucket < bucketCount; bucket++) {
+            long end = current.bucket(bucket).endOffset();
+            if (end != expectedEnds.offset(bucket)) {
+                throw new LakestreamException(
+                        LOG_COMMIT_CONFLICT,
+                        ("The log at %s changed after this write read it (bucket %s ends at offset %s, not %s; now at version %s): "
+                                        + "nothing was committed, retry the write")
+                                .formatted(paths.root(), bucket, end, expectedEnds.offset(bucket), current.version()));
+            }
+        }
     }
 
     @Override

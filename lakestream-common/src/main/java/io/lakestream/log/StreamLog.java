@@ -31,6 +31,15 @@ public interface StreamLog {
      */
     CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey);
 
+    /**
+     * Like {@link #commit}, but only while every bucket still ends at {@code expectedEnds}: no change
+     * was committed since the state the caller read (retention, which removes only old segments,
+     * does not count). For writes planned from a read, e.g. an overwrite's deletes. Otherwise
+     * publishes nothing and fails with {@code LOG_COMMIT_CONFLICT}.
+     */
+    CommitResult commitIfUnchanged(
+            List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds);
+
     /** Deletes staged segments that will not be committed (an aborted distributed write). */
     void discard(List<StagedSegment> segments);
 

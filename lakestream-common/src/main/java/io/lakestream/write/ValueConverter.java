@@ -34,7 +34,8 @@ import org.apache.iceberg.util.DateTimeUtil;
  * <p>Accepted values are Iceberg's generic values plus lossless widenings: int to long, float to
  * double, a decimal with fewer fraction digits (or an Integer, Long or BigInteger for a decimal),
  * {@link ZonedDateTime} and {@link Instant} for a timestamp with zone, any {@link CharSequence} for
- * a string, {@code byte[]} or {@link ByteBuffer} for fixed and binary. Time values are truncated to
+ * a string (or a {@link Utf8Value}, bytes already encoded), {@code byte[]} or {@link ByteBuffer} for
+ * fixed and binary. Time values are truncated to
  * microseconds, the precision of the table. The canonical value of a converted value ({@link
  * #icebergValue}) is Iceberg's generic value, with {@code byte[]} for fixed and binary and an {@link
  * OffsetDateTime} in UTC for a timestamp with zone.
@@ -221,10 +222,14 @@ final class ValueConverter {
                 return false;
             }
             case STRING -> {
-                if (!(value instanceof CharSequence chars)) {
+                if (value instanceof Utf8Value utf8) {
+                    // an engine's UTF-8 bytes, stored as they are
+                    row.objects[column] = utf8.bytes();
+                } else if (value instanceof CharSequence chars) {
+                    row.objects[column] = chars.toString();
+                } else {
                     return false;
                 }
-                row.objects[column] = chars.toString();
             }
             case UUID -> {
                 if (!(value instanceof UUID)) {
@@ -287,9 +292,7 @@ final class ValueConverter {
                         value, ((DecimalVector) vector).getDataBuffer(), index, DecimalVector.TYPE_WIDTH);
             }
             case DECIMAL -> ((DecimalVector) vector).set(index, (BigDecimal) row.objects[column]);
-            case STRING ->
-                ((VarCharVector) vector)
-                        .setSafe(index, ((String) row.objects[column]).getBytes(StandardCharsets.UTF_8));
+            case STRING -> ((VarCharVector) vector).setSafe(index, utf8(row.objects[column]));
             case UUID -> ((FixedSizeBinaryVector) vector).set(index, uuidBytes((UUID) row.objects[column]));
             case FIXED -> ((FixedSizeBinaryVector) vector).set(index, (byte[]) row.objects[column]);
             case BINARY -> ((VarBinaryVector) vector).setSafe(index, (byte[]) row.objects[column]);
@@ -333,8 +336,17 @@ final class ValueConverter {
             case TIME -> LocalTime.ofNanoOfDay(value * 1000);
             case TIMESTAMP -> DateTimeUtil.timestampFromMicros(value);
             case TIMESTAMPTZ -> DateTimeUtil.timestamptzFromMicros(value);
-            case DECIMAL, STRING, UUID, FIXED, BINARY -> row.objects[column];
+            case STRING ->
+                row.objects[column] instanceof byte[] utf8
+                        ? new String(utf8, StandardCharsets.UTF_8)
+                        : row.objects[column];
+            case DECIMAL, UUID, FIXED, BINARY -> row.objects[column];
         };
+    }
+
+    /** A string slot's UTF-8 bytes: a String or, from a {@link Utf8Value}, the bytes themselves. */
+    private static byte[] utf8(Object value) {
+        return value instanceof byte[] bytes ? bytes : ((String) value).getBytes(StandardCharsets.UTF_8);
     }
 
     /** A decimal of precision 1 to 18 as its unscaled long at the column's scale. */

@@ -69,6 +69,33 @@ class TestFileStreamLog {
     }
 
     @Test
+    void conditionalCommitFailsOnceAnotherAppendLandedAndIgnoresRetention() {
+        log.commit(List.of(staged(0, 10), staged(1, 4)), Optional.empty());
+        OffsetMap read = log.latestSnapshot().endOffsets();
+
+        // another writer appends after the read: the conditional commit publishes nothing
+        newLog().commit(List.of(staged(2, 1)), Optional.empty());
+        assertThatThrownBy(() -> log.commitIfUnchanged(List.of(staged(0, 3)), Optional.of("overwrite-1"), read))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining("retry the write");
+        assertThat(newLog().latestSnapshot().version()).isEqualTo(2);
+
+        // retention between the read and the commit changes no end offset: the commit goes through
+        OffsetMap reread = log.latestSnapshot().endOffsets();
+        assertThat(log.removeSegments(new OffsetMap(Map.of(0, 10L)), Long.MAX_VALUE))
+                .isEqualTo(1);
+        StreamLog.CommitResult result =
+                log.commitIfUnchanged(List.of(staged(0, 3)), Optional.of("overwrite-2"), reread);
+        assertThat(result).isEqualTo(new StreamLog.CommitResult(4, false));
+        // a retry of a commit that landed is applied once, not reported as a conflict with itself
+        assertThat(newLog().commitIfUnchanged(List.of(staged(0, 3)), Optional.of("overwrite-2"), reread))
+                .isEqualTo(new StreamLog.CommitResult(4, true));
+        assertThat(newLog().latestSnapshot().bucket(0).endOffset()).isEqualTo(13);
+    }
+
+    @Test
     void idempotencyKeyAppliesCommitOnce() {
         StreamLog.CommitResult first = log.commit(List.of(staged(0, 4)), Optional.of("query-1"));
         StreamLog.CommitResult retried = newLog().commit(List.of(staged(0, 4)), Optional.of("query-1"));

@@ -211,6 +211,38 @@ class TestValueConverter {
         assertSameAsLegacy(Types.BinaryType.get(), bytes);
     }
 
+    @Test
+    void utf8ValuesAreWrittenAndHashedLikeTheirStrings() {
+        Type type = Types.StringType.get();
+        ValueConverter converter = ValueConverter.forType(type);
+        ConvertedRow fromString = new ConvertedRow(1);
+        ConvertedRow fromUtf8 = new ConvertedRow(1);
+        List<String> strings = List.of("", "abc", "Grüße, 世界 🌍", "x".repeat(1000));
+        try (VarCharVector expected = (VarCharVector) LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
+                        .createVector(allocator);
+                VarCharVector actual = (VarCharVector) LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
+                        .createVector(allocator)) {
+            expected.allocateNew();
+            actual.allocateNew();
+            for (int i = 0; i < strings.size(); i++) {
+                String value = strings.get(i);
+                assertThat(converter.convert(value, fromString, 0)).isTrue();
+                assertThat(converter.convert(new Utf8Value(value.getBytes(StandardCharsets.UTF_8)), fromUtf8, 0))
+                        .isTrue();
+                assertThat(converter.icebergValue(fromUtf8, 0)).isEqualTo(value);
+                assertThat(converter.bucketHash(fromUtf8, 0)).isEqualTo(BucketFunction.hash(type, value));
+                converter.write(expected, 0, 0, i, fromString, 0);
+                converter.write(actual, 0, 0, i, fromUtf8, 0);
+            }
+            expected.setValueCount(strings.size());
+            actual.setValueCount(strings.size());
+            for (int i = 0; i < strings.size(); i++) {
+                assertThat(actual.get(i)).isEqualTo(expected.get(i));
+                assertThat(new String(actual.get(i), StandardCharsets.UTF_8)).isEqualTo(strings.get(i));
+            }
+        }
+    }
+
     private static List<Object> decimalValues(Types.DecimalType type) {
         List<Object> values = new ArrayList<>();
         SplittableRandom random = new SplittableRandom(type.precision() * 100L + type.scale());

@@ -1,13 +1,17 @@
 package io.lakestream.spark;
 
+import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
+import io.lakestream.merge.MergeConfig;
 import io.lakestream.table.LakestreamTable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -19,7 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The driver side of a write: publishes the segments every task staged as one log commit, keyed by
  * the Spark query id so that a retried commit is applied once; on abort deletes them, so nothing of
- * a failed job becomes visible.
+ * a failed job becomes visible. An overwrite first stages the deletes of the rows it replaces (ahead
+ * of the new rows, so a key that is deleted and written again keeps its new row) and commits only if
+ * the log has not changed since the overwrite pinned it; otherwise nothing is published and the
+ * write fails, asking to retry.
  */
 final class LakestreamBatchWrite implements BatchWrite {
     private static final Logger log = LoggerFactory.getLogger(LakestreamBatchWrite.class);
@@ -27,12 +34,19 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final LakestreamTableRef ref;
     private final LakestreamTable table;
     private final String queryId;
-    private boolean commitAttempted;
+    private final Optional<LakestreamOverwrite> overwrite;
+    private boolean outcomeUnknown;
 
     LakestreamBatchWrite(LakestreamTableRef ref, LakestreamTable table, String queryId) {
+        this(ref, table, queryId, Optional.empty());
+    }
+
+    LakestreamBatchWrite(
+            LakestreamTableRef ref, LakestreamTable table, String queryId, Optional<LakestreamOverwrite> overwrite) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
+        this.overwrite = requireNonNull(overwrite, "overwrite is null");
     }
 
     @Override
@@ -42,12 +56,15 @@ final class LakestreamBatchWrite implements BatchWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        List<StagedSegment> segments = segments(messages);
+        List<StagedSegment> segments = new ArrayList<>();
+        if (overwrite.isPresent()) {
+            segments.addAll(LakestreamOverwriteDeletes.stage(table, overwrite.get(), mergeConfig()));
+        }
+        segments.addAll(segments(messages));
         if (segments.isEmpty()) {
             return;
         }
-        commitAttempted = true;
-        CommitResult result = table.log().commit(segments, Optional.of(idempotencyKey()));
+        CommitResult result = publish(segments);
         if (result.alreadyApplied()) {
             // an earlier attempt of this query already published its rows: delete these copies, but never
             // the files that commit references (a commit retried with the very same messages)
@@ -61,9 +78,45 @@ final class LakestreamBatchWrite implements BatchWrite {
                 result.alreadyApplied() ? " (already applied)" : "");
     }
 
+    private CommitResult publish(List<StagedSegment> segments) {
+        if (overwrite.isEmpty()) {
+            outcomeUnknown = true;
+            return table.log().commit(segments, Optional.of(idempotencyKey()));
+        }
+        try {
+            outcomeUnknown = true;
+            return table.log()
+                    .commitIfUnchanged(
+                            segments,
+                            Optional.of(idempotencyKey()),
+                            overwrite.get().logEnds());
+        } catch (LakestreamException e) {
+            if (e.error() != LOG_COMMIT_CONFLICT) {
+                throw e;
+            }
+            // nothing was published: drop everything staged, so nothing of this overwrite remains
+            outcomeUnknown = false;
+            table.log().discard(segments);
+            throw new LakestreamException(
+                    LOG_COMMIT_CONFLICT,
+                    ("The overwrite of %s was not committed: another write changed the table after the overwrite read it "
+                                    + "(at log version %s). Nothing was written; run the overwrite again")
+                            .formatted(table, overwrite.get().logVersion()),
+                    e);
+        }
+    }
+
+    private MergeConfig mergeConfig() {
+        return LakestreamReadConf.resolve(
+                        Map.of(),
+                        LakestreamScanBuilder::sessionConf,
+                        table.lake().properties())
+                .merge();
+    }
+
     @Override
     public void abort(WriterCommitMessage[] messages) {
-        if (commitAttempted) {
+        if (outcomeUnknown) {
             // the commit's outcome is unknown (it may have landed): leave the segments, at worst orphans
             log.warn("Write into {} failed during its commit; staged segments are kept", table);
             return;

@@ -66,7 +66,7 @@ final class LakestreamScanBuilder
         this.columns = schema.columns().stream().map(Types.NestedField::name).toList();
     }
 
-    private static Optional<String> sessionConf(String key) {
+    static Optional<String> sessionConf(String key) {
         return SparkSession.getActiveSession().isDefined()
                 ? Optional.ofNullable(SparkSession.active().conf().get(key, null))
                 : Optional.empty();

@@ -17,7 +17,6 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
-import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -120,7 +119,13 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
     @Override
     public Set<TableCapability> capabilities() {
         return isWritable()
-                ? EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE)
+                ? EnumSet.of(
+                        TableCapability.BATCH_READ,
+                        TableCapability.BATCH_WRITE,
+                        // overwrites need a primary key: the write builder says so for append-only tables
+                        TableCapability.TRUNCATE,
+                        TableCapability.OVERWRITE_BY_FILTER,
+                        TableCapability.OVERWRITE_DYNAMIC)
                 : EnumSet.of(TableCapability.BATCH_READ);
     }
 
@@ -135,12 +140,7 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
         requireWritable();
-        return new WriteBuilder() {
-            @Override
-            public Write build() {
-                return new LakestreamWrite(ref, table, info);
-            }
-        };
+        return new LakestreamWriteBuilder(this, info);
     }
 
     /** {@code DELETE FROM}, {@code UPDATE} and {@code MERGE INTO} (on primary-key tables). */

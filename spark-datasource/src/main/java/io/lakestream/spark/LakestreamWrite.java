@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
 import java.util.List;
+import java.util.Optional;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
@@ -13,19 +14,25 @@ import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.types.StructField;
 
 /**
- * A write into a table's log ({@code INSERT INTO}, {@code writeTo(...).append()}): tasks stage
- * segments, the driver publishes them as one log commit. On a primary-key table every row is an
- * upsert.
+ * A write into a table's log ({@code INSERT INTO}, {@code writeTo(...).append()}, or an overwrite):
+ * tasks stage segments, the driver publishes them as one log commit. On a primary-key table every
+ * row is an upsert; an overwrite adds the deletes of the rows it replaces to the same commit.
  */
 final class LakestreamWrite implements Write {
     private final LakestreamTableRef ref;
     private final LakestreamTable table;
     private final String queryId;
+    private final Optional<LakestreamOverwrite> overwrite;
 
-    LakestreamWrite(LakestreamTableRef ref, LakestreamTable table, LogicalWriteInfo info) {
+    LakestreamWrite(
+            LakestreamTableRef ref,
+            LakestreamTable table,
+            LogicalWriteInfo info,
+            Optional<LakestreamOverwrite> overwrite) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(info.queryId(), "queryId is null");
+        this.overwrite = requireNonNull(overwrite, "overwrite is null");
         checkSchema(table, info);
     }
 
@@ -52,11 +59,14 @@ final class LakestreamWrite implements Write {
 
     @Override
     public String description() {
+        if (overwrite.isPresent()) {
+            return "overwrite %s (%s)".formatted(table, overwrite.get().description());
+        }
         return (table.definition().hasPrimaryKey() ? "upsert into " : "append to ") + table;
     }
 
     @Override
     public BatchWrite toBatch() {
-        return new LakestreamBatchWrite(ref, table, queryId);
+        return new LakestreamBatchWrite(ref, table, queryId, overwrite);
     }
 }
