@@ -4,10 +4,12 @@ import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.io.CountingPositionOutputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -201,7 +203,9 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
                         path,
                         Stream.concat(Stream.of(StandardOpenOption.WRITE), Stream.of(options))
                                 .collect(java.util.stream.Collectors.toSet()));
-                return new ChannelOutputStream(channel);
+                // buffered: Parquet footers and Avro blocks arrive in many small writes; closing closes the channel
+                return new CountingPositionOutputStream(
+                        new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER_SIZE));
             } catch (FileAlreadyExistsException e) {
                 throw new AlreadyExistsException("File already exists: %s", location);
             } catch (IOException e) {
@@ -249,47 +253,6 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
         @Override
         public void close() throws IOException {
             channel.close();
-        }
-    }
-
-    /** Buffered: Parquet footers and Avro blocks arrive in many small writes. */
-    private static final class ChannelOutputStream extends PositionOutputStream {
-        private final FileChannel channel;
-        private final BufferedOutputStream buffered;
-        private long position;
-
-        ChannelOutputStream(FileChannel channel) {
-            this.channel = channel;
-            this.buffered = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), BUFFER_SIZE);
-        }
-
-        @Override
-        public long getPos() {
-            return position;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            buffered.write(b);
-            position++;
-        }
-
-        @Override
-        public void write(byte[] bytes, int offset, int length) throws IOException {
-            buffered.write(bytes, offset, length);
-            position += length;
-        }
-
-        @Override
-        public void flush() throws IOException {
-            buffered.flush();
-        }
-
-        @Override
-        public void close() throws IOException {
-            try (FileChannel ignored = channel) {
-                buffered.flush();
-            }
         }
     }
 }

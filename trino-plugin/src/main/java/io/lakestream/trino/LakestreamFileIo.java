@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
+import io.lakestream.io.CountingPositionOutputStream;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoInputFile;
@@ -11,7 +12,6 @@ import io.trino.filesystem.TrinoInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -153,7 +153,7 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations {
         @Override
         public PositionOutputStream create() {
             try {
-                return new CountingStream(fileSystem
+                return new CountingPositionOutputStream(fileSystem
                         .newOutputFile(LakestreamLocations.of(location))
                         .create());
             } catch (FileAlreadyExistsException e) {
@@ -166,7 +166,7 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations {
         /** Trino's file systems overwrite a whole file at once: the content is buffered and written on close. */
         @Override
         public PositionOutputStream createOrOverwrite() {
-            return new CountingStream(new ByteArrayOutputStream() {
+            return new CountingPositionOutputStream(new ByteArrayOutputStream() {
                 private boolean closed;
 
                 @Override
@@ -227,42 +227,6 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations {
         @Override
         public int available() throws IOException {
             return stream.available();
-        }
-
-        @Override
-        public void close() throws IOException {
-            stream.close();
-        }
-    }
-
-    private static final class CountingStream extends PositionOutputStream {
-        private final OutputStream stream;
-        private long position;
-
-        CountingStream(OutputStream stream) {
-            this.stream = requireNonNull(stream, "stream is null");
-        }
-
-        @Override
-        public long getPos() {
-            return position;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            stream.write(b);
-            position++;
-        }
-
-        @Override
-        public void write(byte[] buffer, int offset, int length) throws IOException {
-            stream.write(buffer, offset, length);
-            position += length;
-        }
-
-        @Override
-        public void flush() throws IOException {
-            stream.flush();
         }
 
         @Override
