@@ -51,10 +51,9 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         ConnectorPageSource source;
         if (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles) == LakestreamReadPath.LAKE_PARQUET) {
             source = new LakeParquetPageSource(
-                    () -> catalog.loadTable(handle.baseTable()), fileSystem, handle, unionSplit, columnHandles);
+                    () -> catalog.loadTable(handle), fileSystem, handle, unionSplit, columnHandles);
         } else {
-            source = new LakestreamPageSource(
-                    catalog.loadTable(handle.baseTable()), handle, unionSplit, columnHandles, allocator);
+            source = new LakestreamPageSource(catalog.loadTable(handle), handle, unionSplit, columnHandles, allocator);
         }
         return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
     }
