@@ -14,6 +14,7 @@ import io.lakestream.catalog.LakestreamTableCache;
 import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.LakeFileCache;
 import io.lakestream.table.LakestreamTable;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
@@ -32,14 +33,19 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *
  * <p>Tables are loaded through a {@link LakestreamTableCache}: a query pins the table state when it
  * resolves the name ({@link #pinTable}), and its later steps get that state from memory ({@link
- * #loadTable(LakestreamTableHandle)}).
+ * #loadTable(LakestreamTableHandle)}). The lake files of a snapshot are planned once ({@link
+ * #lakeFiles}).
  */
 public final class LakestreamCatalogAccess {
     /** Tables whose loaded state is kept (and twice as many lake metadata versions). */
     static final int CACHED_TABLES = 100;
 
+    /** Planned lake data files kept, over all tables and snapshots. */
+    static final long CACHED_LAKE_FILES = 200_000;
+
     private final LakestreamCatalog catalog;
     private final LakestreamTableCache tables;
+    private final LakeFileCache lakeFiles = new LakeFileCache(CACHED_LAKE_FILES);
 
     @Inject
     public LakestreamCatalogAccess(
@@ -95,6 +101,11 @@ public final class LakestreamCatalogAccess {
 
     public LakestreamCatalog catalog() {
         return catalog;
+    }
+
+    /** The lake files of recently read snapshots, for split planning. */
+    public LakeFileCache lakeFiles() {
+        return lakeFiles;
     }
 
     public static Namespace namespace(String schemaName) {

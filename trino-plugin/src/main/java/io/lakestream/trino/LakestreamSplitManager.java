@@ -50,7 +50,7 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
         ReadOptions options = handle.readOptions();
         ReadPlan plan;
         try {
-            plan = UnionReadPlanner.plan(table, options);
+            plan = UnionReadPlanner.plan(table, options, Optional.of(catalog.lakeFiles()));
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
