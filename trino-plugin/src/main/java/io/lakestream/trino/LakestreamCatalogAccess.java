@@ -24,6 +24,7 @@ import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -66,6 +67,9 @@ public final class LakestreamCatalogAccess {
         config.getCatalogPassword().ifPresent(password -> properties.put("jdbc.password", password));
         config.getCatalogCredential().ifPresent(credential -> properties.put("credential", credential));
         config.getCatalogToken().ifPresent(token -> properties.put("token", token));
+        // manifests are immutable files with unique names: keep their bytes, so planning a new snapshot
+        // reads only the manifests it added (Iceberg's content cache of the file IO; bounded, expires)
+        properties.put(CatalogProperties.IO_MANIFEST_CACHE_ENABLED, "true");
         checkFileSystemEnabled(fileSystem, config.getWarehouse());
         try {
             return LakestreamCatalog.open(
