@@ -127,6 +127,12 @@ public final class LakestreamTableCache {
                     "Table %s was dropped or its metadata expired while it was read: %s is gone"
                             .formatted(identifier, metadataLocation),
                     e);
+        } catch (RuntimeException e) {
+            throw new LakestreamException(
+                    CATALOG_ERROR,
+                    "Cannot read the lake metadata file %s of table %s: %s"
+                            .formatted(metadataLocation, identifier, e.getMessage()),
+                    e);
         }
         return lake(identifier, metadata, io);
     }
