@@ -185,14 +185,17 @@ public final class LakestreamCatalog implements Closeable {
     }
 
     public LakestreamTable loadTable(TableIdentifier identifier) {
+        return toLakestreamTable(identifier, loadLake(identifier));
+    }
+
+    /** The Iceberg table, freshly loaded; a clear error if it does not exist. */
+    Table loadLake(TableIdentifier identifier) {
         NameValidator.validate(identifier);
-        Table table;
         try {
-            table = catalog.loadTable(identifier);
+            return catalog.loadTable(identifier);
         } catch (NoSuchTableException | NoSuchNamespaceException e) {
             throw new LakestreamException(TABLE_NOT_FOUND, "Table %s does not exist".formatted(identifier));
         }
-        return toLakestreamTable(identifier, table);
     }
 
     /** The Lakestream tables of a namespace (plain Iceberg tables there are left out). */
@@ -240,11 +243,19 @@ public final class LakestreamCatalog implements Closeable {
 
     private LakestreamTable toLakestreamTable(TableIdentifier identifier, Table table) {
         TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), table);
-        Map<String, String> properties = table.properties();
-        String logLocation = properties.getOrDefault(
-                LakestreamProperties.LOG_PATH, LakestreamTable.defaultLogLocation(table.location()));
-        StreamLog log = new FileStreamLog(logLocation, logFileSystems.apply(logLocation), definition.bucketCount());
-        return new LakestreamTable(identifier, table, definition, log);
+        return new LakestreamTable(identifier, table, definition, openLog(table, definition));
+    }
+
+    /** Where the log of a lake table lives: the table property, or next to the lake. */
+    static String logLocation(Table table) {
+        return table.properties()
+                .getOrDefault(LakestreamProperties.LOG_PATH, LakestreamTable.defaultLogLocation(table.location()));
+    }
+
+    /** A new handle on the log of a table (it caches what it reads: share it to share the cache). */
+    StreamLog openLog(Table table, TableDefinition definition) {
+        String logLocation = logLocation(table);
+        return new FileStreamLog(logLocation, logFileSystems.apply(logLocation), definition.bucketCount());
     }
 
     private SupportsNamespaces namespaces() {

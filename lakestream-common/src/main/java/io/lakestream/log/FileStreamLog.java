@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * The embedded log: numbered commit files published by atomic create-if-absent, Arrow IPC segments
  * per bucket, periodic checkpoints. See docs/format.md for the layout and the protocol.
  *
- * <p>Thread-safe. It caches the newest snapshot it has seen and probes forward from it.
+ * <p>Thread-safe. It caches the newest snapshot it has seen and probes forward from it, and keeps
+ * the last few snapshots it derived (immutable) for readers that pinned a recent version.
  */
 public final class FileStreamLog implements StreamLog {
     private static final Logger log = LoggerFactory.getLogger(FileStreamLog.class);
@@ -30,11 +31,15 @@ public final class FileStreamLog implements StreamLog {
 
     private static final int MAX_COMMIT_ATTEMPTS = 1_000;
 
+    /** How many recent versions are kept: enough for the queries running at once on a busy table. */
+    private static final int RECENT_SNAPSHOTS = 16;
+
     private final LogPaths paths;
     private final LogFileSystem fileSystem;
     private final int bucketCount;
     private final Clock clock;
     private volatile LogSnapshot newestKnown;
+    private final RecentLogSnapshots recent = new RecentLogSnapshots(RECENT_SNAPSHOTS);
 
     public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount) {
         this(root, fileSystem, bucketCount, Clock.systemUTC());
@@ -72,7 +77,7 @@ public final class FileStreamLog implements StreamLog {
             }
             snapshot = snapshot.apply(next.get(), paths.commit(snapshot.version() + 1));
         }
-        newestKnown = snapshot;
+        remember(snapshot);
         return snapshot;
     }
 
@@ -86,7 +91,13 @@ public final class FileStreamLog implements StreamLog {
             throw new LakestreamException(
                     LOG_RANGE_INVALID, "Log version %s does not exist: versions start at 0".formatted(version));
         }
-        LogSnapshot snapshot = startingPoint(version);
+        Optional<LogSnapshot> known = recent.floor(version);
+        if (known.isPresent() && known.get().version() == version) {
+            return known.get();
+        }
+        // a recent snapshot a few commits below beats reading the checkpoint (and the commits after it)
+        LogSnapshot snapshot = known.filter(candidate -> version - candidate.version() < CHECKPOINT_INTERVAL)
+                .orElseGet(() -> startingPoint(version));
         while (snapshot.version() < version) {
             long next = snapshot.version() + 1;
             LogCommit commit = readCommit(next)
@@ -96,6 +107,7 @@ public final class FileStreamLog implements StreamLog {
                                     .formatted(version, latestSnapshot().version())));
             snapshot = snapshot.apply(commit, paths.commit(next));
         }
+        recent.add(snapshot);
         return snapshot;
     }
 
@@ -257,6 +269,7 @@ public final class FileStreamLog implements StreamLog {
         if (newestKnown == null || newestKnown.version() < snapshot.version()) {
             newestKnown = snapshot;
         }
+        recent.add(snapshot);
     }
 
     private boolean publish(LogCommit commit) {

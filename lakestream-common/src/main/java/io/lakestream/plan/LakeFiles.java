@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
@@ -31,20 +32,27 @@ final class LakeFiles {
     private LakeFiles() {}
 
     static Map<Integer, List<LakeFile>> byBucket(LakestreamTable table, long snapshotId, Expression filter) {
-        Map<Integer, List<LakeFile>> files = new HashMap<>();
         try (CloseableIterable<FileScanTask> tasks =
                 table.lake().newScan().useSnapshot(snapshotId).filter(filter).planFiles()) {
-            long splitSize = PropertyUtil.propertyAsLong(
-                    table.lake().properties(), TableProperties.SPLIT_SIZE, TableProperties.SPLIT_SIZE_DEFAULT);
-            for (FileScanTask task : tasks) {
-                List<LakeFile> bucketFiles = files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>());
-                // large files are cut at row group boundaries, so that lake-only reads run in parallel
-                for (FileScanTask part : task.split(splitSize)) {
-                    bucketFiles.add(toLakeFile(part));
-                }
-            }
+            return byBucket(table, tasks, FileScanTask::deletes);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Planned scan tasks grouped by bucket, each with the delete files {@code deletes} keeps of it. */
+    static Map<Integer, List<LakeFile>> byBucket(
+            LakestreamTable table, Iterable<FileScanTask> tasks, Function<FileScanTask, List<DeleteFile>> deletes) {
+        Map<Integer, List<LakeFile>> files = new HashMap<>();
+        long splitSize = PropertyUtil.propertyAsLong(
+                table.lake().properties(), TableProperties.SPLIT_SIZE, TableProperties.SPLIT_SIZE_DEFAULT);
+        for (FileScanTask task : tasks) {
+            List<LakeFile> bucketFiles = files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>());
+            List<LakeDeleteFile> taskDeletes = toLakeDeleteFiles(deletes.apply(task));
+            // large files are cut at row group boundaries, so that lake-only reads run in parallel
+            for (FileScanTask part : task.split(splitSize)) {
+                bucketFiles.add(toLakeFile(part, taskDeletes));
+            }
         }
         return files;
     }
@@ -75,9 +83,9 @@ final class LakeFiles {
         return bucket;
     }
 
-    private static LakeFile toLakeFile(FileScanTask task) {
-        List<LakeDeleteFile> deletes = new ArrayList<>(task.deletes().size());
-        for (DeleteFile delete : task.deletes()) {
+    private static List<LakeDeleteFile> toLakeDeleteFiles(List<DeleteFile> files) {
+        List<LakeDeleteFile> deletes = new ArrayList<>(files.size());
+        for (DeleteFile delete : files) {
             boolean equality = delete.content() == FileContent.EQUALITY_DELETES;
             deletes.add(new LakeDeleteFile(
                     delete.location(),
@@ -86,6 +94,10 @@ final class LakeFiles {
                     delete.recordCount(),
                     delete.fileSizeInBytes()));
         }
+        return deletes;
+    }
+
+    private static LakeFile toLakeFile(FileScanTask task, List<LakeDeleteFile> deletes) {
         return new LakeFile(
                 task.file().location(),
                 task.start(),

@@ -29,6 +29,11 @@ public final class UnionReadPlanner {
     private UnionReadPlanner() {}
 
     public static ReadPlan plan(LakestreamTable table, ReadOptions options) {
+        return plan(table, options, Optional.empty());
+    }
+
+    /** Plans with the lake files of a snapshot taken from {@code lakeFiles} when given (planned once per snapshot). */
+    public static ReadPlan plan(LakestreamTable table, ReadOptions options, Optional<LakeFileCache> lakeFiles) {
         if (options.changesAfterVersion().isPresent() && options.mode() != ReadMode.CHANGES) {
             throw new LakestreamException(INVALID_READ_OPTIONS, "Only the 'changes' read mode takes a start version");
         }
@@ -40,9 +45,9 @@ public final class UnionReadPlanner {
         List<UnionSplit> splits = switch (options.mode()) {
             case UNION ->
                 table.definition().hasPrimaryKey()
-                        ? primaryKeySplits(table, pin, options, buckets)
-                        : appendOnlySplits(table, pin, options, buckets, true);
-            case LAKE -> appendOnlySplits(table, pin, options, buckets, false);
+                        ? primaryKeySplits(table, pin, options, lakeFiles, buckets)
+                        : appendOnlySplits(table, pin, options, lakeFiles, buckets, true);
+            case LAKE -> appendOnlySplits(table, pin, options, lakeFiles, buckets, false);
             case CHANGES -> changeSplits(table, pin, options, buckets);
         };
         return new ReadPlan(
@@ -57,8 +62,12 @@ public final class UnionReadPlanner {
     }
 
     private static List<UnionSplit> primaryKeySplits(
-            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<Set<Integer>> buckets) {
-        Map<Integer, List<LakeFile>> lakeFiles = lakeFiles(table, pin, options);
+            LakestreamTable table,
+            ReadPin pin,
+            ReadOptions options,
+            Optional<LakeFileCache> cache,
+            Optional<Set<Integer>> buckets) {
+        Map<Integer, List<LakeFile>> lakeFiles = lakeFiles(table, pin, options, cache);
         List<UnionSplit> splits = new ArrayList<>();
         for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
             if (buckets.isPresent() && !buckets.get().contains(bucket)) {
@@ -85,10 +94,15 @@ public final class UnionReadPlanner {
 
     /** Lake files one split each; with {@code withLog}, also the log tail of every bucket cut at segment boundaries. */
     private static List<UnionSplit> appendOnlySplits(
-            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<Set<Integer>> buckets, boolean withLog) {
+            LakestreamTable table,
+            ReadPin pin,
+            ReadOptions options,
+            Optional<LakeFileCache> cache,
+            Optional<Set<Integer>> buckets,
+            boolean withLog) {
         ReadMode mode = withLog ? ReadMode.UNION : ReadMode.LAKE;
         List<UnionSplit> splits = new ArrayList<>();
-        lakeFiles(table, pin, options).forEach((bucket, files) -> {
+        lakeFiles(table, pin, options, cache).forEach((bucket, files) -> {
             if (bucket != LakeFiles.NO_BUCKET
                     && buckets.isPresent()
                     && !buckets.get().contains(bucket)) {
@@ -184,9 +198,15 @@ public final class UnionReadPlanner {
         return ranges;
     }
 
-    private static Map<Integer, List<LakeFile>> lakeFiles(LakestreamTable table, ReadPin pin, ReadOptions options) {
+    private static Map<Integer, List<LakeFile>> lakeFiles(
+            LakestreamTable table, ReadPin pin, ReadOptions options, Optional<LakeFileCache> cache) {
         OptionalLong snapshot = pin.lake().snapshotId();
-        return snapshot.isPresent() ? LakeFiles.byBucket(table, snapshot.getAsLong(), options.filter()) : Map.of();
+        if (snapshot.isEmpty()) {
+            return Map.of();
+        }
+        return cache.isPresent()
+                ? cache.get().byBucket(table, snapshot.getAsLong(), options.filter())
+                : LakeFiles.byBucket(table, snapshot.getAsLong(), options.filter());
     }
 
     /**

@@ -34,7 +34,19 @@ public final class FreshnessBenchmark {
 
     private FreshnessBenchmark() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Throwable e) {
+            // System.err belongs to Trino's logging by now: a failure would otherwise leave the JVM hanging silently
+            OUT.println("freshness benchmark failed:");
+            e.printStackTrace(OUT);
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String[] args) throws Exception {
         int commits = 200;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--commits") && i + 1 < args.length) {
@@ -99,7 +111,6 @@ public final class FreshnessBenchmark {
         OUT.printf(
                 "goal: union read p99 < %d ms: %s (p99 %d ms)%n",
                 GOAL_P99_MILLIS, p99 < GOAL_P99_MILLIS ? "met" : "MISSED", p99);
-        System.exit(0);
     }
 
     /** Writes row {@code id}: Java writer for even ids, Spark SQL INSERT for odd ones. @return whether Spark wrote it */

@@ -10,8 +10,11 @@ import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.catalog.LakestreamTableCache;
+import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.plan.LakeFileCache;
 import io.lakestream.table.LakestreamTable;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
@@ -20,15 +23,30 @@ import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * The connector's one handle on the Iceberg catalog: opens it from the catalog properties and turns
  * its errors into Trino errors. A Trino schema is a one-level Iceberg namespace.
+ *
+ * <p>Tables are loaded through a {@link LakestreamTableCache}: a query pins the table state when it
+ * resolves the name ({@link #pinTable}), and its later steps get that state from memory ({@link
+ * #loadTable(LakestreamTableHandle)}). The lake files of a snapshot are planned once ({@link
+ * #lakeFiles}).
  */
 public final class LakestreamCatalogAccess {
+    /** Tables whose loaded state is kept (and twice as many lake metadata versions). */
+    static final int CACHED_TABLES = 100;
+
+    /** Planned lake data files kept, over all tables and snapshots. */
+    static final long CACHED_LAKE_FILES = 200_000;
+
     private final LakestreamCatalog catalog;
+    private final LakestreamTableCache tables;
+    private final LakeFileCache lakeFiles = new LakeFileCache(CACHED_LAKE_FILES);
 
     @Inject
     public LakestreamCatalogAccess(
@@ -38,6 +56,7 @@ public final class LakestreamCatalogAccess {
 
     public LakestreamCatalogAccess(LakestreamCatalog catalog) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.tables = new LakestreamTableCache(catalog, CACHED_TABLES);
     }
 
     /** The catalog, with the lake's file IO and the log over Trino's file system layer. */
@@ -48,6 +67,9 @@ public final class LakestreamCatalogAccess {
         config.getCatalogPassword().ifPresent(password -> properties.put("jdbc.password", password));
         config.getCatalogCredential().ifPresent(credential -> properties.put("credential", credential));
         config.getCatalogToken().ifPresent(token -> properties.put("token", token));
+        // manifests are immutable files with unique names: keep their bytes, so planning a new snapshot
+        // reads only the manifests it added (Iceberg's content cache of the file IO; bounded, expires)
+        properties.put(CatalogProperties.IO_MANIFEST_CACHE_ENABLED, "true");
         checkFileSystemEnabled(fileSystem, config.getWarehouse());
         try {
             return LakestreamCatalog.open(
@@ -85,6 +107,11 @@ public final class LakestreamCatalogAccess {
         return catalog;
     }
 
+    /** The lake files of recently read snapshots, for split planning. */
+    public LakeFileCache lakeFiles() {
+        return lakeFiles;
+    }
+
     public static Namespace namespace(String schemaName) {
         return Namespace.of(schemaName);
     }
@@ -93,23 +120,44 @@ public final class LakestreamCatalogAccess {
         return TableIdentifier.of(namespace(name.getSchemaName()), name.getTableName());
     }
 
-    /** The table, or empty if it does not exist. */
+    /** The table as it is now, or empty if it does not exist. */
     public Optional<LakestreamTable> findTable(SchemaTableName name) {
+        return find(name, () -> tables.current(identifier(name)));
+    }
+
+    /** The table as it is now, pinned for a query; empty if it does not exist. */
+    public Optional<PinnedTable> pinTable(SchemaTableName name) {
+        return find(name, () -> tables.pinCurrent(identifier(name)));
+    }
+
+    /** The table as it is now (e.g. to write to it); a clear error if it was dropped since the query was planned. */
+    public LakestreamTable loadTable(SchemaTableName name) {
+        return findTable(name)
+                .orElseThrow(() -> new TrinoException(
+                        LAKESTREAM_TABLE_NOT_FOUND, "Table %s does not exist (was it dropped?)".formatted(name)));
+    }
+
+    /** The table in the state the handle's query pinned. */
+    public LakestreamTable loadTable(LakestreamTableHandle handle) {
         try {
-            return Optional.of(catalog.loadTable(identifier(name)));
+            return tables.pinned(
+                    identifier(handle.baseTable()),
+                    handle.pin().lakeMetadataLocation(),
+                    handle.pin().logVersion());
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    private static <T> Optional<T> find(SchemaTableName name, Supplier<T> load) {
+        try {
+            return Optional.of(load.get());
         } catch (LakestreamException e) {
             if (e.error() == LakestreamError.TABLE_NOT_FOUND || e.error() == LakestreamError.NAMESPACE_NOT_FOUND) {
                 return Optional.empty();
             }
             throw toTrinoException(e);
         }
-    }
-
-    /** The table; a clear error if it was dropped since the query was planned. */
-    public LakestreamTable loadTable(SchemaTableName name) {
-        return findTable(name)
-                .orElseThrow(() -> new TrinoException(
-                        LAKESTREAM_TABLE_NOT_FOUND, "Table %s does not exist (was it dropped?)".formatted(name)));
     }
 
     @PreDestroy

@@ -12,6 +12,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import com.google.inject.Inject;
 import io.airlift.slice.Slice;
+import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
@@ -138,15 +139,18 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             return null;
         }
         SchemaTableName base = new SchemaTableName(tableName.getSchemaName(), name.baseName());
-        Optional<LakestreamTable> table = catalog.findTable(base);
+        // the query reads the table as it is now, in every later step: pin it in the handle
+        Optional<PinnedTable> table = catalog.pinTable(base);
         if (table.isEmpty()) {
             return null;
         }
+        LakestreamPin pin = new LakestreamPin(
+                table.get().lakeMetadataLocation(), table.get().logVersion());
         // checked once the table is known to exist, so a missing table is reported as missing
         return LakestreamTimeTravel.apply(
                 session,
-                table.get(),
-                new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get()),
+                table.get().table(),
+                new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get(), pin),
                 startVersion,
                 endVersion);
     }
@@ -169,7 +173,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     @Override
     public ConnectorTableMetadata getTableMetadata(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
-        LakestreamTable table = catalog.loadTable(handle.baseTable());
+        LakestreamTable table = catalog.loadTable(handle);
         TableDefinition definition = table.definition();
         List<ColumnMetadata> columns = LakestreamColumns.columns(definition, handle.mode()).stream()
                 .map(column -> LakestreamColumns.metadata(definition, handle.mode(), column))
@@ -236,7 +240,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     @Override
     public Map<String, ColumnHandle> getColumnHandles(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
-        TableDefinition definition = catalog.loadTable(handle.baseTable()).definition();
+        TableDefinition definition = catalog.loadTable(handle).definition();
         ImmutableMap.Builder<String, ColumnHandle> columns = ImmutableMap.builder();
         for (LakestreamColumnHandle column : LakestreamColumns.columns(definition, handle.mode())) {
             columns.put(column.name(), column);
@@ -249,7 +253,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle columnHandle) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
         LakestreamColumnHandle column = (LakestreamColumnHandle) columnHandle;
-        TableDefinition definition = catalog.loadTable(handle.baseTable()).definition();
+        TableDefinition definition = catalog.loadTable(handle).definition();
         return LakestreamColumns.metadata(definition, handle.mode(), column);
     }
 
@@ -393,7 +397,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
         return call(() -> {
-            LakestreamTable table = catalog.loadTable(handle.baseTable());
+            LakestreamTable table = catalog.loadTable(handle);
             return LakestreamTableStatistics.of(
                     table, handle, LakestreamColumns.columns(table.definition(), handle.mode()));
         });

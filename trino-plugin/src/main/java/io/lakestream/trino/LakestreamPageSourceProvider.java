@@ -57,7 +57,7 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         List<LakestreamColumnHandle> columnHandles =
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList();
         // the fast path needs the table only for a row id's key columns: load it only when asked
-        Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle.baseTable()))::get;
+        Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle))::get;
         ConnectorPageSource source = switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(

@@ -23,8 +23,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One Trino split per split of the shared union-read plan. Planning pins the lake snapshot and the
- * log version, and prunes buckets and lake files with the pushed-down filter.
+ * One Trino split per split of the shared union-read plan, planned on the table state the handle
+ * pinned (the lake snapshot and the log version), pruning buckets and lake files with the
+ * pushed-down filter.
  */
 public final class LakestreamSplitManager implements ConnectorSplitManager {
     private final LakestreamCatalogAccess catalog;
@@ -45,11 +46,11 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
         if (handle.constraint().isNone()) {
             return FixedSplitSource.emptySplitSource();
         }
-        LakestreamTable table = catalog.loadTable(handle.baseTable());
+        LakestreamTable table = catalog.loadTable(handle);
         ReadOptions options = handle.readOptions();
         ReadPlan plan;
         try {
-            plan = UnionReadPlanner.plan(table, options);
+            plan = UnionReadPlanner.plan(table, options, Optional.of(catalog.lakeFiles()));
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }

@@ -21,6 +21,7 @@ import java.util.OptionalLong;
  * @param limit a row limit hint: each split returns at most this many rows
  * @param logVersion time travel: read as of this log version ({@code FOR VERSION AS OF})
  * @param asOfTimestampMillis time travel: read as of this time ({@code FOR TIMESTAMP AS OF})
+ * @param pin the table state the query reads (time travel goes back from it)
  */
 public record LakestreamTableHandle(
         String schemaName,
@@ -29,7 +30,8 @@ public record LakestreamTableHandle(
         TupleDomain<LakestreamColumnHandle> constraint,
         OptionalLong limit,
         OptionalLong logVersion,
-        OptionalLong asOfTimestampMillis)
+        OptionalLong asOfTimestampMillis,
+        LakestreamPin pin)
         implements ConnectorTableHandle {
     public LakestreamTableHandle {
         requireNonNull(schemaName, "schemaName is null");
@@ -39,9 +41,10 @@ public record LakestreamTableHandle(
         requireNonNull(limit, "limit is null");
         requireNonNull(logVersion, "logVersion is null");
         requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
+        requireNonNull(pin, "pin is null");
     }
 
-    public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode) {
+    public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode, LakestreamPin pin) {
         this(
                 schemaName,
                 tableName,
@@ -49,7 +52,8 @@ public record LakestreamTableHandle(
                 TupleDomain.all(),
                 OptionalLong.empty(),
                 OptionalLong.empty(),
-                OptionalLong.empty());
+                OptionalLong.empty(),
+                pin);
     }
 
     /** The table in the catalog (the same for every view of it). */
@@ -64,18 +68,25 @@ public record LakestreamTableHandle(
 
     public LakestreamTableHandle withConstraint(TupleDomain<LakestreamColumnHandle> newConstraint) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis);
+                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis, pin);
     }
 
     public LakestreamTableHandle withLimit(long newLimit) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, constraint, OptionalLong.of(newLimit), logVersion, asOfTimestampMillis);
+                schemaName,
+                tableName,
+                mode,
+                constraint,
+                OptionalLong.of(newLimit),
+                logVersion,
+                asOfTimestampMillis,
+                pin);
     }
 
     /** Reads as of a log version or a time instead of the newest state. */
     public LakestreamTableHandle withTimeTravel(OptionalLong newLogVersion, OptionalLong newAsOfTimestampMillis) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis);
+                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis, pin);
     }
 
     /** How the shared planner reads this handle: its view, time travel and the enforced filter. */

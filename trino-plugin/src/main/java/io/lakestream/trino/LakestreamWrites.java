@@ -144,7 +144,7 @@ public final class LakestreamWrites {
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */
     public TableDefinition requirePrimaryKey(LakestreamTableHandle table) {
-        TableDefinition definition = catalog.loadTable(table.baseTable()).definition();
+        TableDefinition definition = catalog.loadTable(table).definition();
         if (!definition.hasPrimaryKey()) {
             throw new TrinoException(
                     LAKESTREAM_NOT_SUPPORTED,

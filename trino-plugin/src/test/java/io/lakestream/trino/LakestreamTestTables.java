@@ -37,6 +37,11 @@ final class LakestreamTestTables implements AutoCloseable {
         return catalog.loadTable(TableIdentifier.of(SCHEMA, table));
     }
 
+    /** The warehouse's catalog, for changing tables outside the runner's connector. */
+    LakestreamCatalog catalog() {
+        return catalog;
+    }
+
     /** The same catalog as the runner's connector uses, for calling the connector's classes directly. */
     LakestreamCatalogAccess catalogAccess() {
         return new LakestreamCatalogAccess(catalog);

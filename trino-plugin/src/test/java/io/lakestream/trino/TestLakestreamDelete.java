@@ -9,6 +9,7 @@ import io.lakestream.write.LakestreamWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.HasTableOperations;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,8 +110,12 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
             deletes.prepare().forEach(segment -> fragments.add(LakestreamMergeSink.Fragment.write(true, segment)));
         }
         LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess());
-        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(
-                new LakestreamTableHandle(LakestreamQueryRunner.SCHEMA, "ordered", ReadMode.UNION));
+        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(new LakestreamTableHandle(
+                LakestreamQueryRunner.SCHEMA,
+                "ordered",
+                ReadMode.UNION,
+                new LakestreamPin(
+                        metadataLocation(table), table.log().latestSnapshot().version())));
         long before = table.log().latestSnapshot().version();
         writes.commit("query_1", handle, fragments);
         assertQuery("SELECT id, v FROM ordered", "VALUES (1, 'b')");
@@ -164,5 +169,9 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
         assertQueryFails(
                 "DELETE FROM \"viewed$lake\" WHERE id = 1",
                 ".*DELETE is not supported on .*viewed\\$lake: it is a read-only view of table .*");
+    }
+
+    private static String metadataLocation(LakestreamTable table) {
+        return ((HasTableOperations) table.lake()).operations().current().metadataFileLocation();
     }
 }

@@ -43,6 +43,8 @@ final class TestLakestreamHandleJson {
                     Block.class, new BlockJsonSerde.Deserializer(TESTING_BLOCK_ENCODING_SERDE)))
             .withJsonSerializers(Map.of(Block.class, new BlockJsonSerde.Serializer(TESTING_BLOCK_ENCODING_SERDE))));
 
+    private static final LakestreamPin PIN =
+            new LakestreamPin("file:/warehouse/s/t/metadata/00003-1f0c.metadata.json", 42);
     private static final LakestreamColumnHandle ID = LakestreamColumnHandle.user("id", BIGINT, 1);
     private static final LakestreamColumnHandle REGION = LakestreamColumnHandle.user("region", VARCHAR, 2);
     private static final LakestreamColumnHandle UPDATED =
@@ -69,8 +71,9 @@ final class TestLakestreamHandleJson {
                         constraint,
                         OptionalLong.of(100),
                         OptionalLong.of(7),
-                        OptionalLong.empty()));
-        assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES));
+                        OptionalLong.empty(),
+                        PIN));
+        assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES, PIN));
         assertRoundTrip(
                 LakestreamTableHandle.class,
                 new LakestreamTableHandle(
@@ -80,14 +83,15 @@ final class TestLakestreamHandleJson {
                         TupleDomain.none(),
                         OptionalLong.empty(),
                         OptionalLong.empty(),
-                        OptionalLong.of(1_700_000_000_123L)));
+                        OptionalLong.of(1_700_000_000_123L),
+                        new LakestreamPin("s3://bucket/t/metadata/00000-x.metadata.json", 0)));
     }
 
     @Test
     void mergeTableHandle() {
         assertRoundTrip(
                 LakestreamMergeTableHandle.class,
-                new LakestreamMergeTableHandle(new LakestreamTableHandle("s", "t", ReadMode.UNION)
+                new LakestreamMergeTableHandle(new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
                         .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))));
     }
 

@@ -1,0 +1,170 @@
+package io.lakestream.catalog;
+
+import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
+import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
+import static java.util.Objects.requireNonNull;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.PinnedStreamLog;
+import io.lakestream.log.StreamLog;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableDefinition;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * Loaded tables for a long-lived reader (an engine's connector), so that the steps of a query and
+ * the queries after it do not parse the same Iceberg metadata and read the same log commits again.
+ *
+ * <p>Only immutable things are reused: an Iceberg metadata file (by its location: a new version is
+ * a new file) and the log's commits (a shared log handle probes forward from the newest version it
+ * has seen). The two pointers that move are read again on every {@link #current} and {@link
+ * #pinCurrent}: the catalog's metadata location of the table (one catalog lookup; the metadata is
+ * parsed only when it moved) and the log's newest commit. So a read sees every commit that returned
+ * before it started. A dropped and re-created table is a new table (a new Iceberg table UUID), so
+ * nothing of the old one is served for it.
+ *
+ * <p>Thread-safe. Sizes are bounded; an evicted entry is simply loaded again.
+ */
+public final class LakestreamTableCache {
+    private final LakestreamCatalog catalog;
+    // per name: an Iceberg table refreshed in place; a refresh re-parses the metadata only when it moved
+    private final Cache<TableIdentifier, Table> liveTables;
+    // a metadata file never changes; keyed by name too, so a renamed table reports its new name
+    private final Cache<LakeKey, LakeVersion> lakes;
+    // one shared log handle per table (UUID) and log location: it remembers the commits it read
+    private final Cache<LogKey, StreamLog> logs;
+
+    public LakestreamTableCache(LakestreamCatalog catalog, int maxTables) {
+        this.catalog = requireNonNull(catalog, "catalog is null");
+        if (maxTables < 1) {
+            throw new IllegalArgumentException("maxTables must be at least 1: " + maxTables);
+        }
+        this.liveTables = CacheBuilder.newBuilder().maximumSize(maxTables).build();
+        // the current version of every table plus a few older ones that running queries pinned
+        this.lakes = CacheBuilder.newBuilder().maximumSize(2L * maxTables).build();
+        this.logs = CacheBuilder.newBuilder().maximumSize(maxTables).build();
+    }
+
+    /** The table as it is now, with its log itself (writable), e.g. for a write. */
+    public LakestreamTable current(TableIdentifier identifier) {
+        LakeVersion lake = currentLake(identifier);
+        return new LakestreamTable(identifier, lake.table(), lake.definition(), log(lake));
+    }
+
+    /** The table as it is now, pinned: the current lake metadata and the log's newest version. */
+    public PinnedTable pinCurrent(TableIdentifier identifier) {
+        // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
+        // tiered, so the pinned lake never holds more of the log than the pinned log version
+        LakeVersion lake = currentLake(identifier);
+        StreamLog log = log(lake);
+        long version = log.latestSnapshot().version();
+        return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
+    }
+
+    /** The table as a query pinned it ({@link #pinCurrent}); a clear error if its metadata is gone. */
+    public LakestreamTable pinned(TableIdentifier identifier, String lakeMetadataLocation, long logVersion) {
+        LakeVersion lake = lakeAt(identifier, lakeMetadataLocation);
+        return pinned(identifier, lake, log(lake), logVersion);
+    }
+
+    private static LakestreamTable pinned(TableIdentifier identifier, LakeVersion lake, StreamLog log, long version) {
+        return new LakestreamTable(identifier, lake.table(), lake.definition(), new PinnedStreamLog(log, version));
+    }
+
+    private LakeVersion currentLake(TableIdentifier identifier) {
+        Table live = liveTables.getIfPresent(identifier);
+        if (live != null) {
+            try {
+                TableMetadata metadata;
+                // a refresh updates the operations' state: one at a time
+                synchronized (live) {
+                    metadata = ((HasTableOperations) live).operations().refresh();
+                }
+                if (metadata != null) {
+                    return lake(identifier, metadata, live.io());
+                }
+            } catch (RuntimeException e) {
+                // dropped, or dropped and re-created (Iceberg refuses to refresh into another table): load anew
+            }
+            liveTables.invalidate(identifier);
+        }
+        Table loaded = catalog.loadLake(identifier);
+        if (!(loaded instanceof HasTableOperations operations)) {
+            throw new LakestreamException(
+                    CATALOG_ERROR,
+                    "Table %s is a %s, which has no table operations; Lakestream needs a metadata-file-based Iceberg table"
+                            .formatted(identifier, loaded.getClass().getSimpleName()));
+        }
+        liveTables.put(identifier, loaded);
+        return lake(identifier, operations.operations().current(), loaded.io());
+    }
+
+    private LakeVersion lakeAt(TableIdentifier identifier, String metadataLocation) {
+        LakeVersion cached = lakes.getIfPresent(new LakeKey(identifier, metadataLocation));
+        if (cached != null) {
+            return cached;
+        }
+        // e.g. another node pinned it: read that metadata file (with the table's file IO)
+        Table live = liveTables.getIfPresent(identifier);
+        FileIO io = live != null ? live.io() : catalog.loadLake(identifier).io();
+        TableMetadata metadata;
+        try {
+            metadata = TableMetadataParser.read(io, metadataLocation);
+        } catch (NotFoundException e) {
+            throw new LakestreamException(
+                    TABLE_NOT_FOUND,
+                    "Table %s was dropped or its metadata expired while it was read: %s is gone"
+                            .formatted(identifier, metadataLocation),
+                    e);
+        } catch (RuntimeException e) {
+            throw new LakestreamException(
+                    CATALOG_ERROR,
+                    "Cannot read the lake metadata file %s of table %s: %s"
+                            .formatted(metadataLocation, identifier, e.getMessage()),
+                    e);
+        }
+        return lake(identifier, metadata, io);
+    }
+
+    private LakeVersion lake(TableIdentifier identifier, TableMetadata metadata, FileIO io) {
+        String location = metadata.metadataFileLocation();
+        if (location == null) {
+            throw new LakestreamException(
+                    CATALOG_ERROR,
+                    "The catalog returned table %s without a metadata file location; Lakestream reads pin one"
+                            .formatted(identifier));
+        }
+        return lakes.asMap().computeIfAbsent(new LakeKey(identifier, location), key -> {
+            Table table = new BaseTable(
+                    new StaticTableOperations(metadata, io),
+                    CatalogUtil.fullTableName(catalog.icebergCatalog().name(), identifier));
+            return new LakeVersion(location, table, TableDefinition.fromIceberg(identifier.toString(), table));
+        });
+    }
+
+    private StreamLog log(LakeVersion lake) {
+        LogKey key = new LogKey(
+                lake.table().uuid(),
+                LakestreamCatalog.logLocation(lake.table()),
+                lake.definition().bucketCount());
+        return logs.asMap().computeIfAbsent(key, ignored -> catalog.openLog(lake.table(), lake.definition()));
+    }
+
+    private record LakeKey(TableIdentifier identifier, String metadataLocation) {}
+
+    /** One version of a lake: a read-only Iceberg table over one metadata file, and its definition. */
+    private record LakeVersion(String metadataLocation, Table table, TableDefinition definition) {}
+
+    private record LogKey(java.util.UUID tableUuid, String logLocation, int bucketCount) {}
+}

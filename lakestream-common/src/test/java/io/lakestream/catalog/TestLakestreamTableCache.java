@@ -1,0 +1,157 @@
+package io.lakestream.catalog;
+
+import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
+import static io.lakestream.testing.TestingWarehouse.NAMESPACE;
+import static io.lakestream.testing.TestingWarehouse.SIMPLE_SCHEMA;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.StreamLog;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The cache must never serve a state older than the catalog's and the log's when asked for the current one. */
+class TestLakestreamTableCache {
+    private static final TableIdentifier ORDERS = TableIdentifier.of(NAMESPACE, "orders");
+
+    @TempDir
+    Path directory;
+
+    private TestingWarehouse warehouse;
+    private LakestreamTableCache cache;
+
+    @BeforeEach
+    void setUp() {
+        warehouse = new TestingWarehouse(directory);
+        cache = new LakestreamTableCache(warehouse.catalog(), 10);
+    }
+
+    @AfterEach
+    void tearDown() {
+        warehouse.close();
+    }
+
+    @Test
+    void pinSeesEveryCommitThatReturnedBefore() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        PinnedTable empty = cache.pinCurrent(ORDERS);
+        assertThat(empty.logVersion()).isZero();
+
+        // commits through another handle on the same log, as another writer would
+        long first = upsert(1);
+        PinnedTable afterFirst = cache.pinCurrent(ORDERS);
+        assertThat(afterFirst.logVersion()).isEqualTo(first);
+        long second = upsert(2);
+        assertThat(cache.pinCurrent(ORDERS).logVersion()).isEqualTo(second);
+        assertThat(cache.current(ORDERS).log().latestSnapshot().version()).isEqualTo(second);
+
+        // a pinned table stays where it was pinned, however many commits follow
+        assertThat(afterFirst.table().log().latestSnapshot().version()).isEqualTo(first);
+        LakestreamTable again = cache.pinned(ORDERS, afterFirst.lakeMetadataLocation(), afterFirst.logVersion());
+        assertThat(again.log().latestSnapshot().endOffsets())
+                .isEqualTo(warehouse.load("orders").log().snapshot(first).endOffsets());
+        assertLakestreamError(
+                () -> again.log().snapshot(second),
+                LakestreamError.LOG_RANGE_INVALID,
+                "the newest version is " + first);
+        assertThatThrownBy(() -> again.log().commit(List.of(), Optional.empty()))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("read-only");
+    }
+
+    @Test
+    void pinSeesTheNewLakeMetadata() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        PinnedTable before = cache.pinCurrent(ORDERS);
+        // a lake commit outside the cache (tiering commits the same way): a new metadata file
+        warehouse
+                .load("orders")
+                .lake()
+                .updateProperties()
+                .set("test.marker", "1")
+                .commit();
+        PinnedTable after = cache.pinCurrent(ORDERS);
+        assertThat(after.lakeMetadataLocation()).isNotEqualTo(before.lakeMetadataLocation());
+        assertThat(after.table().lake().properties()).containsEntry("test.marker", "1");
+        // the old version is still what a query that pinned it reads
+        assertThat(cache.pinned(ORDERS, before.lakeMetadataLocation(), 0).lake().properties())
+                .doesNotContainKey("test.marker");
+        // a fresh cache (another node) reads a pinned version from its metadata file
+        LakestreamTableCache other = new LakestreamTableCache(warehouse.catalog(), 10);
+        assertThat(other.pinned(ORDERS, before.lakeMetadataLocation(), 0).lake().properties())
+                .doesNotContainKey("test.marker");
+        assertLakestreamError(
+                () -> other.pinned(ORDERS, before.lakeMetadataLocation() + ".gone", 0),
+                LakestreamError.TABLE_NOT_FOUND,
+                "was dropped or its metadata expired");
+    }
+
+    @Test
+    void droppedAndRecreatedTableIsANewTable() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        upsert(1);
+        upsert(2);
+        PinnedTable old = cache.pinCurrent(ORDERS);
+        assertThat(old.logVersion()).isEqualTo(2);
+
+        warehouse.catalog().dropTable(ORDERS);
+        assertLakestreamError(() -> cache.pinCurrent(ORDERS), LakestreamError.TABLE_NOT_FOUND, "does not exist");
+
+        // the same name and location, another bucket count and a log that starts over
+        warehouse.create(
+                "orders",
+                TableSpec.builder(SIMPLE_SCHEMA).primaryKey("id").bucketCount(3).build());
+        PinnedTable recreated = cache.pinCurrent(ORDERS);
+        assertThat(recreated.logVersion()).isZero();
+        assertThat(recreated.table().definition().bucketCount()).isEqualTo(3);
+        assertThat(recreated.table().lake().uuid())
+                .isNotEqualTo(old.table().lake().uuid());
+        long first = upsert(1);
+        assertThat(first).isEqualTo(1);
+        PinnedTable afterWrite = cache.pinCurrent(ORDERS);
+        assertThat(afterWrite.logVersion()).isEqualTo(1);
+        assertThat(afterWrite.table().log().latestSnapshot().bucketCount()).isEqualTo(3);
+    }
+
+    @Test
+    void sharedLogServesEveryVersionAsAFreshLogDoes() {
+        LakestreamTable table = warehouse.createPrimaryKeyTable("orders", 2);
+        StreamLog shared = cache.current(ORDERS).log();
+        // past a checkpoint, so versions come from checkpoints, from recent snapshots and from commits
+        int commits = FileStreamLog.CHECKPOINT_INTERVAL + 20;
+        for (int i = 0; i < commits; i++) {
+            upsert(i);
+            shared.latestSnapshot();
+        }
+        StreamLog fresh = warehouse.load("orders").log();
+        for (long version = commits; version >= 0; version--) {
+            LogSnapshot expected = fresh.snapshot(version);
+            LogSnapshot actual = shared.snapshot(version);
+            assertThat(actual.version()).isEqualTo(version);
+            assertThat(actual.buckets()).isEqualTo(expected.buckets());
+        }
+        assertThat(table.log().latestSnapshot().version()).isEqualTo(commits);
+    }
+
+    /** Upserts a row through a freshly loaded table (not through the cache); returns the log version. */
+    private long upsert(long id) {
+        try (LakestreamWriter writer = new LakestreamWriter(warehouse.load("orders"), warehouse.allocator())) {
+            writer.upsert(Map.of("id", id, "name", "n" + id));
+            return writer.commit().version();
+        }
+    }
+}

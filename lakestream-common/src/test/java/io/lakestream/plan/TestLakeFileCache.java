@@ -1,0 +1,171 @@
+package io.lakestream.plan;
+
+import static io.lakestream.testing.TestingWarehouse.SIMPLE_SCHEMA;
+import static org.apache.iceberg.expressions.Expressions.alwaysTrue;
+import static org.apache.iceberg.expressions.Expressions.and;
+import static org.apache.iceberg.expressions.Expressions.equal;
+import static org.apache.iceberg.expressions.Expressions.greaterThan;
+import static org.apache.iceberg.expressions.Expressions.lessThan;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The kept lake files of a snapshot, pruned with a filter, must be what Iceberg plans with that
+ * filter from the manifests. Files here are only manifest entries (planning never opens them).
+ */
+class TestLakeFileCache {
+    private static final int BUCKETS = 4;
+
+    @TempDir
+    Path directory;
+
+    private TestingWarehouse warehouse;
+    private LakestreamTable table;
+    private PartitionSpec spec;
+
+    @BeforeEach
+    void setUp() {
+        warehouse = new TestingWarehouse(directory);
+        table = warehouse.create(
+                "t",
+                TableSpec.builder(SIMPLE_SCHEMA)
+                        .primaryKey("id")
+                        .bucketCount(BUCKETS)
+                        .build());
+        spec = table.lake().spec();
+    }
+
+    @AfterEach
+    void tearDown() {
+        warehouse.close();
+    }
+
+    @Test
+    void prunedKeptFilesAreWhatIcebergPlans() {
+        // three commits, each a data file per bucket over an id range, then equality deletes over sub-ranges
+        for (int commit = 0; commit < 3; commit++) {
+            var append = table.lake().newAppend();
+            for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                append.appendFile(dataFile(bucket, commit * 100L, commit * 100L + 99));
+            }
+            append.commit();
+        }
+        var delta = table.lake().newRowDelta();
+        for (int bucket = 0; bucket < BUCKETS; bucket++) {
+            delta.addDeletes(equalityDelete(bucket, 10, 20));
+            delta.addDeletes(equalityDelete(bucket, 250, 260));
+        }
+        delta.commit();
+        long snapshot = table.lake().currentSnapshot().snapshotId();
+
+        LakeFileCache cache = new LakeFileCache(1_000);
+        List<Expression> filters = List.of(
+                alwaysTrue(),
+                equal("id", 15L),
+                equal("id", 150L),
+                equal("id", 255L),
+                equal("id", 999L),
+                lessThan("id", 100L),
+                and(greaterThan("id", 120L), lessThan("id", 130L)),
+                equal("name", "a"),
+                equal("score", 3));
+        for (Expression filter : filters) {
+            assertThat(sorted(cache.byBucket(table, snapshot, filter)))
+                    .as("filter %s", filter)
+                    .isEqualTo(sorted(LakeFiles.byBucket(table, snapshot, filter)));
+        }
+        // pruned by bucket and by id range: one file, with the one delete whose range holds the id
+        Map<Integer, List<LakeFile>> point = cache.byBucket(table, snapshot, equal("id", 15L));
+        assertThat(point.values().stream().flatMap(List::stream).toList())
+                .singleElement()
+                .satisfies(file -> assertThat(file.deletes()).hasSize(1));
+        // an older snapshot of the same table is another entry
+        long first = table.lake().history().getFirst().snapshotId();
+        assertThat(sorted(cache.byBucket(table, first, alwaysTrue())))
+                .isEqualTo(sorted(LakeFiles.byBucket(table, first, alwaysTrue())));
+        assertThat(cache.byBucket(table, first, alwaysTrue()).values().stream()
+                        .mapToInt(List::size)
+                        .sum())
+                .isEqualTo(BUCKETS);
+    }
+
+    private DataFile dataFile(int bucket, long minId, long maxId) {
+        return DataFiles.builder(spec)
+                .withPath(directory
+                        .resolve("data-%s-%s.parquet".formatted(bucket, minId))
+                        .toString())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(1_000)
+                .withPartitionPath(partitionPath(bucket))
+                .withMetrics(idMetrics(100, minId, maxId))
+                .build();
+    }
+
+    private DeleteFile equalityDelete(int bucket, long minId, long maxId) {
+        return FileMetadata.deleteFileBuilder(spec)
+                .ofEqualityDeletes(SIMPLE_SCHEMA.findField("id").fieldId())
+                .withPath(directory
+                        .resolve("delete-%s-%s.parquet".formatted(bucket, minId))
+                        .toString())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(100)
+                .withPartitionPath(partitionPath(bucket))
+                .withMetrics(idMetrics(maxId - minId + 1, minId, maxId))
+                .build();
+    }
+
+    private String partitionPath(int bucket) {
+        return spec.fields().getFirst().name() + "=" + bucket;
+    }
+
+    private static Metrics idMetrics(long rows, long minId, long maxId) {
+        int id = SIMPLE_SCHEMA.findField("id").fieldId();
+        Map<Integer, ByteBuffer> lower = Map.of(id, Conversions.toByteBuffer(Types.LongType.get(), minId));
+        Map<Integer, ByteBuffer> upper = Map.of(id, Conversions.toByteBuffer(Types.LongType.get(), maxId));
+        return new Metrics(rows, null, Map.of(id, rows), Map.of(id, 0L), null, lower, upper);
+    }
+
+    /** Buckets in order, files and their deletes by path: planning order is not part of the result. */
+    private static Map<Integer, List<LakeFile>> sorted(Map<Integer, List<LakeFile>> files) {
+        Map<Integer, List<LakeFile>> result = new TreeMap<>();
+        files.forEach((bucket, list) -> {
+            List<LakeFile> sortedFiles = new ArrayList<>();
+            for (LakeFile file : list) {
+                List<LakeDeleteFile> deletes = file.deletes().stream()
+                        .sorted(Comparator.comparing(LakeDeleteFile::path))
+                        .toList();
+                sortedFiles.add(new LakeFile(
+                        file.path(), file.start(), file.length(), file.fileSizeBytes(), file.recordCount(), deletes));
+            }
+            sortedFiles.sort(Comparator.comparing(LakeFile::path));
+            if (!sortedFiles.isEmpty()) {
+                result.put(bucket, sortedFiles);
+            }
+        });
+        return result;
+    }
+}
