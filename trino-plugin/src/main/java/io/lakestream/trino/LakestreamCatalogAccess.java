@@ -38,25 +38,29 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * #lakeFiles}).
  */
 public final class LakestreamCatalogAccess {
-    /** Tables whose loaded state is kept (and twice as many lake metadata versions). */
-    static final int CACHED_TABLES = 100;
-
-    /** Planned lake data files kept, over all tables and snapshots. */
-    static final long CACHED_LAKE_FILES = 200_000;
-
     private final LakestreamCatalog catalog;
     private final LakestreamTableCache tables;
-    private final LakeFileCache lakeFiles = new LakeFileCache(CACHED_LAKE_FILES);
+    private final LakeFileCache lakeFiles;
 
     @Inject
     public LakestreamCatalogAccess(
             LakestreamConfig config, TrinoFileSystem fileSystem, LakestreamLogFileSystem logFileSystem) {
-        this(open(config, fileSystem, logFileSystem));
+        this(open(config, fileSystem, logFileSystem), config);
     }
 
+    /** With the default cache sizes. */
     public LakestreamCatalogAccess(LakestreamCatalog catalog) {
+        this(catalog, new LakestreamConfig());
+    }
+
+    /**
+     * @param config the sizes of the caches: tables whose loaded state is kept (and twice as many lake
+     *     metadata versions), planned lake data files over all tables and snapshots
+     */
+    private LakestreamCatalogAccess(LakestreamCatalog catalog, LakestreamConfig config) {
         this.catalog = requireNonNull(catalog, "catalog is null");
-        this.tables = new LakestreamTableCache(catalog, CACHED_TABLES);
+        this.tables = new LakestreamTableCache(catalog, config.getMetadataCacheMaxTables());
+        this.lakeFiles = new LakeFileCache(config.getMetadataCacheMaxLakeFiles());
     }
 
     /** The catalog, with the lake's file IO and the log over Trino's file system layer. */

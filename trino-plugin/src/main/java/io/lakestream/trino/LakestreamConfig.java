@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.configuration.ConfigSecuritySensitive;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.util.Optional;
@@ -16,6 +17,8 @@ public class LakestreamConfig {
     private Optional<String> catalogPassword = Optional.empty();
     private Optional<String> catalogCredential = Optional.empty();
     private Optional<String> catalogToken = Optional.empty();
+    private int metadataCacheMaxTables = 100;
+    private long metadataCacheMaxLakeFiles = 200_000;
 
     @NotNull
     @Pattern(regexp = "(?i)jdbc|hadoop|rest", message = "must be jdbc, hadoop or rest")
@@ -98,6 +101,31 @@ public class LakestreamConfig {
     @ConfigDescription("Bearer token of a rest catalog")
     public LakestreamConfig setCatalogToken(String catalogToken) {
         this.catalogToken = Optional.ofNullable(catalogToken);
+        return this;
+    }
+
+    @Min(1)
+    public int getMetadataCacheMaxTables() {
+        return metadataCacheMaxTables;
+    }
+
+    @Config("lakestream.metadata-cache.max-tables")
+    @ConfigDescription(
+            "Tables whose loaded state (parsed lake metadata, the log's recent versions) the connector keeps between queries")
+    public LakestreamConfig setMetadataCacheMaxTables(int metadataCacheMaxTables) {
+        this.metadataCacheMaxTables = metadataCacheMaxTables;
+        return this;
+    }
+
+    @Min(1)
+    public long getMetadataCacheMaxLakeFiles() {
+        return metadataCacheMaxLakeFiles;
+    }
+
+    @Config("lakestream.metadata-cache.max-lake-files")
+    @ConfigDescription("Planned lake data files the connector keeps between queries, over all tables and snapshots")
+    public LakestreamConfig setMetadataCacheMaxLakeFiles(long metadataCacheMaxLakeFiles) {
+        this.metadataCacheMaxLakeFiles = metadataCacheMaxLakeFiles;
         return this;
     }
 }

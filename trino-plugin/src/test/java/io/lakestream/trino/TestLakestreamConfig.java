@@ -17,7 +17,9 @@ final class TestLakestreamConfig {
                 .setCatalogUser(null)
                 .setCatalogPassword(null)
                 .setCatalogCredential(null)
-                .setCatalogToken(null));
+                .setCatalogToken(null)
+                .setMetadataCacheMaxTables(100)
+                .setMetadataCacheMaxLakeFiles(200_000));
     }
 
     @Test
@@ -29,7 +31,9 @@ final class TestLakestreamConfig {
                 "lakestream.catalog.user", "trino",
                 "lakestream.catalog.password", "secret",
                 "lakestream.catalog.credential", "client:secret",
-                "lakestream.catalog.token", "token");
+                "lakestream.catalog.token", "token",
+                "lakestream.metadata-cache.max-tables", "7",
+                "lakestream.metadata-cache.max-lake-files", "1000");
         LakestreamConfig expected = new LakestreamConfig()
                 .setCatalogType("rest")
                 .setWarehouse("s3://bucket/warehouse")
@@ -37,7 +41,9 @@ final class TestLakestreamConfig {
                 .setCatalogUser("trino")
                 .setCatalogPassword("secret")
                 .setCatalogCredential("client:secret")
-                .setCatalogToken("token");
+                .setCatalogToken("token")
+                .setMetadataCacheMaxTables(7)
+                .setMetadataCacheMaxLakeFiles(1000);
         assertFullMapping(properties, expected);
     }
 }
