@@ -16,6 +16,12 @@ import java.util.concurrent.Executors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * One local Spark session for the whole test JVM (it takes seconds to start), with the Lakestream
@@ -85,6 +91,33 @@ final class SparkTesting {
 
     Dataset<Row> sql(String sql) {
         return spark.sql(sql);
+    }
+
+    /** A table of the {@code ls} catalog, loaded as Spark's planner loads it (for driving a write by hand). */
+    LakestreamTable loadTable(String namespace, String table) throws NoSuchTableException {
+        TableCatalog catalog =
+                (TableCatalog) spark.sessionState().catalogManager().catalog(CATALOG);
+        return (LakestreamTable) catalog.loadTable(Identifier.of(new String[] {namespace}, table));
+    }
+
+    /** What Spark hands a write builder: no options, the query's id and the schema of the rows. */
+    static LogicalWriteInfo writeInfo(String queryId, StructType schema) {
+        return new LogicalWriteInfo() {
+            @Override
+            public CaseInsensitiveStringMap options() {
+                return CaseInsensitiveStringMap.empty();
+            }
+
+            @Override
+            public String queryId() {
+                return queryId;
+            }
+
+            @Override
+            public StructType schema() {
+                return schema;
+            }
+        };
     }
 
     /** Rows as lists of values (null for SQL NULL), in the order Spark returns them. */

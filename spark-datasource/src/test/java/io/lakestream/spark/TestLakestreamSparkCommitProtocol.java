@@ -6,14 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
-import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,27 +84,10 @@ class TestLakestreamSparkCommitProtocol {
 
     private BatchWrite batchWrite(String table, String queryId) {
         try {
-            TableCatalog catalog = (TableCatalog)
-                    testing.spark().sessionState().catalogManager().catalog(SparkTesting.CATALOG);
-            LakestreamTable loaded = (LakestreamTable) catalog.loadTable(Identifier.of(new String[] {NS}, table));
-            StructType schema = loaded.schema();
-            LogicalWriteInfo info = new LogicalWriteInfo() {
-                @Override
-                public CaseInsensitiveStringMap options() {
-                    return CaseInsensitiveStringMap.empty();
-                }
-
-                @Override
-                public String queryId() {
-                    return queryId;
-                }
-
-                @Override
-                public StructType schema() {
-                    return schema;
-                }
-            };
-            return loaded.newWriteBuilder(info).build().toBatch();
+            LakestreamTable loaded = testing.loadTable(NS, table);
+            return loaded.newWriteBuilder(SparkTesting.writeInfo(queryId, loaded.schema()))
+                    .build()
+                    .toBatch();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -10,16 +10,12 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.write.DeltaBatchWrite;
 import org.apache.spark.sql.connector.write.DeltaWriter;
-import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperation;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.SupportsDelta;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -221,10 +217,7 @@ class TestLakestreamSparkDelete {
     }
 
     private DeltaBatchWrite deleteWrite(String table, String queryId) throws Exception {
-        TableCatalog catalog =
-                (TableCatalog) testing.spark().sessionState().catalogManager().catalog(SparkTesting.CATALOG);
-        io.lakestream.spark.LakestreamTable loaded =
-                (io.lakestream.spark.LakestreamTable) catalog.loadTable(Identifier.of(new String[] {NS}, table));
+        io.lakestream.spark.LakestreamTable loaded = testing.loadTable(NS, table);
         RowLevelOperation operation = loaded.newRowLevelOperationBuilder(new RowLevelOperationInfo() {
                     @Override
                     public CaseInsensitiveStringMap options() {
@@ -237,24 +230,8 @@ class TestLakestreamSparkDelete {
                     }
                 })
                 .build();
-        StructType schema = loaded.schema();
         return ((SupportsDelta) operation)
-                .newWriteBuilder(new LogicalWriteInfo() {
-                    @Override
-                    public CaseInsensitiveStringMap options() {
-                        return CaseInsensitiveStringMap.empty();
-                    }
-
-                    @Override
-                    public String queryId() {
-                        return queryId;
-                    }
-
-                    @Override
-                    public StructType schema() {
-                        return schema;
-                    }
-                })
+                .newWriteBuilder(SparkTesting.writeInfo(queryId, loaded.schema()))
                 .build()
                 .toBatch();
     }

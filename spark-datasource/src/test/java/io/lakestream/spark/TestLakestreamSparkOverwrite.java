@@ -16,15 +16,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.SupportsTruncate;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -292,27 +288,8 @@ class TestLakestreamSparkOverwrite {
     /** {@code INSERT OVERWRITE} as Spark drives it: the builder pins the table state when it is built. */
     private BatchWrite overwrite(String table, String queryId) {
         try {
-            TableCatalog catalog = (TableCatalog)
-                    testing.spark().sessionState().catalogManager().catalog(SparkTesting.CATALOG);
-            io.lakestream.spark.LakestreamTable loaded =
-                    (io.lakestream.spark.LakestreamTable) catalog.loadTable(Identifier.of(new String[] {NS}, table));
-            StructType schema = loaded.schema();
-            LogicalWriteInfo info = new LogicalWriteInfo() {
-                @Override
-                public CaseInsensitiveStringMap options() {
-                    return CaseInsensitiveStringMap.empty();
-                }
-
-                @Override
-                public String queryId() {
-                    return queryId;
-                }
-
-                @Override
-                public StructType schema() {
-                    return schema;
-                }
-            };
+            io.lakestream.spark.LakestreamTable loaded = testing.loadTable(NS, table);
+            LogicalWriteInfo info = SparkTesting.writeInfo(queryId, loaded.schema());
             return ((SupportsTruncate) loaded.newWriteBuilder(info))
                     .truncate()
                     .build()
