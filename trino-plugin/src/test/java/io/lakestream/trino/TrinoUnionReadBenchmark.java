@@ -12,6 +12,7 @@ import io.trino.testing.MaterializedResult;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.ToDoubleFunction;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -156,7 +158,7 @@ public final class TrinoUnionReadBenchmark {
     }
 
     private void header(String left, String right) {
-        OUT.printf("%-28s %14s %14s %8s    %s%n", "query", left, right, "ratio", "goal");
+        OUT.printf("%-28s %14s %14s %8s    %-14s %s%n", "query", left, right, "ratio", "goal", "CPU s ratio");
     }
 
     /**
@@ -175,32 +177,46 @@ public final class TrinoUnionReadBenchmark {
             trino.execute(ours);
             trino.execute(stock);
         }
-        List<Double> oursSeconds = new ArrayList<>();
-        List<Double> stockSeconds = new ArrayList<>();
+        List<Timing> oursTimings = new ArrayList<>();
+        List<Timing> stockTimings = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
             // alternate which side runs first, so neither always finds the other's warm caches
             if (round % 2 == 0) {
-                oursSeconds.add(seconds(ours));
-                stockSeconds.add(seconds(stock));
+                oursTimings.add(time(ours));
+                stockTimings.add(time(stock));
             } else {
-                stockSeconds.add(seconds(stock));
-                oursSeconds.add(seconds(ours));
+                stockTimings.add(time(stock));
+                oursTimings.add(time(ours));
             }
         }
-        double ratio = median(oursSeconds) / median(stockSeconds);
+        double oursSeconds = median(oursTimings, Timing::seconds);
+        double stockSeconds = median(stockTimings, Timing::seconds);
+        double ratio = oursSeconds / stockSeconds;
         String verdict = Double.isNaN(goal) ? "" : "<=%.1f %s".formatted(goal, ratio <= goal ? "met" : "MISSED");
+        // CPU seconds of the whole process: less sensitive than wall time to other programs on the machine
+        double cpuRatio = median(oursTimings, Timing::cpuSeconds) / median(stockTimings, Timing::cpuSeconds);
         OUT.printf(
-                "%-28s %14.3f %14.3f %8.2f    %s%n", name, median(oursSeconds), median(stockSeconds), ratio, verdict);
+                "%-28s %14.3f %14.3f %8.2f    %-14s %.2f%n", name, oursSeconds, stockSeconds, ratio, verdict, cpuRatio);
     }
 
-    private double seconds(String sql) {
+    /** Wall and process CPU seconds of one query. */
+    private record Timing(double seconds, double cpuSeconds) {}
+
+    private Timing time(String sql) {
+        long startCpu = processCpuNanos();
         long start = System.nanoTime();
         trino.execute(sql);
-        return (System.nanoTime() - start) / 1e9;
+        return new Timing((System.nanoTime() - start) / 1e9, (processCpuNanos() - startCpu) / 1e9);
     }
 
-    private static double median(List<Double> values) {
-        return values.stream().sorted().toList().get(values.size() / 2);
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static double median(List<Timing> timings, ToDoubleFunction<Timing> value) {
+        double[] values = timings.stream().mapToDouble(value).sorted().toArray();
+        return values[values.length / 2];
     }
 
     /** Writes {@code count} rows: keys 0..count-1, or upserts of distinct random existing keys. */
