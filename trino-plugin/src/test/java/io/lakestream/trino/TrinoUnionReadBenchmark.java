@@ -41,7 +41,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *
  * <p>Both sides return the same rows (checked) and are timed in interleaved rounds, so that a change of
  * the machine's load during the run hits both. Run: see docs/benchmarks.md; options {@code --rows}
- * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2).
+ * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2); {@code --profile-tail-seconds N}
+ * skips the measurements after (1) and runs the union read with the 5% tail for N seconds, for a profiler.
  */
 public final class TrinoUnionReadBenchmark {
     // Trino's logging takes over System.out once a server starts; results go to the real stdout
@@ -69,6 +70,7 @@ public final class TrinoUnionReadBenchmark {
         int buckets = 4;
         int rounds = 5;
         int warmup = 2;
+        int profileSeconds = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             int value = Integer.parseInt(args[i + 1]);
             switch (args[i]) {
@@ -76,6 +78,7 @@ public final class TrinoUnionReadBenchmark {
                 case "--buckets" -> buckets = value;
                 case "--rounds" -> rounds = value;
                 case "--warmup" -> warmup = value;
+                case "--profile-tail-seconds" -> profileSeconds = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -130,6 +133,10 @@ public final class TrinoUnionReadBenchmark {
                     .build();
             new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC())
                     .tier(tables.get(1));
+            if (profileSeconds > 0) {
+                loopForProfiler(trino, SCANS.getFirst().formatted("lakestream.tests.bench"), profileSeconds);
+                System.exit(0);
+            }
             OUT.println("\n(2) 5% of the keys updated: lakestream.tests.bench, union read with the updates in the log"
                     + " tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes");
             bench.header("lakestream s", "iceberg s");
@@ -155,6 +162,22 @@ public final class TrinoUnionReadBenchmark {
             threads.shutdownNow();
         }
         System.exit(0);
+    }
+
+    /**
+     * Runs one query for a while and prints when (epoch milliseconds), for a profiler started with the JVM:
+     * its samples between the two times are of that query alone.
+     */
+    private static void loopForProfiler(DistributedQueryRunner trino, String sql, int seconds) {
+        trino.execute(sql);
+        OUT.printf("profiling '%s' from %d%n", sql, System.currentTimeMillis());
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int runs = 0;
+        while (System.nanoTime() < end) {
+            trino.execute(sql);
+            runs++;
+        }
+        OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
     }
 
     private void header(String left, String right) {
