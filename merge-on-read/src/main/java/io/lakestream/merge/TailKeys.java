@@ -59,6 +59,12 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
     /** A key of one int, date, long, time or timestamp column: a {@link LongKeyIndex}, nulls beside it. */
     final class SingleLong implements TailKeys {
         private final LongKeyIndex index;
+
+        /** The index of the non-null keys (a primary key is never null). */
+        LongKeyIndex index() {
+            return index;
+        }
+
         private long nullValue = -1;
         private long[] scratch = new long[0];
 
@@ -176,6 +182,11 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
     /** Any key: encoded into bytes ({@link ArrowKeyEncoder}) and kept in a {@link KeyIndex}. */
     final class Generic implements TailKeys {
         private final KeyIndex index = new KeyIndex();
+
+        KeyIndex index() {
+            return index;
+        }
+
         private final List<Type> keyTypes;
         private final KeyBuffer key = new KeyBuffer();
 
