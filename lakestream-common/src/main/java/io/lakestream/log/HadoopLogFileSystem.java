@@ -48,29 +48,26 @@ public final class HadoopLogFileSystem implements LogFileSystem {
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
-        requireAtomicPublish(location);
-        Path target = new Path(location);
-        Path temporary = writeTemporary(target, content);
-        try {
-            // Rename.NONE: fails with FileAlreadyExistsException if the target exists, atomically
-            fileContext(target).rename(temporary, target, Options.Rename.NONE);
-            return true;
-        } catch (FileAlreadyExistsException e) {
-            deleteQuietly(temporary);
-            return false;
-        } catch (IOException | RuntimeException e) {
-            deleteQuietly(temporary);
-            throw e;
-        }
+        // Rename.NONE: fails with FileAlreadyExistsException if the target exists, atomically
+        return publish(location, content, Options.Rename.NONE);
     }
 
     @Override
     public void replace(String location, byte[] content) throws IOException {
+        publish(location, content, Options.Rename.OVERWRITE);
+    }
+
+    /** Writes a temporary file beside the target and renames it; false if the target exists and may not be replaced. */
+    private boolean publish(String location, byte[] content, Options.Rename mode) throws IOException {
         requireAtomicPublish(location);
         Path target = new Path(location);
         Path temporary = writeTemporary(target, content);
         try {
-            fileContext(target).rename(temporary, target, Options.Rename.OVERWRITE);
+            fileContext(target).rename(temporary, target, mode);
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            deleteQuietly(temporary);
+            return false;
         } catch (IOException | RuntimeException e) {
             deleteQuietly(temporary);
             throw e;

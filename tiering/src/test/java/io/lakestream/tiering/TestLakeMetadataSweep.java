@@ -59,20 +59,11 @@ class TestLakeMetadataSweep {
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.createPrimaryKeyTable("meta", 2);
             LakeOracle oracle = new LakeOracle(table);
-            TieringConfig config = TieringConfig.builder()
-                    .writerThreads(2)
-                    .compactionDeleteFiles(2)
-                    .orphanAge(ORPHAN_AGE)
-                    .build();
+            TieringConfig config = TieringTests.eagerCompaction(ORPHAN_AGE);
             MutableClock clock = new MutableClock(Instant.now());
             // Rounds with compaction: manifests shared by snapshots, and replaced ones only older snapshots reference.
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
-                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
-                service.tierTable(table.identifier());
-                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
-                oracle.commit(warehouse.allocator(), TieringTests.deletes(0, 5));
-                assertThat(service.tierTable(table.identifier()).bucketsCompacted())
-                        .isNotEmpty();
+                TieringTests.tierTwiceWithCompaction(warehouse, table, oracle, service);
             }
             Table lake = warehouse.load("meta").lake();
             Path metadata = LocalLogFileSystem.toPath(lake.location()).resolve("metadata");
