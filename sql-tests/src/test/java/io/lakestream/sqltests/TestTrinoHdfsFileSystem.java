@@ -4,21 +4,32 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringResult;
+import io.lakestream.tiering.TieringService;
 import io.lakestream.trino.TrinoPluginJars;
+import io.lakestream.write.LakestreamWriter;
 import io.trino.testing.DistributedQueryRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,6 +97,72 @@ final class TestTrinoHdfsFileSystem {
                     .contains("00000000000000000001.json", "00000000000000000005.json")
                     .noneMatch(name -> name.startsWith(".tmp-"));
             assertThat(files.exists(new org.apache.hadoop.fs.Path("/warehouse/s/t/metadata")))
+                    .isTrue();
+        } finally {
+            hdfs.shutdown();
+        }
+    }
+
+    /**
+     * One table on HDFS written by Trino and by the Java writer (each publishing log commits by an HDFS
+     * rename, through its own file system layer), tiered by the tiering service (the lake through Hadoop's
+     * file IO, retention on): Trino's union read, its lake-only read and its offsets table see the lake
+     * the tiering service wrote plus the log tail Trino wrote afterwards.
+     */
+    @Test
+    void javaWriterAndTieringOnHdfsReadThroughTrino(@TempDir Path hdfsData, @TempDir Path catalogDirectory)
+            throws Exception {
+        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(new Configuration(), hdfsData.toFile())
+                .numDataNodes(1)
+                .build();
+        try (DistributedQueryRunner trino = runner()) {
+            hdfs.waitActive();
+            String warehouse = hdfs.getURI() + "/warehouse";
+            String uri = "jdbc:sqlite:" + catalogDirectory.resolve("catalog.db");
+            trino.createCatalog(
+                    "hdfs",
+                    "lakestream",
+                    Map.of(
+                            "lakestream.catalog.type",
+                            "jdbc",
+                            "lakestream.catalog.uri",
+                            uri,
+                            "lakestream.warehouse",
+                            warehouse,
+                            "fs.hadoop.enabled",
+                            "true"));
+            trino.execute("CREATE SCHEMA hdfs.s");
+            trino.execute(
+                    "CREATE TABLE hdfs.s.t (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+            trino.execute("INSERT INTO hdfs.s.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+
+            TableIdentifier identifier = TableIdentifier.of("s", "t");
+            try (LakestreamCatalog catalog =
+                            LakestreamCatalog.open(new CatalogConfig("jdbc", warehouse, Optional.of(uri), Map.of()));
+                    BufferAllocator allocator = new RootAllocator()) {
+                try (LakestreamWriter writer = new LakestreamWriter(catalog.loadTable(identifier), allocator)) {
+                    writer.upsert(Map.of("id", 2L, "v", "b2"));
+                    writer.delete(Map.of("id", 3L));
+                    writer.upsert(Map.of("id", 4L, "v", "d"));
+                    writer.commit();
+                }
+                TieringConfig config =
+                        TieringConfig.builder().retention(Duration.ZERO).build();
+                try (TieringService tiering = new TieringService(catalog, config)) {
+                    TieringResult result = tiering.tierTable(identifier);
+                    assertThat(result.error()).isEmpty();
+                    assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+                    assertThat(result.segmentsRemoved()).isPositive();
+                }
+            }
+            trino.execute("INSERT INTO hdfs.s.t VALUES (5, 'e')");
+            trino.execute("DELETE FROM hdfs.s.t WHERE id = 1");
+
+            assertThat(rows(trino, "SELECT id, v FROM hdfs.s.t")).isEqualTo("[[2, b2], [4, d], [5, e]]");
+            assertThat(rows(trino, "SELECT id, v FROM hdfs.s.\"t$lake\"")).isEqualTo("[[1, a], [2, b2], [4, d]]");
+            assertThat(rows(trino, "SELECT sum(lake_offset), sum(log_end_offset) FROM hdfs.s.\"t$offsets\""))
+                    .isEqualTo("[[6, 8]]");
+            assertThat(hdfs.getFileSystem().exists(new org.apache.hadoop.fs.Path("/warehouse/s/t/data")))
                     .isTrue();
         } finally {
             hdfs.shutdown();
