@@ -145,21 +145,21 @@ public final class HadoopLogFileSystem implements LogFileSystem {
         Path root = new Path(base);
         String rootPath = root.toUri().getPath() + "/";
         List<FileEntry> entries = new ArrayList<>();
-        RemoteIterator<LocatedFileStatus> files;
         try {
-            files = fileSystem(root).listFiles(root, true);
+            RemoteIterator<LocatedFileStatus> files = fileSystem(root).listFiles(root, true);
+            while (files.hasNext()) {
+                LocatedFileStatus file = files.next();
+                // In the caller's form (its root plus the path below it): the file system lists fully qualified
+                // paths (hdfs://host:port/...), the sweep compares them with the log's own locations.
+                String listedPath = file.getPath().toUri().getPath();
+                String listed = listedPath.startsWith(rootPath)
+                        ? base + "/" + listedPath.substring(rootPath.length())
+                        : file.getPath().toString();
+                entries.add(new FileEntry(listed, file.getLen(), file.getModificationTime()));
+            }
         } catch (FileNotFoundException e) {
+            // the directory does not exist (HDFS may say so only when iterating); nothing listed, nothing swept
             return List.of();
-        }
-        while (files.hasNext()) {
-            LocatedFileStatus file = files.next();
-            // In the caller's form (its root plus the path below it): the file system lists fully qualified
-            // paths (hdfs://host:port/...), the sweep compares them with the log's own locations.
-            String listedPath = file.getPath().toUri().getPath();
-            String listed = listedPath.startsWith(rootPath)
-                    ? base + "/" + listedPath.substring(rootPath.length())
-                    : file.getPath().toString();
-            entries.add(new FileEntry(listed, file.getLen(), file.getModificationTime()));
         }
         return entries;
     }

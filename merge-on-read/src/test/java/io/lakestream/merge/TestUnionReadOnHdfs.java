@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.HadoopLogFileSystem;
+import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPublishing;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
@@ -219,6 +220,12 @@ class TestUnionReadOnHdfs {
         assertThat(hdfs.getFileSystem().listStatus(new org.apache.hadoop.fs.Path("/race/_commits")))
                 .hasSize(5)
                 .noneMatch(status -> status.getPath().getName().startsWith(LogPublishing.TEMPORARY_PREFIX));
+        // listed in the caller's form (what the orphan sweep compares); a missing directory lists empty
+        assertThat(fileSystem.listRecursively(hdfs.getURI() + "/race"))
+                .extracting(LogFileSystem.FileEntry::location)
+                .hasSize(5)
+                .allMatch(location -> location.startsWith(directory + "/"));
+        assertThat(fileSystem.listRecursively(hdfs.getURI() + "/missing")).isEmpty();
 
         // Writers of one table committing at once: the losers of a version re-read and retry, none is lost.
         LakestreamTable table = createTable("raced", true, 2);
