@@ -111,7 +111,12 @@ public final class HadoopLogFileSystem implements LogFileSystem {
         return new PositionedReadChannel(length) {
             @Override
             protected void readFully(long position, byte[] buffer, int offset, int size) throws IOException {
-                in.readFully(position, buffer, offset, size);
+                // Stateful reads, not positioned ones: Arrow reads a segment front to back in many small reads,
+                // and an HDFS positioned read sets up a new block reader each time.
+                if (in.getPos() != position) {
+                    in.seek(position);
+                }
+                in.readFully(buffer, offset, size);
             }
 
             @Override
