@@ -96,10 +96,10 @@ public final class LakestreamCatalog implements Closeable {
                     built = new FileIoRestCatalog(fileIo);
                 }
                 default -> {
-                    return CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, new Configuration());
+                    return CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, config.hadoopConfiguration());
                 }
             }
-            CatalogUtil.configureHadoopConf(built, new Configuration());
+            CatalogUtil.configureHadoopConf(built, config.hadoopConfiguration());
             built.initialize(DEFAULT_NAME, properties);
             return built;
         });
