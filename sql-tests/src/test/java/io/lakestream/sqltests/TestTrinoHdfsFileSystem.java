@@ -45,29 +45,9 @@ final class TestTrinoHdfsFileSystem {
      */
     @Test
     void tablesOnHdfs(@TempDir Path hdfsData, @TempDir Path catalogDirectory) throws Exception {
-        Configuration configuration = new Configuration();
-        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(configuration, hdfsData.toFile())
-                .numDataNodes(1)
-                .build();
+        MiniDFSCluster hdfs = startHdfs(hdfsData);
         try (DistributedQueryRunner trino = runner()) {
-            hdfs.waitActive();
-            String warehouse = hdfs.getURI() + "/warehouse";
-            trino.createCatalog(
-                    "hdfs",
-                    "lakestream",
-                    Map.of(
-                            "lakestream.catalog.type",
-                            "jdbc",
-                            "lakestream.catalog.uri",
-                            "jdbc:sqlite:" + catalogDirectory.resolve("catalog.db"),
-                            "lakestream.warehouse",
-                            warehouse,
-                            "fs.hadoop.enabled",
-                            "true"));
-            trino.execute("CREATE SCHEMA hdfs.s");
-            trino.execute(
-                    "CREATE TABLE hdfs.s.t (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
-            trino.execute("INSERT INTO hdfs.s.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+            createTable(trino, hdfs, catalogDirectory);
             // two inserts at once: each gets its own log version, none is lost
             ExecutorService sessions = Executors.newFixedThreadPool(2);
             try {
@@ -112,33 +92,12 @@ final class TestTrinoHdfsFileSystem {
     @Test
     void javaWriterAndTieringOnHdfsReadThroughTrino(@TempDir Path hdfsData, @TempDir Path catalogDirectory)
             throws Exception {
-        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(new Configuration(), hdfsData.toFile())
-                .numDataNodes(1)
-                .build();
+        MiniDFSCluster hdfs = startHdfs(hdfsData);
         try (DistributedQueryRunner trino = runner()) {
-            hdfs.waitActive();
-            String warehouse = hdfs.getURI() + "/warehouse";
-            String uri = "jdbc:sqlite:" + catalogDirectory.resolve("catalog.db");
-            trino.createCatalog(
-                    "hdfs",
-                    "lakestream",
-                    Map.of(
-                            "lakestream.catalog.type",
-                            "jdbc",
-                            "lakestream.catalog.uri",
-                            uri,
-                            "lakestream.warehouse",
-                            warehouse,
-                            "fs.hadoop.enabled",
-                            "true"));
-            trino.execute("CREATE SCHEMA hdfs.s");
-            trino.execute(
-                    "CREATE TABLE hdfs.s.t (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
-            trino.execute("INSERT INTO hdfs.s.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+            CatalogConfig config = createTable(trino, hdfs, catalogDirectory);
 
             TableIdentifier identifier = TableIdentifier.of("s", "t");
-            try (LakestreamCatalog catalog =
-                            LakestreamCatalog.open(new CatalogConfig("jdbc", warehouse, Optional.of(uri), Map.of()));
+            try (LakestreamCatalog catalog = LakestreamCatalog.open(config);
                     BufferAllocator allocator = new RootAllocator()) {
                 try (LakestreamWriter writer = new LakestreamWriter(catalog.loadTable(identifier), allocator)) {
                     writer.upsert(Map.of("id", 2L, "v", "b2"));
@@ -146,9 +105,9 @@ final class TestTrinoHdfsFileSystem {
                     writer.upsert(Map.of("id", 4L, "v", "d"));
                     writer.commit();
                 }
-                TieringConfig config =
+                TieringConfig tieringConfig =
                         TieringConfig.builder().retention(Duration.ZERO).build();
-                try (TieringService tiering = new TieringService(catalog, config)) {
+                try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
                     TieringResult result = tiering.tierTable(identifier);
                     assertThat(result.error()).isEmpty();
                     assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
@@ -213,6 +172,41 @@ final class TestTrinoHdfsFileSystem {
             assertThat(rows(trino, "SELECT count(*) FROM local.s.t")).isEqualTo("[[2]]");
             assertThat(checksumFiles(localWarehouse)).isEmpty();
         }
+    }
+
+    private static MiniDFSCluster startHdfs(Path hdfsData) throws IOException {
+        MiniDFSCluster hdfs = new MiniDFSCluster.Builder(new Configuration(), hdfsData.toFile())
+                .numDataNodes(1)
+                .build();
+        hdfs.waitActive();
+        return hdfs;
+    }
+
+    /**
+     * Catalog {@code hdfs}: a jdbc catalog (SQLite in a local directory) whose warehouse is on the HDFS,
+     * with the table {@code s.t} (primary key id, two buckets) holding (1, a), (2, b), (3, c). Returns the
+     * same catalog's configuration for the Java side.
+     */
+    private static CatalogConfig createTable(DistributedQueryRunner trino, MiniDFSCluster hdfs, Path catalogDirectory) {
+        String warehouse = hdfs.getURI() + "/warehouse";
+        String uri = "jdbc:sqlite:" + catalogDirectory.resolve("catalog.db");
+        trino.createCatalog(
+                "hdfs",
+                "lakestream",
+                Map.of(
+                        "lakestream.catalog.type",
+                        "jdbc",
+                        "lakestream.catalog.uri",
+                        uri,
+                        "lakestream.warehouse",
+                        warehouse,
+                        "fs.hadoop.enabled",
+                        "true"));
+        trino.execute("CREATE SCHEMA hdfs.s");
+        trino.execute(
+                "CREATE TABLE hdfs.s.t (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        trino.execute("INSERT INTO hdfs.s.t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        return new CatalogConfig("jdbc", warehouse, Optional.of(uri), Map.of());
     }
 
     private static DistributedQueryRunner runner() throws Exception {
