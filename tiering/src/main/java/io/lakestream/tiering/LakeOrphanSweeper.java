@@ -67,7 +67,7 @@ final class LakeOrphanSweeper {
         contentFiles.stream()
                 .filter(file -> !references.contentFiles().contains(normalize(file.location())))
                 .forEach(orphans::add);
-        if (!metadataFiles.isEmpty() && listsTheCurrentMetadataDirectory(references, metadataFiles)) {
+        if (!metadataFiles.isEmpty() && listsTheCurrentMetadataDirectory(lake, references, metadataFiles)) {
             metadataFiles.stream()
                     .filter(file -> !references.metadataFileNames().contains(LakeReferences.fileName(file.location())))
                     .forEach(orphans::add);
@@ -124,12 +124,14 @@ final class LakeOrphanSweeper {
      * referenced metadata file. A listing of the wrong directory (a location written in another form) must
      * not make every metadata file look unreferenced.
      */
-    private static boolean listsTheCurrentMetadataDirectory(LakeReferences references, List<FileInfo> listed) {
+    private static boolean listsTheCurrentMetadataDirectory(
+            Table lake, LakeReferences references, List<FileInfo> listed) {
         boolean matches = listed.stream()
                 .anyMatch(file -> references.metadataFileNames().contains(LakeReferences.fileName(file.location())));
         if (!matches) {
             log.warn(
-                    "Metadata of a lake is not swept for orphans: none of the listed metadata files is referenced by its current metadata {}",
+                    "Metadata of lake {} is not swept for orphans: none of the listed metadata files is referenced by its current metadata {}",
+                    lake.name(),
                     references.currentMetadata().orElse("(unknown)"));
         }
         return matches;
