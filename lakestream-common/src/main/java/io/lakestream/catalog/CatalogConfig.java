@@ -5,11 +5,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogPublishing;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 
@@ -26,6 +28,9 @@ import org.apache.iceberg.CatalogUtil;
 public record CatalogConfig(String type, String warehouse, Optional<String> uri, Map<String, String> properties) {
     public static final String EMBEDDED_CATALOG_FILE = "lakestream-catalog.db";
 
+    /** Prefix of the catalog properties that go into the Hadoop configuration. */
+    public static final String HADOOP_PREFIX = "hadoop.";
+
     public CatalogConfig {
         requireNonNull(type, "type is null");
         requireNonNull(warehouse, "warehouse is null");
@@ -39,6 +44,29 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
         if (type.equals("rest") && uri.isEmpty()) {
             throw new LakestreamException(INVALID_CATALOG_CONFIG, "A rest catalog needs a URI (the REST endpoint)");
         }
+        if (type.equals("jdbc") && uri.isEmpty() && !LogPublishing.isLocal(warehouse)) {
+            // the embedded default keeps its SQLite file in the warehouse directory, which must be local
+            throw new LakestreamException(
+                    INVALID_CATALOG_CONFIG,
+                    "A jdbc catalog with a warehouse on another file system than the local one (%s) needs a URI: give the JDBC URL of the catalog database (e.g. jdbc:sqlite:/local/path/catalog.db or a PostgreSQL URL)"
+                            .formatted(warehouse));
+        }
+    }
+
+    /**
+     * The Hadoop configuration of the lake's Hadoop file IO and of a log on HDFS: Hadoop's defaults (with
+     * {@code core-site.xml} from the class path) plus every catalog property {@code hadoop.<name>} as
+     * {@code <name>} (e.g. {@code hadoop.fs.defaultFS}, {@code hadoop.dfs.replication}), the convention of
+     * Iceberg's Spark catalog.
+     */
+    public Configuration hadoopConfiguration() {
+        Configuration configuration = new Configuration();
+        properties.forEach((name, value) -> {
+            if (name.startsWith(HADOOP_PREFIX)) {
+                configuration.set(name.substring(HADOOP_PREFIX.length()), value);
+            }
+        });
+        return configuration;
     }
 
     /** The embedded default: a JDBC catalog in a SQLite file inside the warehouse directory. */

@@ -10,8 +10,8 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.FileStreamLog;
-import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogFileSystems;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
@@ -57,14 +57,17 @@ public final class LakestreamCatalog implements Closeable {
         this.logFileSystems = requireNonNull(logFileSystems, "logFileSystems is null");
     }
 
-    /** Opens the catalog a config describes, with Iceberg's file IO and the log on the local file system. */
+    /**
+     * Opens the catalog a config describes, with Iceberg's file IO for the lake (for a local warehouse of
+     * the embedded default: {@link LocalFileIO}; otherwise the catalog's {@code io-impl}, by default Hadoop's,
+     * which serves HDFS) and the log's file system chosen by the log location's scheme ({@link
+     * LogFileSystems}: local disk, or HDFS through Hadoop). Both use {@link CatalogConfig#hadoopConfiguration}.
+     */
     public static LakestreamCatalog open(CatalogConfig config) {
+        Configuration hadoop = config.hadoopConfiguration();
         return new LakestreamCatalog(
-                build(
-                        config,
-                        () -> CatalogUtil.buildIcebergCatalog(
-                                DEFAULT_NAME, config.icebergProperties(), new Configuration())),
-                location -> new LocalLogFileSystem());
+                build(config, () -> CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, config.icebergProperties(), hadoop)),
+                new LogFileSystems(hadoop));
     }
 
     /**
@@ -93,10 +96,10 @@ public final class LakestreamCatalog implements Closeable {
                     built = new FileIoRestCatalog(fileIo);
                 }
                 default -> {
-                    return CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, new Configuration());
+                    return CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, properties, config.hadoopConfiguration());
                 }
             }
-            CatalogUtil.configureHadoopConf(built, new Configuration());
+            CatalogUtil.configureHadoopConf(built, config.hadoopConfiguration());
             built.initialize(DEFAULT_NAME, properties);
             return built;
         });

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -44,7 +43,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Path path = toPath(location);
         Files.createDirectories(path.getParent());
-        Path temp = path.resolveSibling(".tmp-" + UUID.randomUUID());
+        Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(
                     temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.SYNC);
@@ -61,7 +60,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
         try {
             Files.deleteIfExists(temp);
         } catch (IOException e) {
-            // A leftover temp file is never read: names starting with ".tmp-" are not part of the log.
+            // A leftover temp file is never read (LogPublishing.TEMPORARY_PREFIX); the orphan sweep removes it.
         }
     }
 
@@ -69,7 +68,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     public void replace(String location, byte[] content) throws IOException {
         Path path = toPath(location);
         Files.createDirectories(path.getParent());
-        Path temp = path.resolveSibling(".tmp-" + UUID.randomUUID());
+        Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

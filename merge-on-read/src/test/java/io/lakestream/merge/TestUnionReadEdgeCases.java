@@ -1,5 +1,6 @@
 package io.lakestream.merge;
 
+import static io.lakestream.merge.UnionReads.row;
 import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,7 +19,6 @@ import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -268,13 +268,5 @@ class TestUnionReadEdgeCases {
 
     private List<List<Object>> read(ReadOptions options) {
         return UnionReads.read(table, options, ALL, warehouse.allocator());
-    }
-
-    private static Map<String, Object> row(long id, String name, int score) {
-        Map<String, Object> row = new HashMap<>();
-        row.put("id", id);
-        row.put("name", name);
-        row.put("score", score);
-        return row;
     }
 }

@@ -1,5 +1,6 @@
 package io.lakestream.merge;
 
+import static io.lakestream.merge.UnionReads.row;
 import static io.lakestream.testing.LakestreamAssertions.assertLakestreamError;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -176,13 +177,5 @@ class TestUnionReadOffsets {
     private void tier(LakestreamTable table) {
         new TableTiering(TieringConfig.defaults(), warehouse.allocator(), threads, TieringHooks.NONE, Clock.systemUTC())
                 .tier(table);
-    }
-
-    private static Map<String, Object> row(long id, String name, int score) {
-        Map<String, Object> row = new HashMap<>();
-        row.put("id", id);
-        row.put("name", name);
-        row.put("score", score);
-        return row;
     }
 }

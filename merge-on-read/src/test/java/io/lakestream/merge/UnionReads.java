@@ -7,7 +7,9 @@ import io.lakestream.plan.UnionSplit;
 import io.lakestream.reader.ArrowValueReader;
 import io.lakestream.table.LakestreamTable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.Text;
@@ -74,5 +76,14 @@ final class UnionReads {
             rows.add(values);
         }
         return rows;
+    }
+
+    /** A row of {@code TestingWarehouse.SIMPLE_SCHEMA} for the Java writer. */
+    static Map<String, Object> row(long id, String name, int score) {
+        Map<String, Object> row = new HashMap<>();
+        row.put("id", id);
+        row.put("name", name);
+        row.put("score", score);
+        return row;
     }
 }

@@ -5,6 +5,7 @@ import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPaths;
+import io.lakestream.log.LogPublishing;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StreamLog;
@@ -31,8 +32,8 @@ final class LogOrphanSweeper {
     private static final Pattern SEGMENT = Pattern.compile("bucket-\\d+/[^/]+\\.arrow");
 
     /** {@code .tmp-<uuid>} next to a commit, checkpoint or hint being published. */
-    private static final Pattern TEMPORARY =
-            Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|bucket-\\d+)/\\.tmp-[^/]+");
+    private static final Pattern TEMPORARY = Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|bucket-\\d+)/"
+            + Pattern.quote(LogPublishing.TEMPORARY_PREFIX) + "[^/]+");
 
     private LogOrphanSweeper() {}
 

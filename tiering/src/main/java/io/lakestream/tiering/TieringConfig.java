@@ -26,7 +26,7 @@ import java.util.Map;
  * @param maxConsecutiveFailures a table whose rounds fail this many times in a row (for reasons that
  *     may be transient) stops tiering until resumed; bad states stop it at once
  * @param orphanAge files no commit references (log segments staged by writers that crashed or whose
- *     distributed write failed, lake files of failed tiering attempts) are removed once they are older
+ *     distributed write failed, lake data, delete and metadata files of failed or crashed commits) are removed once they are older
  *     than this; it must exceed the longest time a writer takes between writing a segment and committing
  *     it (a Spark job's duration), since a file is never known to be abandoned, only old
  * @param orphanSweepInterval each table's files are listed for orphans at most this often

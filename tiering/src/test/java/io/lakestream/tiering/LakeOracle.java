@@ -116,11 +116,18 @@ final class LakeOracle {
     /** The lake's rows (user columns only) read with Iceberg's own generic reader, sorted. */
     static List<List<Object>> readLake(Table lake, Schema userSchema) {
         lake.refresh();
+        return lake.currentSnapshot() == null
+                ? List.of()
+                : readLake(lake, userSchema, lake.currentSnapshot().snapshotId());
+    }
+
+    /** The rows of one snapshot of the lake, read with Iceberg's own generic reader, sorted. */
+    static List<List<Object>> readLake(Table lake, Schema userSchema, long snapshotId) {
         List<List<Object>> rows = new ArrayList<>();
         List<String> names =
                 userSchema.columns().stream().map(Types.NestedField::name).toList();
         try (CloseableIterable<Record> records =
-                IcebergGenerics.read(lake).select(names).build()) {
+                IcebergGenerics.read(lake).useSnapshot(snapshotId).select(names).build()) {
             for (Record record : records) {
                 List<Object> row = new ArrayList<>(names.size());
                 for (String name : names) {

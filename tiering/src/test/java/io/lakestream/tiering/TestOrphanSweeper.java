@@ -14,11 +14,8 @@ import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -117,23 +114,11 @@ class TestOrphanSweeper {
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.createPrimaryKeyTable("swept_lake", 2);
             LakeOracle oracle = new LakeOracle(table);
-            // Eager compaction: after it, the first round's files are referenced by older snapshots only.
-            TieringConfig config = TieringConfig.builder()
-                    .writerThreads(2)
-                    .compactionDeleteFiles(2)
-                    .orphanAge(ORPHAN_AGE)
-                    .build();
+            TieringConfig config = TieringTests.eagerCompaction(ORPHAN_AGE);
             MutableClock clock = new MutableClock(Instant.now());
             long firstSnapshot;
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
-                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
-                service.tierTable(table.identifier());
-                firstSnapshot =
-                        warehouse.load("swept_lake").lake().currentSnapshot().snapshotId();
-                oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
-                oracle.commit(warehouse.allocator(), TieringTests.deletes(0, 5));
-                assertThat(service.tierTable(table.identifier()).bucketsCompacted())
-                        .isNotEmpty();
+                firstSnapshot = TieringTests.tierTwiceWithCompaction(warehouse, table, oracle, service);
             }
             Table lake = warehouse.load("swept_lake").lake();
             List<Path> lakeFiles = parquetFiles(lake);
@@ -179,33 +164,6 @@ class TestOrphanSweeper {
             return files.filter(path -> path.toString().endsWith(".parquet"))
                     .sorted()
                     .toList();
-        }
-    }
-
-    private static final class MutableClock extends Clock {
-        private Instant now;
-
-        MutableClock(Instant now) {
-            this.now = now;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }

@@ -1,11 +1,16 @@
 package io.lakestream.tiering;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -39,6 +44,31 @@ final class TieringTests {
             changes.add(new LakeOracle.Change(ChangeType.DELETE, row));
         }
         return changes;
+    }
+
+    /** Two writer threads, a bucket compacted at its second delete file, the given orphan age: for the sweep tests. */
+    static TieringConfig eagerCompaction(Duration orphanAge) {
+        return TieringConfig.builder()
+                .writerThreads(2)
+                .compactionDeleteFiles(2)
+                .orphanAge(orphanAge)
+                .build();
+    }
+
+    /**
+     * Two rounds on a primary-key table, the second one compacting: afterwards the first round's files are
+     * referenced by older snapshots only. Returns the first round's snapshot id.
+     */
+    static long tierTwiceWithCompaction(
+            TestingWarehouse warehouse, LakestreamTable table, LakeOracle oracle, TieringService service) {
+        oracle.commit(warehouse.allocator(), rows(ChangeType.UPSERT, 0, 40, "v1"));
+        service.tierTable(table.identifier());
+        table.lake().refresh();
+        long firstSnapshot = table.lake().currentSnapshot().snapshotId();
+        oracle.commit(warehouse.allocator(), rows(ChangeType.UPSERT, 20, 40, "v2"));
+        oracle.commit(warehouse.allocator(), deletes(0, 5));
+        assertThat(service.tierTable(table.identifier()).bucketsCompacted()).isNotEmpty();
+        return firstSnapshot;
     }
 
     /** Parquet files under the table's data directory that no current lake file refers to. */

@@ -2,8 +2,10 @@ package io.lakestream.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.io.PositionedReadChannel;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogPublishing;
 import io.trino.filesystem.FileIterator;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
@@ -13,9 +15,6 @@ import io.trino.filesystem.TrinoInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -23,8 +22,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
 
 /**
  * The log's file operations through Trino's file system layer, so the log lives on any file system
@@ -42,9 +39,6 @@ import java.util.UUID;
  * written.
  */
 final class LakestreamLogFileSystem implements LogFileSystem {
-    /** File systems on which a rename never replaces an existing file, atomically (Trino's HDFS layer). */
-    private static final Set<String> RENAME_PUBLISH_SCHEMES = Set.of("hdfs", "viewfs");
-
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
     private final LocalLogFileSystem local = new LocalLogFileSystem();
@@ -70,7 +64,7 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         if (path.isPresent()) {
             return local.createExclusive(path.get().toString(), content);
         }
-        if (target.scheme().filter(RENAME_PUBLISH_SCHEMES::contains).isPresent()) {
+        if (LogPublishing.publishesByRename(target.toString())) {
             return publishByRename(target, content);
         }
         try {
@@ -92,8 +86,8 @@ final class LakestreamLogFileSystem implements LogFileSystem {
      * written target. A lost race leaves the other writer's file and removes the temporary one.
      */
     private boolean publishByRename(Location target, byte[] content) throws IOException {
-        // the name of every temporary log file (see LocalLogFileSystem): never read, swept by the tiering service
-        Location temporary = target.parentDirectory().appendPath(".tmp-" + UUID.randomUUID());
+        // the name of every temporary log file: never read, swept by the tiering service
+        Location temporary = target.parentDirectory().appendPath(LogPublishing.newTemporaryName());
         try (OutputStream out = fileSystem.newOutputFile(temporary).create()) {
             out.write(content);
         }
@@ -182,90 +176,23 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         return localRoot.flatMap(root -> LakestreamLocations.localPath(location, root));
     }
 
-    /** A read-only channel over positioned reads of a file (Arrow's file reader seeks to the footer first). */
-    private static final class InputChannel implements SeekableByteChannel {
+    /** Positioned reads of a Trino input (Arrow's file reader seeks to the footer first). */
+    private static final class InputChannel extends PositionedReadChannel {
         private final TrinoInput input;
-        private final long size;
-        private long position;
-        private boolean open = true;
 
         InputChannel(TrinoInput input, long size) {
+            super(size);
             this.input = requireNonNull(input, "input is null");
-            this.size = size;
         }
 
         @Override
-        public int read(ByteBuffer destination) throws IOException {
-            checkOpen();
-            if (position >= size) {
-                return -1;
-            }
-            int length = (int) Math.min(destination.remaining(), size - position);
-            if (length == 0) {
-                return 0;
-            }
-            if (destination.hasArray()) {
-                input.readFully(
-                        position, destination.array(), destination.arrayOffset() + destination.position(), length);
-                destination.position(destination.position() + length);
-            } else {
-                byte[] buffer = new byte[length];
-                input.readFully(position, buffer, 0, length);
-                destination.put(buffer);
-            }
-            position += length;
-            return length;
+        protected void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+            input.readFully(position, buffer, offset, length);
         }
 
         @Override
-        public int write(ByteBuffer source) {
-            throw new NonWritableChannelException();
-        }
-
-        @Override
-        public long position() throws IOException {
-            checkOpen();
-            return position;
-        }
-
-        @Override
-        public SeekableByteChannel position(long newPosition) throws IOException {
-            checkOpen();
-            if (newPosition < 0) {
-                throw new IllegalArgumentException("Negative position: " + newPosition);
-            }
-            position = newPosition;
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            checkOpen();
-            return size;
-        }
-
-        @Override
-        public SeekableByteChannel truncate(long newSize) {
-            throw new NonWritableChannelException();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return open;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (open) {
-                open = false;
-                input.close();
-            }
-        }
-
-        private void checkOpen() throws ClosedChannelException {
-            if (!open) {
-                throw new ClosedChannelException();
-            }
+        protected void closeInput() throws IOException {
+            input.close();
         }
     }
 }
