@@ -99,6 +99,13 @@ final class SparkTables {
         return scan(frame).metrics().apply(name).value();
     }
 
+    /** {@link #metric}, or 0 when Spark answered without a scan (e.g. from a filter that is always false). */
+    static long metricIfScanned(Dataset<Row> frame, String name) {
+        List<SparkPlan> leaves = CollectionConverters.asJava(
+                frame.queryExecution().executedPlan().collectLeaves());
+        return leaves.stream().anyMatch(BatchScanExec.class::isInstance) ? metric(frame, name) : 0;
+    }
+
     /** Segment files in the table's log directory, committed or not. */
     static long segmentFiles(String namespace, String name) {
         Path root =
