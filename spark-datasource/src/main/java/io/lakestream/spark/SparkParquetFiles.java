@@ -32,13 +32,14 @@ final class SparkParquetFiles {
     private static final String CORRECTED = "CORRECTED";
     private static final String READ_SUPPORT_CLASS = "parquet.read.support.class";
 
+    /** Spark's Hadoop configuration of this JVM, made once: making one parses Hadoop's default resources. */
+    private static Configuration base;
+
     private SparkParquetFiles() {}
 
     /** The Hadoop configuration of a read of {@code schema}: Spark's (with {@code spark.hadoop.*}) plus the reader's flags. */
     static Configuration configuration(StructType schema) {
-        SparkEnv env = SparkEnv.get();
-        Configuration conf =
-                env == null ? new Configuration() : SparkHadoopUtil.get().newConfiguration(env.conf());
+        Configuration conf = new Configuration(base());
         conf.set(READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
         conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), schema.json());
         conf.set(SQLConf.SESSION_LOCAL_TIMEZONE().key(), "UTC");
@@ -51,6 +52,14 @@ final class SparkParquetFiles {
         conf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED().key(), true);
         conf.setBoolean(SQLConf.IGNORE_MISSING_PARQUET_FIELD_ID().key(), false);
         return conf;
+    }
+
+    private static synchronized Configuration base() {
+        if (base == null) {
+            SparkEnv env = SparkEnv.get();
+            base = env == null ? new Configuration() : SparkHadoopUtil.get().newConfiguration(env.conf());
+        }
+        return base;
     }
 
     /** A reader of the row groups of {@code file}'s byte range, returning batches. */

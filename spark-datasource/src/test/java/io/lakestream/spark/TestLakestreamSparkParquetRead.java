@@ -103,6 +103,7 @@ class TestLakestreamSparkParquetRead {
         assertSameRows(lakeOnly, key, oracle, "*", "true");
         assertThat(SparkTables.metric(lakeOnly, LakestreamMetrics.LAKE_PARQUET_SPLITS))
                 .isEqualTo(2);
+        assertCount(table, oracle.size());
 
         // the tail: updates (whose new n fails n < 50), deletes, deletes then re-inserts, new keys
         upsert(table, key, oracle, 0, 10, 1);
@@ -118,6 +119,7 @@ class TestLakestreamSparkParquetRead {
         assertThat(SparkTables.metric(merged, LakestreamMetrics.LAKE_ROWS_HIDDEN))
                 .isEqualTo(18);
 
+        assertCount(table, oracle.size());
         for (String filter : List.of("n < 50", "n >= 50 OR v = 'v0-3'", "n IS NULL", "v LIKE 'v2%'")) {
             assertSameRows(testing.sql("SELECT v FROM %s WHERE %s".formatted(table, filter)), key, oracle, "v", filter);
             assertSameRows(
@@ -154,6 +156,12 @@ class TestLakestreamSparkParquetRead {
                     .as(filter)
                     .isEqualTo(expected(oracle, columns, "l, s", filter));
         }
+    }
+
+    /** No column at all: Spark asks the lake reader for row counts only. */
+    private void assertCount(String table, int expected) {
+        assertThat(SparkTesting.rows(testing.sql("SELECT count(*) FROM " + table)))
+                .isEqualTo(List.of(List.of((long) expected)));
     }
 
     private void insertTypes(Map<Integer, String> oracle, int from, int to, int version) {
