@@ -1,9 +1,9 @@
 package io.lakestream.spark;
 
+import io.lakestream.merge.ColumnarRowView;
 import io.lakestream.merge.SqlRowEvaluator;
 import java.nio.ByteBuffer;
 import java.util.List;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -12,7 +12,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * The pushed filter on lake rows read by Spark's Parquet reader, with SQL semantics ({@link
- * SqlRowEvaluator}), through a {@link StructLike} view of a batch row whose values are in Iceberg's
+ * SqlRowEvaluator}), through a {@link ColumnarRowView} of a batch row whose values are in Iceberg's
  * representation. Spark does not evaluate a pushed predicate again, so every lake row must pass it
  * here.
  */
@@ -40,37 +40,32 @@ final class LakeBatchFilter {
         RowView view = new RowView(batch, types);
         int kept = 0;
         for (int i = 0; i < size; i++) {
-            view.row = rows[i];
+            view.moveTo(rows[i]);
             if (evaluator.test(view)) {
-                rows[kept++] = view.row;
+                rows[kept++] = rows[i];
             }
         }
         return kept;
     }
 
-    private static final class RowView implements StructLike {
+    private static final class RowView extends ColumnarRowView {
         private final ColumnarBatch batch;
-        private final List<Type> types;
-        private int row;
 
         RowView(ColumnarBatch batch, List<Type> types) {
+            super(types);
             this.batch = batch;
-            this.types = types;
         }
 
         @Override
-        public int size() {
-            return types.size();
+        protected boolean isNull(int pos) {
+            return batch.column(pos).isNullAt(row());
         }
 
         @Override
-        public <T> T get(int pos, Class<T> javaClass) {
+        protected Object value(int pos, Type type) {
             ColumnVector vector = batch.column(pos);
-            if (vector.isNullAt(row)) {
-                return null;
-            }
-            Type type = types.get(pos);
-            Object value = switch (type.typeId()) {
+            int row = row();
+            return switch (type.typeId()) {
                 case BOOLEAN -> vector.getBoolean(row);
                 case INTEGER, DATE -> vector.getInt(row);
                 case LONG, TIMESTAMP -> vector.getLong(row);
@@ -85,12 +80,6 @@ final class LakeBatchFilter {
                 case BINARY -> ByteBuffer.wrap(vector.getBinary(row));
                 default -> throw new IllegalStateException("column type %s is not read by Spark".formatted(type));
             };
-            return javaClass.cast(value);
-        }
-
-        @Override
-        public <T> void set(int pos, T value) {
-            throw new UnsupportedOperationException("read-only row view");
         }
     }
 }
