@@ -20,7 +20,7 @@ import org.apache.iceberg.types.Types;
 public final class ChangedEncodedKeys implements ChangedKeys {
     private final KeyIndex index;
 
-    private ChangedEncodedKeys(KeyIndex index) {
+    ChangedEncodedKeys(KeyIndex index) {
         this.index = index;
     }
 

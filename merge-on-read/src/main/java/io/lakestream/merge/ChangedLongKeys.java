@@ -20,7 +20,7 @@ import org.apache.iceberg.types.Types;
 public final class ChangedLongKeys implements ChangedKeys {
     private final LongKeyIndex index;
 
-    private ChangedLongKeys(LongKeyIndex index) {
+    ChangedLongKeys(LongKeyIndex index) {
         this.index = index;
     }
 

@@ -9,8 +9,8 @@ import java.nio.LongBuffer;
  * value: the index of a primary key of one integral column (int, long, date, time, timestamp),
  * without the canonical byte encoding of {@link KeyIndex}. Keys live in one {@code long[]} (linear
  * probing, Fibonacci hashing), so a miss, the common case when probing lake rows, reads one array.
- * Key {@code 0} marks a free slot and is kept beside the table. A one-hash bit filter (8 bits per
- * slot, small enough for the first-level cache) answers most misses without touching the table.
+ * Key {@code 0} marks a free slot and is kept beside the table. A two-bit filter (8 bits per
+ * slot, in 64-bit blocks) answers most misses without touching the table.
  */
 public final class LongKeyIndex {
     private static final long FREE = 0;
@@ -21,7 +21,7 @@ public final class LongKeyIndex {
     private long[] keys;
     private long[] values;
     private long[] filter;
-    private int filterShift;
+    private int filterWordShift;
     private int shift;
     private int mask;
     private int tableSize;
@@ -106,14 +106,15 @@ public final class LongKeyIndex {
      */
     public int retainAbsent(long[] keys, int[] rows, int size) {
         long[] bits = filter;
-        int bitShift = filterShift;
+        int wordShift = filterWordShift;
         int kept = 0;
         for (int i = 0; i < size; i++) {
             int row = rows[i];
             long key = keys[row];
-            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            long hash = key * FILTER_MULTIPLIER;
+            long mask = filterMask(hash);
             rows[kept] = row;
-            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+            if ((bits[filterWord(hash, wordShift)] & mask) != mask || !containsInTable(key)) {
                 kept++;
             }
         }
@@ -123,14 +124,15 @@ public final class LongKeyIndex {
     /** {@link #retainAbsent(long[], int[], int)} with the keys in a buffer (e.g. a view of a vector's memory: no copy). */
     public int retainAbsent(LongBuffer keys, int[] rows, int size) {
         long[] bits = filter;
-        int bitShift = filterShift;
+        int wordShift = filterWordShift;
         int kept = 0;
         for (int i = 0; i < size; i++) {
             int row = rows[i];
             long key = keys.get(row);
-            int bit = (int) ((key * FILTER_MULTIPLIER) >>> bitShift);
+            long hash = key * FILTER_MULTIPLIER;
+            long mask = filterMask(hash);
             rows[kept] = row;
-            if ((bits[bit >>> 6] & (1L << bit)) == 0 || !containsInTable(key)) {
+            if ((bits[filterWord(hash, wordShift)] & mask) != mask || !containsInTable(key)) {
                 kept++;
             }
         }
@@ -138,8 +140,23 @@ public final class LongKeyIndex {
     }
 
     private boolean mayContain(long key) {
-        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
-        return (filter[bit >>> 6] & (1L << bit)) != 0;
+        long hash = key * FILTER_MULTIPLIER;
+        long mask = filterMask(hash);
+        return (filter[filterWord(hash, filterWordShift)] & mask) == mask;
+    }
+
+    /*
+     * The filter is blocked: a key sets two bits of one 64-bit word. The top 12 bits of the multiplicative hash
+     * choose the two bits, the bits below them the word: a probe reads one word. At 16 to 32 filter bits per
+     * key, an absent key passes one bit 3-6% of the time and two bits 0.5-1.5%; each pass costs a cache miss
+     * in the table (JFR, Trino's merge of a 5% tail: the table lookups were 6% of the query's CPU).
+     */
+    private static long filterMask(long hash) {
+        return (1L << (hash >>> 58)) | (1L << ((hash >>> 52) & 63));
+    }
+
+    private static int filterWord(long hash, int wordShift) {
+        return (int) ((hash << 12) >>> wordShift);
     }
 
     private boolean containsInTable(long key) {
@@ -196,12 +213,12 @@ public final class LongKeyIndex {
         mask = keys.length - 1;
         int filterBits = Math.min(bits + 3, 27);
         filter = new long[(1 << filterBits) / Long.SIZE];
-        filterShift = 64 - filterBits;
+        filterWordShift = 64 - (filterBits - 6);
     }
 
     private void addToFilter(long key) {
-        int bit = (int) ((key * FILTER_MULTIPLIER) >>> filterShift);
-        filter[bit >>> 6] |= 1L << bit;
+        long hash = key * FILTER_MULTIPLIER;
+        filter[filterWord(hash, filterWordShift)] |= filterMask(hash);
     }
 
     private void grow() {

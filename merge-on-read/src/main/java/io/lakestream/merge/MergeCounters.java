@@ -52,4 +52,13 @@ public final class MergeCounters {
     void addMergePass() {
         mergePasses++;
     }
+
+    /** Adds another reader's counts to these. */
+    void add(MergeCounters other) {
+        lakeRows += other.lakeRows;
+        logRows += other.logRows;
+        lakeRowsHidden += other.lakeRowsHidden;
+        logRowsSuperseded += other.logRowsSuperseded;
+        mergePasses += other.mergePasses;
+    }
 }

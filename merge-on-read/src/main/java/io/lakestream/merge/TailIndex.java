@@ -73,6 +73,11 @@ final class TailIndex {
                 passes);
     }
 
+    /** The keys of this pass and their last change. */
+    TailKeys keys() {
+        return keys;
+    }
+
     /** Offsets (relative to the range start) to emit from the tail. */
     BitSet winners() {
         return winners;

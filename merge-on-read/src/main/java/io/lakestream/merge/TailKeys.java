@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TinyIntVector;
 import org.apache.iceberg.types.Type;
 
 /**
@@ -41,12 +42,29 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
 
     /** Encodes a change: its offset and whether it is a delete. */
     static long change(long offset, ChangeType type) {
-        return offset << 1 | (type == ChangeType.DELETE ? 1 : 0);
+        return change(offset, type.code());
+    }
+
+    /** {@link #change(long, ChangeType)} from the change type's code, as the log's vector holds it. */
+    static long change(long offset, byte changeTypeCode) {
+        if (changeTypeCode == ChangeType.DELETE.code()) {
+            return offset << 1 | 1;
+        }
+        if (changeTypeCode != ChangeType.UPSERT.code()) {
+            ChangeType.fromCode(changeTypeCode); // an unknown code: a corrupt segment, refused there
+        }
+        return offset << 1;
     }
 
     /** A key of one int, date, long, time or timestamp column: a {@link LongKeyIndex}, nulls beside it. */
     final class SingleLong implements TailKeys {
         private final LongKeyIndex index;
+
+        /** The index of the non-null keys (a primary key is never null). */
+        LongKeyIndex index() {
+            return index;
+        }
+
         private long nullValue = -1;
         private long[] scratch = new long[0];
 
@@ -75,9 +93,10 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
             int rows = batch.rowCount();
             long[] keys = load(vector, rows);
             boolean nulls = vector.getNullCount() > 0;
+            TinyIntVector changeTypes = batch.changeTypes();
             long added = 0;
             for (int row = 0; row < rows; row++) {
-                long value = change(batch.firstOffset() + row, batch.changeType(row));
+                long value = change(batch.firstOffset() + row, changeTypes.get(row));
                 if (nulls && vector.isNull(row)) {
                     if (passes == 1 || NULL_PARTITION == pass) {
                         nullValue = value;
@@ -163,6 +182,11 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
     /** Any key: encoded into bytes ({@link ArrowKeyEncoder}) and kept in a {@link KeyIndex}. */
     final class Generic implements TailKeys {
         private final KeyIndex index = new KeyIndex();
+
+        KeyIndex index() {
+            return index;
+        }
+
         private final List<Type> keyTypes;
         private final KeyBuffer key = new KeyBuffer();
 
@@ -178,13 +202,14 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
         @Override
         public long add(List<FieldVector> keyVectors, LogBatch batch, int pass, int passes) {
             ArrowKeyEncoder encoder = new ArrowKeyEncoder(keyVectors, keyTypes);
+            TinyIntVector changeTypes = batch.changeTypes();
             long added = 0;
             for (int row = 0; row < batch.rowCount(); row++) {
                 encoder.encode(row, key);
                 if (passes > 1 && partition(key, passes) != pass) {
                     continue;
                 }
-                index.put(key, change(batch.firstOffset() + row, batch.changeType(row)));
+                index.put(key, change(batch.firstOffset() + row, changeTypes.get(row)));
                 added++;
             }
             return added;

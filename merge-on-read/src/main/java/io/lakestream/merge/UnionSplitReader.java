@@ -1,5 +1,6 @@
 package io.lakestream.merge;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
 
 import io.lakestream.common.LakestreamException;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
@@ -97,6 +99,45 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             MergeCounters counters,
             BufferAllocator allocator,
             boolean withOffsets) {
+        this(table, split, columns, filter, config, counters, allocator, withOffsets, null);
+    }
+
+    /**
+     * Reads the last upserts of a tail indexed beforehand, filtered: the tail of a split whose lake rows an
+     * engine reads with its own reader, dropping the keys {@link IndexedTail#changedKeys()} holds.
+     *
+     * @param tailOnly the split without its lake files: its log range is the tail's
+     */
+    public static UnionSplitReader tailWinners(
+            LakestreamTable table,
+            UnionSplit tailOnly,
+            IndexedTail tail,
+            List<String> columns,
+            Expression filter,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets) {
+        checkArgument(
+                tailOnly.lakeFiles().isEmpty()
+                        && tailOnly.mergeByKey()
+                        && tailOnly.logRange().equals(Optional.of(tail.range())),
+                "not the tail-only split of the indexed tail %s: %s",
+                tail.range(),
+                tailOnly);
+        return new UnionSplitReader(
+                table, tailOnly, columns, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets, tail);
+    }
+
+    private UnionSplitReader(
+            LakestreamTable table,
+            UnionSplit split,
+            List<String> columns,
+            Expression filter,
+            MergeConfig config,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets,
+            IndexedTail indexedTail) {
         if (withOffsets && split.mode() == ReadMode.CHANGES) {
             throw new LakestreamException(
                     INVALID_READ_OPTIONS,
@@ -128,7 +169,12 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         this.rowFilter = new ArrowRowFilter(readSchema, filter);
         this.filterFieldIds = Set.copyOf(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
         this.equalityDeletes = new EqualityDeletes(table.lake().io(), schema, allocator);
-        planStages(config);
+        if (indexedTail != null) {
+            counters.add(indexedTail.counters());
+            stages.add(() -> logBatches(indexedTail.range(), indexedTail.index().winners()));
+        } else {
+            planStages(config);
+        }
     }
 
     /** The Arrow fields of the batches this reader returns. */

@@ -41,11 +41,18 @@ final class UnionReads {
         for (UnionSplit split : plan.splits()) {
             try (UnionSplitReader reader =
                     new UnionSplitReader(table, split, columns, filter, config, counters, allocator)) {
-                while (reader.hasNext()) {
-                    try (VectorSchemaRoot batch = reader.next()) {
-                        rows.addAll(toRows(batch, table, columns));
-                    }
-                }
+                rows.addAll(drain(reader, table, columns));
+            }
+        }
+        return rows;
+    }
+
+    /** Every row the reader returns (it stays open). */
+    static List<List<Object>> drain(UnionSplitReader reader, LakestreamTable table, List<String> columns) {
+        List<List<Object>> rows = new ArrayList<>();
+        while (reader.hasNext()) {
+            try (VectorSchemaRoot batch = reader.next()) {
+                rows.addAll(toRows(batch, table, columns));
             }
         }
         return rows;

@@ -26,7 +26,12 @@ public record LogBatch(int bucket, long firstOffset, long committedAtMillis, Vec
     }
 
     public ChangeType changeType(int row) {
-        return ChangeType.fromCode(((TinyIntVector) root.getVector(0)).get(row));
+        return ChangeType.fromCode(changeTypes().get(row));
+    }
+
+    /** The codes of the rows' change types ({@link ChangeType#code()}), for loops over many rows. */
+    public TinyIntVector changeTypes() {
+        return (TinyIntVector) root.getVector(0);
     }
 
     public long timestampMicros(int row) {

@@ -13,6 +13,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 final class ArrowRow {
     private final int bucket;
     private FieldVector[] vectors = new FieldVector[0];
+    // per vector of the batch: whether it has a null at all (most have none: no validity lookup per value)
+    private boolean[] hasNulls = new boolean[0];
     private int index;
 
     ArrowRow(int bucket) {
@@ -23,6 +25,10 @@ final class ArrowRow {
     void setBatch(VectorSchemaRoot root) {
         requireNonNull(root, "root is null");
         vectors = root.getFieldVectors().toArray(FieldVector[]::new);
+        hasNulls = new boolean[vectors.length];
+        for (int i = 0; i < vectors.length; i++) {
+            hasNulls[i] = vectors[i].getNullCount() > 0;
+        }
         index = 0;
     }
 
@@ -36,6 +42,11 @@ final class ArrowRow {
 
     FieldVector vector(int position) {
         return vectors[position];
+    }
+
+    /** Whether the current row's value in the vector at {@code position} is null. */
+    boolean isNull(int position) {
+        return hasNulls[position] && vectors[position].isNull(index);
     }
 
     /** The bucket of the rows: the value of the lake's hidden {@code __bucket} column. */

@@ -162,9 +162,7 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
 
         @Override
         public final void write(int repetitionLevel, ArrowRow row) {
-            FieldVector vector = row.vector(position);
-            int index = row.index();
-            if (vector.isNull(index)) {
+            if (row.isNull(position)) {
                 if (nullDefinitionLevel < 0) {
                     throw new LakestreamException(
                             LOG_CORRUPT,
@@ -174,7 +172,7 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
                 column.writeNull(repetitionLevel, nullDefinitionLevel);
                 nullCount++;
             } else {
-                writeValue(repetitionLevel, vector, index);
+                writeValue(repetitionLevel, row.vector(position), row.index());
             }
         }
 

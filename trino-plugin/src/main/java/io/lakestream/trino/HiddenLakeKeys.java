@@ -7,6 +7,7 @@ import io.lakestream.merge.ChangedKeys;
 import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.merge.KeyBuffer;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.type.Type;
 import java.util.List;
@@ -75,6 +76,10 @@ final class HiddenLakeKeys {
 
     private int retainLongs(ChangedLongKeys longs, Block block, int[] positions) {
         int positionCount = positions.length;
+        if (block instanceof LongArrayBlock longBlock && longBlock.getRawValuesOffset() == 0) {
+            // bigint keys straight from the block's array (a lake row always has its key: no null check)
+            return longs.retainUnchanged(longBlock.getRawValues(), positions, positionCount);
+        }
         if (longKeys.length < positionCount) {
             longKeys = new long[positionCount];
         }

@@ -170,11 +170,10 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 continue;
             }
             lakeRows += page.getPositionCount();
-            int rows = hiddenKeys.isEmpty()
-                    ? page.getPositionCount()
-                    : hiddenKeys.get().apply(page, current::channel);
-            if (rows > 0 && !filter.isEmpty()) {
-                rows = filter.apply(page, current::channel);
+            // the filter first: it is cheaper per row than a key lookup and leaves fewer rows to look up
+            int rows = filter.isEmpty() ? page.getPositionCount() : filter.apply(page, current::channel);
+            if (rows > 0 && hiddenKeys.isPresent()) {
+                rows = hiddenKeys.get().apply(page, current::channel);
             }
             if (rows == 0) {
                 continue;

@@ -5,6 +5,7 @@ import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.merge.MergeCounters;
 import io.lakestream.merge.UnionSplitReader;
@@ -23,10 +24,12 @@ import io.trino.spi.metrics.Metrics;
 import io.trino.spi.type.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.expressions.Expression;
 
 /**
  * Reads one split with the union split reader (merge by key, Iceberg deletes, the pushed-down
@@ -55,6 +58,20 @@ final class LakestreamPageSource implements ConnectorPageSource {
             UnionSplit split,
             List<LakestreamColumnHandle> columns,
             BufferAllocator parentAllocator) {
+        this(table, handle, split, columns, parentAllocator, Optional.empty());
+    }
+
+    /**
+     * @param indexedTail the tail of {@code split}, indexed beforehand: the split has no lake files and only
+     *     the tail's last upserts are read (see {@link LakeParquetMergePageSource})
+     */
+    LakestreamPageSource(
+            LakestreamTable table,
+            LakestreamTableHandle handle,
+            UnionSplit split,
+            List<LakestreamColumnHandle> columns,
+            BufferAllocator parentAllocator,
+            Optional<IndexedTail> indexedTail) {
         this.split = requireNonNull(split, "split is null");
         this.tableName = handle.viewName().toString();
         this.limit = handle.limit();
@@ -80,15 +97,12 @@ final class LakestreamPageSource implements ConnectorPageSource {
         boolean withOffsets = columns.contains(LakestreamColumns.OFFSET);
         this.allocator = parentAllocator.newChildAllocator("split of " + tableName, 0, Long.MAX_VALUE);
         try {
-            this.reader = read(() -> new UnionSplitReader(
-                    table,
-                    split,
-                    userColumns,
-                    LakestreamFilterTranslator.toExpression(handle.constraint()),
-                    MergeConfig.DEFAULT,
-                    counters,
-                    allocator,
-                    withOffsets));
+            Expression filter = LakestreamFilterTranslator.toExpression(handle.constraint());
+            this.reader = read(() -> indexedTail.isPresent()
+                    ? UnionSplitReader.tailWinners(
+                            table, split, indexedTail.get(), userColumns, filter, counters, allocator, withOffsets)
+                    : new UnionSplitReader(
+                            table, split, userColumns, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets));
         } catch (RuntimeException e) {
             allocator.close();
             throw e;

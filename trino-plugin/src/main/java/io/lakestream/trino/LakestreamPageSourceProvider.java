@@ -6,7 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.merge.ChangedKeys;
+import io.lakestream.merge.IndexedTail;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -76,18 +76,20 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
             UnionSplit split,
             List<LakestreamColumnHandle> columns) {
         LogRange tail = split.logRange().orElseThrow();
-        ChangedKeys changedKeys;
+        // the tail is indexed once: its keys hide lake rows, its last upserts follow the lake rows
+        IndexedTail indexedTail;
         try (BufferAllocator keyAllocator =
                 allocator.newChildAllocator("tail keys of " + handle.viewName(), 0, Long.MAX_VALUE)) {
-            changedKeys = ChangedKeys.read(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
+            indexedTail = IndexedTail.build(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
         UnionSplit tailOnly = new UnionSplit(
                 split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
         return new LakeParquetMergePageSource(
-                new LakeParquetPageSource(() -> table, fileSystem, handle, split, columns, Optional.of(changedKeys)),
-                () -> new LakestreamPageSource(table, handle, tailOnly, columns, allocator),
+                new LakeParquetPageSource(
+                        () -> table, fileSystem, handle, split, columns, Optional.of(indexedTail.changedKeys())),
+                () -> new LakestreamPageSource(table, handle, tailOnly, columns, allocator, Optional.of(indexedTail)),
                 handle.limit());
     }
 }

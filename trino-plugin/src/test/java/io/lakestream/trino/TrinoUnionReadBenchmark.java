@@ -12,6 +12,7 @@ import io.trino.testing.MaterializedResult;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.ToDoubleFunction;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -39,7 +41,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *
  * <p>Both sides return the same rows (checked) and are timed in interleaved rounds, so that a change of
  * the machine's load during the run hits both. Run: see docs/benchmarks.md; options {@code --rows}
- * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2).
+ * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2); {@code --profile-tail-seconds N}
+ * skips the measurements after (1) and runs the union read with the 5% tail for N seconds, for a profiler.
  */
 public final class TrinoUnionReadBenchmark {
     // Trino's logging takes over System.out once a server starts; results go to the real stdout
@@ -67,6 +70,7 @@ public final class TrinoUnionReadBenchmark {
         int buckets = 4;
         int rounds = 5;
         int warmup = 2;
+        int profileSeconds = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             int value = Integer.parseInt(args[i + 1]);
             switch (args[i]) {
@@ -74,6 +78,7 @@ public final class TrinoUnionReadBenchmark {
                 case "--buckets" -> buckets = value;
                 case "--rounds" -> rounds = value;
                 case "--warmup" -> warmup = value;
+                case "--profile-tail-seconds" -> profileSeconds = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -128,6 +133,10 @@ public final class TrinoUnionReadBenchmark {
                     .build();
             new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC())
                     .tier(tables.get(1));
+            if (profileSeconds > 0) {
+                loopForProfiler(trino, SCANS.getFirst().formatted("lakestream.tests.bench"), profileSeconds);
+                System.exit(0);
+            }
             OUT.println("\n(2) 5% of the keys updated: lakestream.tests.bench, union read with the updates in the log"
                     + " tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes");
             bench.header("lakestream s", "iceberg s");
@@ -155,8 +164,24 @@ public final class TrinoUnionReadBenchmark {
         System.exit(0);
     }
 
+    /**
+     * Runs one query for a while and prints when (epoch milliseconds), for a profiler started with the JVM:
+     * its samples between the two times are of that query alone.
+     */
+    private static void loopForProfiler(DistributedQueryRunner trino, String sql, int seconds) {
+        trino.execute(sql);
+        OUT.printf("profiling '%s' from %d%n", sql, System.currentTimeMillis());
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int runs = 0;
+        while (System.nanoTime() < end) {
+            trino.execute(sql);
+            runs++;
+        }
+        OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
+    }
+
     private void header(String left, String right) {
-        OUT.printf("%-28s %14s %14s %8s    %s%n", "query", left, right, "ratio", "goal");
+        OUT.printf("%-28s %14s %14s %8s    %-14s %s%n", "query", left, right, "ratio", "goal", "CPU s ratio");
     }
 
     /**
@@ -175,32 +200,46 @@ public final class TrinoUnionReadBenchmark {
             trino.execute(ours);
             trino.execute(stock);
         }
-        List<Double> oursSeconds = new ArrayList<>();
-        List<Double> stockSeconds = new ArrayList<>();
+        List<Timing> oursTimings = new ArrayList<>();
+        List<Timing> stockTimings = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
             // alternate which side runs first, so neither always finds the other's warm caches
             if (round % 2 == 0) {
-                oursSeconds.add(seconds(ours));
-                stockSeconds.add(seconds(stock));
+                oursTimings.add(time(ours));
+                stockTimings.add(time(stock));
             } else {
-                stockSeconds.add(seconds(stock));
-                oursSeconds.add(seconds(ours));
+                stockTimings.add(time(stock));
+                oursTimings.add(time(ours));
             }
         }
-        double ratio = median(oursSeconds) / median(stockSeconds);
+        double oursSeconds = median(oursTimings, Timing::seconds);
+        double stockSeconds = median(stockTimings, Timing::seconds);
+        double ratio = oursSeconds / stockSeconds;
         String verdict = Double.isNaN(goal) ? "" : "<=%.1f %s".formatted(goal, ratio <= goal ? "met" : "MISSED");
+        // CPU seconds of the whole process: less sensitive than wall time to other programs on the machine
+        double cpuRatio = median(oursTimings, Timing::cpuSeconds) / median(stockTimings, Timing::cpuSeconds);
         OUT.printf(
-                "%-28s %14.3f %14.3f %8.2f    %s%n", name, median(oursSeconds), median(stockSeconds), ratio, verdict);
+                "%-28s %14.3f %14.3f %8.2f    %-14s %.2f%n", name, oursSeconds, stockSeconds, ratio, verdict, cpuRatio);
     }
 
-    private double seconds(String sql) {
+    /** Wall and process CPU seconds of one query. */
+    private record Timing(double seconds, double cpuSeconds) {}
+
+    private Timing time(String sql) {
+        long startCpu = processCpuNanos();
         long start = System.nanoTime();
         trino.execute(sql);
-        return (System.nanoTime() - start) / 1e9;
+        return new Timing((System.nanoTime() - start) / 1e9, (processCpuNanos() - startCpu) / 1e9);
     }
 
-    private static double median(List<Double> values) {
-        return values.stream().sorted().toList().get(values.size() / 2);
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static double median(List<Timing> timings, ToDoubleFunction<Timing> value) {
+        double[] values = timings.stream().mapToDouble(value).sorted().toArray();
+        return values[values.length / 2];
     }
 
     /** Writes {@code count} rows: keys 0..count-1, or upserts of distinct random existing keys. */
