@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import io.lakestream.merge.ChangedKeys;
+import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -26,25 +27,38 @@ final class SplitBatchReaders {
         return switch (path) {
             case LAKE_PARQUET -> lakeParquet(table, split, factory, filter, limit, Optional.empty());
             case LAKE_PARQUET_MERGE -> lakeParquetMerge(table, split, factory, filter, limit);
-            case UNION_SPLIT_READER -> unionSplit(table, split, factory, filter, limit);
+            case UNION_SPLIT_READER -> unionSplit(table, split, factory, filter, limit, Optional.empty());
         };
     }
 
     private static SplitBatchReader unionSplit(
-            LakestreamTable table, UnionSplit split, LakestreamReaderFactory factory, Expression filter, long limit) {
+            LakestreamTable table,
+            UnionSplit split,
+            LakestreamReaderFactory factory,
+            Expression filter,
+            long limit,
+            Optional<IndexedTail> indexedTail) {
         List<DataType> types = List.of(factory.readSchema().fields()).stream()
                 .map(StructField::dataType)
                 .toList();
         return new UnionSplitBatchReader(
-                table, split, factory.columns(), types, filter, new MergeConfig(factory.maxIndexRows()), limit);
+                table,
+                split,
+                factory.columns(),
+                types,
+                filter,
+                new MergeConfig(factory.maxIndexRows()),
+                limit,
+                indexedTail);
     }
 
     /** The lake files through Spark's Parquet reader minus the keys the tail changes, then the tail. */
     private static SplitBatchReader lakeParquetMerge(
             LakestreamTable table, UnionSplit split, LakestreamReaderFactory factory, Expression filter, long limit) {
-        ChangedKeys changedKeys;
+        // the tail is indexed once: its keys hide lake rows, its last upserts follow the lake rows
+        IndexedTail indexedTail;
         try (BufferAllocator keyAllocator = LakestreamMemory.newTaskAllocator("tail keys of " + table.identifier())) {
-            changedKeys = ChangedKeys.read(
+            indexedTail = IndexedTail.build(
                     table,
                     table.log().snapshot(split.logVersion()),
                     split.logRange().orElseThrow(),
@@ -53,8 +67,8 @@ final class SplitBatchReaders {
         UnionSplit tailOnly = new UnionSplit(
                 split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
         return new LakeParquetMergeBatchReader(
-                lakeParquet(table, split, factory, filter, limit, Optional.of(changedKeys)),
-                () -> unionSplit(table, tailOnly, factory, filter, limit));
+                lakeParquet(table, split, factory, filter, limit, Optional.of(indexedTail.changedKeys())),
+                () -> unionSplit(table, tailOnly, factory, filter, limit, Optional.of(indexedTail)));
     }
 
     private static SplitBatchReader lakeParquet(

@@ -1,11 +1,13 @@
 package io.lakestream.spark;
 
+import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.merge.MergeCounters;
 import io.lakestream.merge.UnionSplitReader;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
@@ -33,6 +35,8 @@ final class UnionSplitBatchReader implements SplitBatchReader {
     /**
      * @param types the Spark types of the batches' columns
      * @param limit the most rows to return
+     * @param indexedTail the split's log tail, already indexed, when the split is the tail alone of a
+     *     merge on Spark's Parquet batches: only the tail's last upserts are read
      */
     UnionSplitBatchReader(
             LakestreamTable table,
@@ -41,12 +45,16 @@ final class UnionSplitBatchReader implements SplitBatchReader {
             List<DataType> types,
             Expression filter,
             MergeConfig merge,
-            long limit) {
+            long limit,
+            Optional<IndexedTail> indexedTail) {
         this.allocator = LakestreamMemory.newTaskAllocator("read-" + table.identifier());
         this.types = List.copyOf(types);
         this.remaining = limit;
         try {
-            this.reader = new UnionSplitReader(table, split, columns, filter, merge, counters, allocator);
+            this.reader = indexedTail.isPresent()
+                    ? UnionSplitReader.tailWinners(
+                            table, split, indexedTail.get(), columns, filter, counters, allocator, false)
+                    : new UnionSplitReader(table, split, columns, filter, merge, counters, allocator);
         } catch (RuntimeException e) {
             allocator.close();
             throw e;
