@@ -10,13 +10,12 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.types.Type;
 
 /**
  * Evaluates an Iceberg filter expression on rows of an Arrow batch whose columns are {@code schema}'s
- * columns in order, with SQL semantics ({@link SqlRowEvaluator}), through a {@link StructLike} view of the current row (values in Iceberg's
+ * columns in order, with SQL semantics ({@link SqlRowEvaluator}), through a {@link ColumnarRowView} of the current row (values in Iceberg's
  * internal representation, read straight from the vectors).
  */
 final class ArrowRowFilter {
@@ -41,33 +40,29 @@ final class ArrowRowFilter {
         }
         RowView row = new RowView(batch.getFieldVectors(), types);
         selection.retain(index -> {
-            row.index = index;
+            row.moveTo(index);
             return evaluator.test(row);
         });
     }
 
-    private static final class RowView implements StructLike {
+    private static final class RowView extends ColumnarRowView {
         private final List<FieldVector> vectors;
-        private final List<Type> types;
-        private int index;
 
         private RowView(List<FieldVector> vectors, List<Type> types) {
+            super(types);
             this.vectors = vectors;
-            this.types = types;
         }
 
         @Override
-        public int size() {
-            return types.size();
+        protected boolean isNull(int pos) {
+            return vectors.get(pos).isNull(row());
         }
 
         @Override
-        public <T> T get(int pos, Class<T> javaClass) {
+        protected Object value(int pos, Type type) {
             FieldVector vector = vectors.get(pos);
-            if (vector.isNull(index)) {
-                return null;
-            }
-            Object value = switch (types.get(pos).typeId()) {
+            int index = row();
+            return switch (type.typeId()) {
                 case BOOLEAN -> ((BitVector) vector).get(index) != 0;
                 case STRING -> {
                     BaseVariableWidthVector strings = (BaseVariableWidthVector) vector;
@@ -83,12 +78,6 @@ final class ArrowRowFilter {
                 case TIME, TIMESTAMP -> vector.getDataBuffer().getLong((long) index * 8);
                 default -> vector.getObject(index);
             };
-            return javaClass.cast(value);
-        }
-
-        @Override
-        public <T> void set(int pos, T value) {
-            throw new UnsupportedOperationException("read-only row view");
         }
     }
 }

@@ -15,15 +15,15 @@ import org.apache.iceberg.types.Types;
  * and a row is kept only when the filter is true. Iceberg's own {@code Evaluator} orders nulls first
  * ({@code null < 5} is true), which is right for pruning but not for returning rows to a SQL engine.
  */
-final class SqlRowEvaluator extends ExpressionVisitors.BoundVisitor<Boolean> {
+public final class SqlRowEvaluator extends ExpressionVisitors.BoundVisitor<Boolean> {
     private final Expression bound;
     private StructLike row;
 
-    SqlRowEvaluator(Types.StructType struct, Expression filter) {
+    public SqlRowEvaluator(Types.StructType struct, Expression filter) {
         this.bound = Binder.bind(struct, filter, false);
     }
 
-    boolean test(StructLike value) {
+    public boolean test(StructLike value) {
         this.row = value;
         return Boolean.TRUE.equals(ExpressionVisitors.visit(bound, this));
     }

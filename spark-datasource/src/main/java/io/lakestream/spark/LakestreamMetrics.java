@@ -1,6 +1,5 @@
 package io.lakestream.spark;
 
-import io.lakestream.merge.MergeCounters;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -14,18 +13,24 @@ public final class LakestreamMetrics {
     static final String LAKE_ROWS = "lakeRows";
     static final String LOG_ROWS = "logRows";
     static final String LAKE_ROWS_HIDDEN = "lakeRowsHidden";
+    static final String LAKE_PARQUET_SPLITS = "lakeParquetSplits";
+    static final String PARQUET_MERGE_SPLITS = "parquetMergeSplits";
 
     private LakestreamMetrics() {}
 
     static CustomMetric[] supported() {
-        return new CustomMetric[] {new LakeRows(), new LogRows(), new LakeRowsHidden()};
+        return new CustomMetric[] {
+            new LakeRows(), new LogRows(), new LakeRowsHidden(), new LakeParquetSplits(), new ParquetMergeSplits()
+        };
     }
 
-    static CustomTaskMetric[] values(MergeCounters counters) {
+    static CustomTaskMetric[] values(SplitBatchReader reader, LakestreamReadPath path) {
         return new CustomTaskMetric[] {
-            new TaskValue(LAKE_ROWS, counters.lakeRows()),
-            new TaskValue(LOG_ROWS, counters.logRows()),
-            new TaskValue(LAKE_ROWS_HIDDEN, counters.lakeRowsHidden())
+            new TaskValue(LAKE_ROWS, reader.lakeRows()),
+            new TaskValue(LOG_ROWS, reader.logRows()),
+            new TaskValue(LAKE_ROWS_HIDDEN, reader.lakeRowsHidden()),
+            new TaskValue(LAKE_PARQUET_SPLITS, path == LakestreamReadPath.LAKE_PARQUET ? 1 : 0),
+            new TaskValue(PARQUET_MERGE_SPLITS, path == LakestreamReadPath.LAKE_PARQUET_MERGE ? 1 : 0)
         };
     }
 
@@ -65,6 +70,35 @@ public final class LakestreamMetrics {
         @Override
         public String description() {
             return "lake rows hidden by newer log versions";
+        }
+    }
+
+    /** Splits with no log tail whose lake files Spark's Parquet reader read ({@link LakestreamReadPath#LAKE_PARQUET}). */
+    public static final class LakeParquetSplits extends CustomSumMetric {
+        @Override
+        public String name() {
+            return LAKE_PARQUET_SPLITS;
+        }
+
+        @Override
+        public String description() {
+            return "splits read by Spark's Parquet reader";
+        }
+    }
+
+    /**
+     * Splits whose lake files Spark's Parquet reader read and whose log tail was merged on its batches
+     * ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}).
+     */
+    public static final class ParquetMergeSplits extends CustomSumMetric {
+        @Override
+        public String name() {
+            return PARQUET_MERGE_SPLITS;
+        }
+
+        @Override
+        public String description() {
+            return "splits merged on Spark's Parquet batches";
         }
     }
 

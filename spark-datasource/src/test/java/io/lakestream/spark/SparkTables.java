@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.stream.Stream;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -19,7 +25,10 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import scala.jdk.javaapi.CollectionConverters;
 
-/** Test helpers around tables of the shared session: Lakestream handles, scan metrics, staged files. */
+/**
+ * Test helpers around tables of the shared session: Lakestream handles, tiering, scan metrics, staged
+ * files.
+ */
 final class SparkTables {
     private SparkTables() {}
 
@@ -29,6 +38,33 @@ final class SparkTables {
 
     static long logVersion(String namespace, String name) {
         return load(namespace, name).log().latestSnapshot().version();
+    }
+
+    /**
+     * A tiering service on the shared warehouse that compacts a bucket once it has {@code deleteFiles}
+     * delete files or {@code smallFiles} small data files.
+     */
+    static TableTiering tiering(ExecutorService threads, int deleteFiles, int smallFiles) {
+        TieringConfig config = TieringConfig.builder()
+                .compactionDeleteFiles(deleteFiles)
+                .compactionSmallFiles(smallFiles)
+                .build();
+        return new TableTiering(
+                config, SparkTesting.get().warehouse().allocator(), threads, TieringHooks.NONE, Clock.systemUTC());
+    }
+
+    /** Tiers until the lake holds the whole log. */
+    static void tierAll(TableTiering tiering, LakestreamTable table) {
+        for (int round = 0; round < 100; round++) {
+            TieringResult result = tiering.tier(table);
+            if (result.outcome() == TieringResult.Outcome.UP_TO_DATE) {
+                return;
+            }
+            if (result.outcome() != TieringResult.Outcome.TIERED) {
+                throw new IllegalStateException("tiering " + table + " failed: " + result);
+            }
+        }
+        throw new IllegalStateException("tiering " + table + " did not catch up");
     }
 
     /** The scan node of an executed query (the query must have run). */
@@ -61,6 +97,13 @@ final class SparkTables {
 
     static long metric(Dataset<Row> frame, String name) {
         return scan(frame).metrics().apply(name).value();
+    }
+
+    /** {@link #metric}, or 0 when Spark answered without a scan (e.g. from a filter that is always false). */
+    static long metricIfScanned(Dataset<Row> frame, String name) {
+        List<SparkPlan> leaves = CollectionConverters.asJava(
+                frame.queryExecution().executedPlan().collectLeaves());
+        return leaves.stream().anyMatch(BatchScanExec.class::isInstance) ? metric(frame, name) : 0;
     }
 
     /** Segment files in the table's log directory, committed or not. */

@@ -1,11 +1,6 @@
 package io.lakestream.spark;
 
-import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.TableTiering;
-import io.lakestream.tiering.TieringConfig;
-import io.lakestream.tiering.TieringHooks;
-import io.lakestream.tiering.TieringResult;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -40,8 +35,8 @@ public final class SparkUnionReadBenchmark {
         int rounds = (int) arg(args, "--rounds", 5);
         SparkTesting testing = SparkTesting.get();
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        TableTiering compacting = tiering(testing, threads, 1, 2);
-        TableTiering noCompaction = tiering(testing, threads, Integer.MAX_VALUE, Integer.MAX_VALUE);
+        TableTiering compacting = SparkTables.tiering(threads, 1, 2);
+        TableTiering noCompaction = SparkTables.tiering(threads, Integer.MAX_VALUE, Integer.MAX_VALUE);
 
         testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
         long start = System.nanoTime();
@@ -54,14 +49,14 @@ public final class SparkUnionReadBenchmark {
                                     + "CAST(id %% 1000 AS INT), (id %% 10007) / 8.0, CAST((id %% 100000) / 100.0 AS DECIMAL(10, 2)) "
                                     + "FROM range(%s)")
                             .formatted(NS, table, rows));
-            tierAll(compacting, SparkTables.load(NS, table));
+            SparkTables.tierAll(compacting, SparkTables.load(NS, table));
         }
         for (String table : List.of("tail", "tiered")) {
             testing.sql(("INSERT INTO ls.%s.%s SELECT id, concat('updated-', id), CAST(id %% 7 AS INT), id / 4.0, "
                             + "CAST(1.25 AS DECIMAL(10, 2)) FROM range(0, %s, 20)")
                     .formatted(NS, table, rows));
         }
-        tierAll(noCompaction, SparkTables.load(NS, "tiered"));
+        SparkTables.tierAll(noCompaction, SparkTables.load(NS, "tiered"));
         System.out.printf(Locale.ROOT, "setup (write + tier %,d rows x 3 tables): %.1f s%n", rows, seconds(start));
 
         try (StockIcebergSpark stock = new StockIcebergSpark(testing.warehouseDirectory())) {
@@ -115,28 +110,6 @@ public final class SparkUnionReadBenchmark {
             threads.shutdownNow();
             System.exit(0);
         }
-    }
-
-    private static TableTiering tiering(
-            SparkTesting testing, ExecutorService threads, int deleteFiles, int smallFiles) {
-        TieringConfig config = TieringConfig.builder()
-                .compactionDeleteFiles(deleteFiles)
-                .compactionSmallFiles(smallFiles)
-                .build();
-        return new TableTiering(config, testing.warehouse().allocator(), threads, TieringHooks.NONE, Clock.systemUTC());
-    }
-
-    private static void tierAll(TableTiering tiering, LakestreamTable table) {
-        for (int round = 0; round < 100; round++) {
-            TieringResult result = tiering.tier(table);
-            if (result.outcome() == TieringResult.Outcome.UP_TO_DATE) {
-                return;
-            }
-            if (result.outcome() != TieringResult.Outcome.TIERED) {
-                throw new IllegalStateException("tiering " + table + " failed: " + result);
-            }
-        }
-        throw new IllegalStateException("tiering " + table + " did not catch up");
     }
 
     /** Runs the sides in rotating order, so none always runs first; returns seconds per side and round. */

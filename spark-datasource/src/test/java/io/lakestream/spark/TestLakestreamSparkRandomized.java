@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.tiering.TableTiering;
 import io.lakestream.write.LakestreamWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,12 +13,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -40,23 +44,50 @@ class TestLakestreamSparkRandomized {
     private static final String[] COLUMNS = {"id", "name", "score"};
 
     private final SparkTesting testing = SparkTesting.get();
+    private final ExecutorService compactionThreads = Executors.newFixedThreadPool(2);
 
     @BeforeAll
     void createNamespace() {
         testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
     }
 
+    @AfterAll
+    void stopThreads() {
+        compactionThreads.shutdownNow();
+    }
+
     @Test
     void primaryKeyTableMatchesTheOracle() {
-        run(11, "pk", "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='3')", true);
+        run(11, "pk", "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='3')", true, testing.tiering());
     }
 
     @Test
     void appendOnlyTableMatchesTheOracle() {
-        run(12, "ao", "TBLPROPERTIES ('bucket.num'='2')", false);
+        Map<String, Long> paths = run(12, "ao", "TBLPROPERTIES ('bucket.num'='2')", false, testing.tiering());
+        // an append-only table's lake files have no deletes: Spark's Parquet reader reads them
+        assertThat(paths.get(LakestreamMetrics.LAKE_PARQUET_SPLITS)).isPositive();
     }
 
-    private void run(long seed, String name, String properties, boolean primaryKey) {
+    /**
+     * Tiering that compacts every bucket it tiers leaves lake files without delete files, so the lake
+     * is read by Spark's Parquet reader and a log tail is merged on its batches.
+     */
+    @Test
+    void primaryKeyTableOnACompactedLakeMatchesTheOracle() {
+        Map<String, Long> paths = run(
+                13,
+                "pkc",
+                "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='3')",
+                true,
+                SparkTables.tiering(compactionThreads, 1, 2));
+        assertThat(paths.get(LakestreamMetrics.LAKE_PARQUET_SPLITS)).isPositive();
+        assertThat(paths.get(LakestreamMetrics.PARQUET_MERGE_SPLITS)).isPositive();
+        assertThat(paths.get(LakestreamMetrics.LAKE_ROWS_HIDDEN)).isPositive();
+    }
+
+    /** @return the read path metrics, summed over every read */
+    private Map<String, Long> run(long seed, String name, String properties, boolean primaryKey, TableTiering tiering) {
+        Map<String, Long> paths = new HashMap<>();
         Random random = new Random(seed);
         testing.sql("CREATE TABLE ls.rnd.%s (id BIGINT, name STRING, score INT) %s".formatted(name, properties));
         // key -> row for a primary-key table; for append-only every row under a unique sequence number
@@ -101,28 +132,41 @@ class TestLakestreamSparkRandomized {
                     writer.commit();
                 }
             } else {
-                testing.tiering().tier(SparkTables.load(NS, name));
+                tiering.tier(SparkTables.load(NS, name));
             }
             history.put(SparkTables.logVersion(NS, name), new TreeMap<>(oracle));
             for (int query = 0; query < 2; query++) {
-                assertSameRows(step, "ls.rnd." + name, oracle, random);
+                addPathMetrics(paths, assertSameRows(step, "ls.rnd." + name, oracle, random));
             }
             // time travel to an earlier log version: possibly before the lake's newest snapshot
             List<Long> versions = new ArrayList<>(history.keySet());
             long version = versions.get(random.nextInt(versions.size()));
             assertSameRows(step, "ls.rnd.%s VERSION AS OF %s".formatted(name, version), history.get(version), random);
         }
+        return paths;
     }
 
-    private void assertSameRows(int step, String table, Map<Long, Object[]> expected, Random random) {
+    private static void addPathMetrics(Map<String, Long> paths, Dataset<Row> read) {
+        for (String metric : List.of(
+                LakestreamMetrics.LAKE_PARQUET_SPLITS,
+                LakestreamMetrics.PARQUET_MERGE_SPLITS,
+                LakestreamMetrics.LAKE_ROWS_HIDDEN)) {
+            paths.merge(metric, SparkTables.metricIfScanned(read, metric), Long::sum);
+        }
+    }
+
+    /** @return the read, executed */
+    private Dataset<Row> assertSameRows(int step, String table, Map<Long, Object[]> expected, Random random) {
         expected(expected).createOrReplaceTempView("oracle");
         String filter = randomFilter(random, 2);
         String projection = randomProjection(random);
         String actualSql = "SELECT %s FROM %s WHERE %s".formatted(projection, table, filter);
         String expectedSql = "SELECT %s FROM oracle WHERE %s".formatted(projection, filter);
-        assertThat(sorted(rows(testing.sql(actualSql))))
+        Dataset<Row> actual = testing.sql(actualSql);
+        assertThat(sorted(rows(actual)))
                 .as("step %s: %s", step, actualSql)
                 .isEqualTo(sorted(rows(testing.sql(expectedSql))));
+        return actual;
     }
 
     private Dataset<Row> expected(Map<Long, Object[]> oracle) {

@@ -1,0 +1,71 @@
+package io.lakestream.spark;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.types.MetadataBuilder;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The lake columns a Spark Parquet read needs: first the columns it returns, in order, then the
+ * primary key columns (to drop the rows the log tail changes) and the filter's columns, when they are
+ * not returned.
+ *
+ * @param fields every column read, in batch order
+ * @param outputCount how many of them, from the first, the read returns
+ */
+record LakeReadColumns(List<Types.NestedField> fields, int outputCount) {
+    /** Spark's Parquet reader matches a requested column to the file's by this field id. */
+    static final String FIELD_ID_KEY = "parquet.field.id";
+
+    LakeReadColumns {
+        fields = List.copyOf(fields);
+    }
+
+    /**
+     * @param output the columns the read returns
+     * @param key the primary key columns, if the read drops rows by key
+     */
+    static LakeReadColumns of(Schema schema, List<String> output, List<Types.NestedField> key, Expression filter) {
+        Set<Integer> ids = new LinkedHashSet<>();
+        for (String column : output) {
+            ids.add(schema.findField(column).fieldId());
+        }
+        int outputCount = ids.size();
+        key.forEach(field -> ids.add(field.fieldId()));
+        ids.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
+        List<Types.NestedField> fields = new ArrayList<>(ids.size());
+        ids.forEach(id -> fields.add(schema.findField(id)));
+        return new LakeReadColumns(fields, outputCount);
+    }
+
+    /** The batch column of the field {@code fieldId}. */
+    int indexOf(int fieldId) {
+        for (int i = 0; i < fields.size(); i++) {
+            if (fields.get(i).fieldId() == fieldId) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("field %s is not read".formatted(fieldId));
+    }
+
+    /** The schema Spark's Parquet reader is asked for, columns matched by Iceberg field id. */
+    StructType sparkSchema() {
+        List<StructField> result = new ArrayList<>(fields.size());
+        for (Types.NestedField field : fields) {
+            StructField spark = LakestreamTypes.sparkField(field);
+            result.add(new StructField(
+                    spark.name(),
+                    spark.dataType(),
+                    spark.nullable(),
+                    new MetadataBuilder().putLong(FIELD_ID_KEY, field.fieldId()).build()));
+        }
+        return new StructType(result.toArray(StructField[]::new));
+    }
+}

@@ -1,0 +1,121 @@
+package io.lakestream.spark;
+
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarArray;
+import org.apache.spark.sql.vectorized.ColumnarMap;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * Some rows of another column vector, without copying: row {@code i} of this vector is row
+ * {@code rows[i]} of the underlying one. This is how lake rows hidden by the log tail, or failing
+ * the filter, are dropped from a batch of Spark's Parquet reader.
+ */
+final class SelectedRowsVector extends ColumnVector {
+    private final ColumnVector vector;
+    private final int[] rows;
+    private final int size;
+
+    /** @param rows the selected rows of {@code vector}; the first {@code size} are used */
+    SelectedRowsVector(ColumnVector vector, int[] rows, int size) {
+        super(vector.dataType());
+        this.vector = vector;
+        this.rows = rows;
+        this.size = size;
+    }
+
+    @Override
+    public void close() {
+        // the underlying vector belongs to its reader
+    }
+
+    @Override
+    public boolean hasNull() {
+        return vector.hasNull();
+    }
+
+    @Override
+    public int numNulls() {
+        if (!vector.hasNull()) {
+            return 0;
+        }
+        int nulls = 0;
+        for (int i = 0; i < size; i++) {
+            if (vector.isNullAt(rows[i])) {
+                nulls++;
+            }
+        }
+        return nulls;
+    }
+
+    @Override
+    public boolean isNullAt(int rowId) {
+        return vector.isNullAt(rows[rowId]);
+    }
+
+    @Override
+    public boolean getBoolean(int rowId) {
+        return vector.getBoolean(rows[rowId]);
+    }
+
+    @Override
+    public byte getByte(int rowId) {
+        return vector.getByte(rows[rowId]);
+    }
+
+    @Override
+    public short getShort(int rowId) {
+        return vector.getShort(rows[rowId]);
+    }
+
+    @Override
+    public int getInt(int rowId) {
+        return vector.getInt(rows[rowId]);
+    }
+
+    @Override
+    public long getLong(int rowId) {
+        return vector.getLong(rows[rowId]);
+    }
+
+    @Override
+    public float getFloat(int rowId) {
+        return vector.getFloat(rows[rowId]);
+    }
+
+    @Override
+    public double getDouble(int rowId) {
+        return vector.getDouble(rows[rowId]);
+    }
+
+    @Override
+    public ColumnarArray getArray(int rowId) {
+        return vector.getArray(rows[rowId]);
+    }
+
+    @Override
+    public ColumnarMap getMap(int ordinal) {
+        return vector.getMap(rows[ordinal]);
+    }
+
+    @Override
+    public Decimal getDecimal(int rowId, int precision, int scale) {
+        return vector.getDecimal(rows[rowId], precision, scale);
+    }
+
+    @Override
+    public UTF8String getUTF8String(int rowId) {
+        return vector.getUTF8String(rows[rowId]);
+    }
+
+    @Override
+    public byte[] getBinary(int rowId) {
+        return vector.getBinary(rows[rowId]);
+    }
+
+    @Override
+    public ColumnVector getChild(int ordinal) {
+        // lake columns are flat: nested types are read by the union split reader
+        throw new UnsupportedOperationException("column of type %s has no children".formatted(dataType()));
+    }
+}

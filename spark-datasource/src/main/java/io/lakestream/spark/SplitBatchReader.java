@@ -1,0 +1,26 @@
+package io.lakestream.spark;
+
+import java.io.Closeable;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * The batches of one split, read one way ({@link LakestreamReadPath}), and what reading them counted
+ * for the scan's metrics. A batch stays valid until the next call to {@link #next}.
+ */
+interface SplitBatchReader extends Closeable {
+    boolean next();
+
+    ColumnarBatch get();
+
+    /** Lake rows read (after Iceberg deletes). */
+    long lakeRows();
+
+    /** Log changes read. */
+    long logRows();
+
+    /** Lake rows hidden by a newer version or a delete in the log tail. */
+    long lakeRowsHidden();
+
+    @Override
+    void close();
+}
