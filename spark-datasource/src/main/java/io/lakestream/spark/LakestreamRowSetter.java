@@ -10,6 +10,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -18,7 +19,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Copies Spark's internal rows into the Lakestream writer's {@link RowBuffer} with Spark's typed
  * getters: longs, ints and doubles as they are, a string as the UTF-8 bytes inside Spark's row (no
  * {@code String}, no copy), a decimal of precision up to 18 as its unscaled long, dates as days and
- * timestamps as micros (Spark's own representations). Nothing is boxed or allocated per value for
+ * timestamps as micros (Spark's own representations). An {@code UnsafeRow}, what Spark's generated
+ * code hands a writer, is read by its documented layout so no {@code Decimal} or {@code UTF8String}
+ * object is made per value. Nothing is boxed or allocated per value for
  * these types; the writer validates the values (nulls in key and NOT NULL columns, decimal
  * precision, fixed lengths).
  *
@@ -94,15 +97,29 @@ final class LakestreamRowSetter {
                 case FLOAT -> buffer.setFloat(column, row.getFloat(i));
                 case DOUBLE -> buffer.setDouble(column, row.getDouble(i));
                 case LONG_DECIMAL -> {
-                    Decimal decimal = row.getDecimal(i, precisions[i], scales[i]);
-                    buffer.setDecimalUnscaled(column, decimal.toUnscaledLong(), decimal.scale());
+                    if (row instanceof UnsafeRow unsafe) {
+                        // an UnsafeRow holds a decimal of precision <= 18 as its unscaled long
+                        buffer.setDecimalUnscaled(column, unsafe.getLong(i), scales[i]);
+                    } else {
+                        Decimal decimal = row.getDecimal(i, precisions[i], scales[i]);
+                        buffer.setDecimalUnscaled(column, decimal.toUnscaledLong(), decimal.scale());
+                    }
                 }
                 case DECIMAL ->
                     buffer.setValue(
                             column, row.getDecimal(i, precisions[i], scales[i]).toJavaBigDecimal());
                 case DATE -> buffer.setDays(column, row.getInt(i));
                 case MICROS -> buffer.setMicros(column, row.getLong(i));
-                case STRING -> setUtf8(buffer, column, row.getUTF8String(i));
+                case STRING -> {
+                    if (row instanceof UnsafeRow unsafe && unsafe.getBaseObject() instanceof byte[] bytes) {
+                        // an UnsafeRow's string field is its offset (high 32 bits) and size (low 32 bits)
+                        long offsetAndSize = unsafe.getLong(i);
+                        long offset = unsafe.getBaseOffset() + (offsetAndSize >>> 32) - Platform.BYTE_ARRAY_OFFSET;
+                        buffer.setUtf8(column, bytes, Math.toIntExact(offset), (int) offsetAndSize);
+                    } else {
+                        setUtf8(buffer, column, row.getUTF8String(i));
+                    }
+                }
                 case UUID ->
                     buffer.setValue(column, uuid(names[i], row.getUTF8String(i).toString()));
                 case BYTES -> {
@@ -113,10 +130,7 @@ final class LakestreamRowSetter {
         }
     }
 
-    /**
-     * The string's bytes where Spark holds them (an {@code UnsafeRow}'s array) without copying; a
-     * string off the heap is copied out.
-     */
+    /** The string's bytes where Spark holds them, without copying; a string off the heap is copied out. */
     private static void setUtf8(RowBuffer buffer, int column, UTF8String value) {
         if (value.getBaseObject() instanceof byte[] bytes) {
             int offset = Math.toIntExact(value.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET);
