@@ -311,18 +311,23 @@ final class ValueConverter {
             }
             return;
         }
+        if (kind == Kind.STRING || kind == Kind.BINARY) {
+            writeVariableWidth(
+                    (BaseVariableWidthVector) vector,
+                    index,
+                    row.nulls[column] ? null : (byte[]) row.objects[column],
+                    row.offsets[column],
+                    row.lengths[column]);
+            return;
+        }
         writeOutOfLine(vector, validityAddress, dataAddress, index, row, column);
     }
 
-    /** Nulls, and the kinds {@link #write} does not store inline. */
+    /** The kinds {@link #write} does not store inline, and their nulls. */
     private void writeOutOfLine(
             FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
         if (row.nulls[column]) {
-            if (kind == Kind.STRING || kind == Kind.BINARY) {
-                writeVariableWidth((BaseVariableWidthVector) vector, index, null, 0, 0);
-            } else {
-                vector.setNull(index);
-            }
+            vector.setNull(index);
             return;
         }
         long value = row.longs[column];
@@ -351,13 +356,6 @@ final class ValueConverter {
                         dataAddress + (long) index * fixedLength,
                         fixedLength);
             }
-            case STRING, BINARY ->
-                writeVariableWidth(
-                        (BaseVariableWidthVector) vector,
-                        index,
-                        (byte[]) row.objects[column],
-                        row.offsets[column],
-                        row.lengths[column]);
         }
     }
 
