@@ -312,12 +312,14 @@ final class ValueConverter {
             return;
         }
         if (kind == Kind.STRING || kind == Kind.BINARY) {
-            writeVariableWidth(
-                    (BaseVariableWidthVector) vector,
-                    index,
-                    row.nulls[column] ? null : (byte[]) row.objects[column],
-                    row.offsets[column],
-                    row.lengths[column]);
+            BaseVariableWidthVector variableWidth = (BaseVariableWidthVector) vector;
+            if (row.nulls[column]) {
+                // the slot still holds the previous value's bytes
+                writeVariableWidth(variableWidth, index, null, 0, 0);
+            } else {
+                writeVariableWidth(
+                        variableWidth, index, (byte[]) row.objects[column], row.offsets[column], row.lengths[column]);
+            }
             return;
         }
         writeOutOfLine(vector, validityAddress, dataAddress, index, row, column);

@@ -123,6 +123,7 @@ class TestRowBuffer {
         SplittableRandom random = new SplittableRandom(6);
         BucketFunction bucketFunction = table.bucketFunction().orElseThrow();
         Map<Integer, List<Long>> expectedIdsByBucket = new HashMap<>();
+        Map<Long, GenericRecord> written = new HashMap<>();
         // small batches, so rows cross record batches and reallocated buffers
         try (LakestreamWriter boxed = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37);
                 LakestreamWriter typed = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37)) {
@@ -134,6 +135,7 @@ class TestRowBuffer {
                         .computeIfAbsent(bucketFunction.bucket(key), bucket -> new ArrayList<>())
                         .add(id);
                 setTyped(typed.row(), record, random, delete);
+                written.put(id, delete ? keyOnly(record) : record);
                 if (delete) {
                     boxed.delete(record);
                     typed.deleteRow();
@@ -157,6 +159,9 @@ class TestRowBuffer {
                 assertThat(rows.stream().map(row -> row.get(2)).toList())
                         .as("bucket %s", bucket)
                         .isEqualTo(expectedIdsByBucket.get(bucket));
+                for (List<Object> row : rows) {
+                    assertWrittenAsGiven(row, written.get((Long) row.get(2)));
+                }
             }
         }
     }
@@ -230,6 +235,36 @@ class TestRowBuffer {
                             e -> assertThat(e.error()).isEqualTo(LakestreamError.UNSUPPORTED_OPERATION))
                     .hasMessageContaining("use upsert and delete instead of append");
         }
+    }
+
+    /** The row read back holds the record's values: nulls where it has nulls, the same numbers, strings, bytes. */
+    private static void assertWrittenAsGiven(List<Object> row, GenericRecord record) {
+        List<Types.NestedField> columns = SCHEMA.columns();
+        for (int column = 0; column < columns.size(); column++) {
+            Object expected = record.get(column);
+            Object actual = row.get(column + 2);
+            String description = "%s of row %s".formatted(columns.get(column).name(), record.getField("k_long"));
+            if (expected == null) {
+                assertThat(actual).as(description).isNull();
+                continue;
+            }
+            switch (columns.get(column).type().typeId()) {
+                case BOOLEAN, INTEGER, LONG, FLOAT, DOUBLE, DECIMAL ->
+                    assertThat(actual).as(description).isEqualTo(expected);
+                case STRING -> assertThat(actual.toString()).as(description).isEqualTo(expected);
+                case FIXED, BINARY -> assertThat(actual).as(description).isEqualTo(toList((byte[]) expected));
+                default -> assertThat(actual).as(description).isNotNull();
+            }
+        }
+    }
+
+    /** A delete's row: the key of {@code record}, every other column null. */
+    private static GenericRecord keyOnly(GenericRecord record) {
+        GenericRecord key = GenericRecord.create(SCHEMA);
+        for (String column : KEY) {
+            key.setField(column, record.getField(column));
+        }
+        return key;
     }
 
     /**
