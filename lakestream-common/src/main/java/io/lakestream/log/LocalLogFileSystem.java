@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -37,6 +39,13 @@ public final class LocalLogFileSystem implements LogFileSystem {
         Path path = toPath(location);
         Files.createDirectories(path.getParent());
         return Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    }
+
+    @Override
+    public WritableByteChannel createChannel(String location) throws IOException {
+        Path path = toPath(location);
+        Files.createDirectories(path.getParent());
+        return FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     @Override

@@ -2,7 +2,9 @@ package io.lakestream.log;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.List;
 import java.util.Optional;
 
@@ -14,6 +16,14 @@ import java.util.Optional;
 public interface LogFileSystem {
     /** Creates a new file for writing; the caller decides when it becomes visible (by committing it). */
     OutputStream create(String location) throws IOException;
+
+    /**
+     * Like {@link #create}, as a channel: a file system that can write buffers without copying them
+     * (a local {@code FileChannel} writes Arrow's off-heap buffers directly) overrides it.
+     */
+    default WritableByteChannel createChannel(String location) throws IOException {
+        return Channels.newChannel(create(location));
+    }
 
     /**
      * Atomically creates {@code location} with {@code content} if no file has that name. Readers see

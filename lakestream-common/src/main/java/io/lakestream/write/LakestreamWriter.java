@@ -49,8 +49,10 @@ public final class LakestreamWriter implements AutoCloseable {
 
     private final int[] bucketKeyPositions;
     private final int[] bucketKeyHashes;
-    /** The row being written, reused for every row. */
-    private final ConvertedRow row;
+    /** The row being written through the boxed methods, reused for every row. */
+    private final ConvertedRow boxedRow;
+    /** The row being written through the typed setters ({@link #row()}). */
+    private final RowBuffer rowBuffer;
 
     private final SegmentWriter[] segments;
     private final Clock clock;
@@ -89,7 +91,8 @@ public final class LakestreamWriter implements AutoCloseable {
         this.bucketFunction = table.bucketFunction();
         this.bucketKeyPositions = table.bucketKeyPositions();
         this.bucketKeyHashes = new int[bucketKeyPositions.length];
-        this.row = new ConvertedRow(converters.length);
+        this.boxedRow = new ConvertedRow(converters.length);
+        this.rowBuffer = new RowBuffer(converters);
         this.segments = new SegmentWriter[definition.bucketCount()];
         this.nextRoundRobinBucket = ThreadLocalRandom.current().nextInt(definition.bucketCount());
     }
@@ -125,6 +128,33 @@ public final class LakestreamWriter implements AutoCloseable {
     public void delete(Record key) {
         requirePrimaryKey("delete");
         write(ChangeType.DELETE, key);
+    }
+
+    /**
+     * The typed, no-boxing way to write rows: set the next row's columns on this buffer, then call
+     * {@link #appendRow}, {@link #upsertRow} or {@link #deleteRow}. Validates and buckets rows exactly
+     * as the boxed methods do; see {@link RowBuffer}.
+     */
+    public RowBuffer row() {
+        return rowBuffer;
+    }
+
+    /** Appends the row set on {@link #row()} to an append-only table. */
+    public void appendRow() {
+        requireAppendOnly();
+        writeRowBuffer(ChangeType.INSERT);
+    }
+
+    /** Inserts or replaces the row set on {@link #row()}. */
+    public void upsertRow() {
+        requirePrimaryKey("upsert");
+        writeRowBuffer(ChangeType.UPSERT);
+    }
+
+    /** Deletes the row with the primary key set on {@link #row()}; other columns are ignored. */
+    public void deleteRow() {
+        requirePrimaryKey("delete");
+        writeRowBuffer(ChangeType.DELETE);
     }
 
     /** Publishes everything written as one commit. */
@@ -197,21 +227,33 @@ public final class LakestreamWriter implements AutoCloseable {
     private void write(ChangeType changeType, Map<String, ?> values) {
         requireOpen();
         try {
-            rowConverter.convert(values, changeType, row);
+            rowConverter.convert(values, changeType, boxedRow);
         } catch (LakestreamException e) {
             throw rejected(e);
         }
-        writeConverted(changeType);
+        writeConverted(changeType, boxedRow);
     }
 
     private void write(ChangeType changeType, Record values) {
         requireOpen();
         try {
-            rowConverter.convert(values, changeType, row);
+            rowConverter.convert(values, changeType, boxedRow);
         } catch (LakestreamException e) {
             throw rejected(e);
         }
-        writeConverted(changeType);
+        writeConverted(changeType, boxedRow);
+    }
+
+    private void writeRowBuffer(ChangeType changeType) {
+        requireOpen();
+        ConvertedRow buffered = rowBuffer.row();
+        try {
+            rowConverter.validate(buffered, rowBuffer.rejected(), changeType);
+        } catch (LakestreamException e) {
+            throw rejected(e);
+        }
+        writeConverted(changeType, buffered);
+        rowBuffer.clear();
     }
 
     /** An invalid row aborts the writer: nothing of its transaction becomes visible. */
@@ -221,7 +263,7 @@ public final class LakestreamWriter implements AutoCloseable {
         return e;
     }
 
-    private void writeConverted(ChangeType changeType) {
+    private void writeConverted(ChangeType changeType, ConvertedRow row) {
         int bucket = bucketOf(row);
         SegmentWriter segment = segments[bucket];
         if (segment == null) {

@@ -122,29 +122,57 @@ final class RowConverter {
         return fieldPositions;
     }
 
+    /**
+     * Validates a row filled by a {@link RowBuffer}'s typed setters exactly as {@link #convert} validates
+     * a boxed row, in the same column order and with the same errors: {@code rejected[i]} is the value
+     * of column {@code i} a setter could not convert (null if none). For a delete, non-key columns are
+     * set to null and not checked.
+     */
+    void validate(ConvertedRow row, Object[] rejected, ChangeType changeType) {
+        boolean delete = changeType == ChangeType.DELETE;
+        boolean[] nulls = row.nulls;
+        for (int i = 0; i < nulls.length; i++) {
+            if (delete && !keyColumn[i]) {
+                nulls[i] = true;
+            } else if (nulls[i]) {
+                checkNullable(i);
+            } else if (rejected[i] != null) {
+                throw cannotHold(i, rejected[i]);
+            }
+        }
+    }
+
     private void convertValue(int column, Object value, ConvertedRow converted) {
         if (value == null) {
-            if (keyColumn[column]) {
-                throw invalid("primary key column '%s' is null; every row needs a value for each of %s"
-                        .formatted(names[column], table.primaryKey()));
-            }
-            if (required[column]) {
-                throw invalid("column '%s' is NOT NULL but the row has no value for it".formatted(names[column]));
-            }
+            checkNullable(column);
             converted.nulls[column] = true;
             return;
         }
-        ValueConverter converter = converters[column];
-        if (!converter.convert(value, converted, column)) {
-            throw invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
-                    .formatted(
-                            names[column],
-                            converter.type(),
-                            value.getClass().getSimpleName(),
-                            abbreviate(value),
-                            ValueConverter.expectedJavaTypes(converter.type())));
+        if (!converters[column].convert(value, converted, column)) {
+            throw cannotHold(column, value);
         }
         converted.nulls[column] = false;
+    }
+
+    private void checkNullable(int column) {
+        if (keyColumn[column]) {
+            throw invalid("primary key column '%s' is null; every row needs a value for each of %s"
+                    .formatted(names[column], table.primaryKey()));
+        }
+        if (required[column]) {
+            throw invalid("column '%s' is NOT NULL but the row has no value for it".formatted(names[column]));
+        }
+    }
+
+    private LakestreamException cannotHold(int column, Object value) {
+        ValueConverter converter = converters[column];
+        return invalid("column '%s' of type %s cannot hold %s '%s'; expected Java type: %s"
+                .formatted(
+                        names[column],
+                        converter.type(),
+                        value.getClass().getSimpleName(),
+                        abbreviate(value),
+                        ValueConverter.expectedJavaTypes(converter.type())));
     }
 
     private static String abbreviate(Object value) {

@@ -2,14 +2,14 @@ package io.lakestream.write;
 
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
-import com.google.common.io.CountingOutputStream;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import java.io.IOException;
-import java.nio.channels.Channels;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -39,7 +39,13 @@ final class SegmentWriter implements AutoCloseable {
     private final long[] dataAddresses;
     private final int batchRows;
     private final VectorSchemaRoot root;
-    private final CountingOutputStream output;
+    private final CountingChannel output;
+    /** Buffer addresses of the system columns, current after every (re)allocation. */
+    private long changeTypeValidity;
+
+    private long changeTypeData;
+    private long timestampValidity;
+    private long timestampData;
     private final ArrowFileWriter fileWriter;
     private int rowsInBatch;
     private long rowCount;
@@ -61,13 +67,13 @@ final class SegmentWriter implements AutoCloseable {
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);
         try {
-            this.output = new CountingOutputStream(log.fileSystem().create(location));
+            this.output = new CountingChannel(log.fileSystem().createChannel(location));
         } catch (IOException e) {
             throw new LakestreamException(
                     LOG_IO_ERROR, "Could not create log segment %s: %s".formatted(location, e.getMessage()), e);
         }
         this.root = VectorSchemaRoot.create(arrowSchema, allocator);
-        this.fileWriter = new ArrowFileWriter(root, null, Channels.newChannel(output));
+        this.fileWriter = new ArrowFileWriter(root, null, output);
         try {
             fileWriter.start();
         } catch (IOException e) {
@@ -89,10 +95,10 @@ final class SegmentWriter implements AutoCloseable {
 
     void write(ChangeType changeType, long timestampMicros, ConvertedRow row) {
         int index = rowsInBatch;
-        ValueConverter.setBit(changeTypes.getValidityBufferAddress(), index);
-        MemoryUtil.putByte(changeTypes.getDataBufferAddress() + index, changeType.code());
-        ValueConverter.setBit(timestamps.getValidityBufferAddress(), index);
-        MemoryUtil.putLong(timestamps.getDataBufferAddress() + (long) index * Long.BYTES, timestampMicros);
+        ValueConverter.setBit(changeTypeValidity, index);
+        MemoryUtil.putByte(changeTypeData + index, changeType.code());
+        ValueConverter.setBit(timestampValidity, index);
+        MemoryUtil.putLong(timestampData + (long) index * Long.BYTES, timestampMicros);
         for (int i = 0; i < userVectors.length; i++) {
             converters[i].write(userVectors[i], validityAddresses[i], dataAddresses[i], index, row, i);
         }
@@ -120,7 +126,7 @@ final class SegmentWriter implements AutoCloseable {
             throw ioError(e);
         }
         close();
-        return new StagedSegment(bucket, relativePath, rowCount, output.getCount(), minTimestamp, maxTimestamp);
+        return new StagedSegment(bucket, relativePath, rowCount, output.bytesWritten, minTimestamp, maxTimestamp);
     }
 
     /** Closes and deletes the file: nothing of it was committed. */
@@ -163,6 +169,10 @@ final class SegmentWriter implements AutoCloseable {
             validityAddresses[i] = userVectors[i].getValidityBufferAddress();
             dataAddresses[i] = userVectors[i].getDataBufferAddress();
         }
+        changeTypeValidity = changeTypes.getValidityBufferAddress();
+        changeTypeData = changeTypes.getDataBufferAddress();
+        timestampValidity = timestamps.getValidityBufferAddress();
+        timestampData = timestamps.getDataBufferAddress();
     }
 
     @Override
@@ -177,6 +187,33 @@ final class SegmentWriter implements AutoCloseable {
             // Closing after a failure: the segment will not be committed.
         } finally {
             root.close();
+        }
+    }
+
+    /** Counts the bytes written, for the segment's size. */
+    private static final class CountingChannel implements WritableByteChannel {
+        private final WritableByteChannel delegate;
+        private long bytesWritten;
+
+        CountingChannel(WritableByteChannel delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public int write(ByteBuffer source) throws IOException {
+            int written = delegate.write(source);
+            bytesWritten += written;
+            return written;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return delegate.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
         }
     }
 

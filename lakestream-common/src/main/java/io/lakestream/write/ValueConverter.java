@@ -12,13 +12,13 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Arrays;
 import java.util.UUID;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.util.DecimalUtility;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -80,10 +80,21 @@ final class ValueConverter {
     private final int precision;
     private final int scale;
     private final int fixedLength;
+    /**
+     * Bytes per value of a non-null value {@link #write} stores inline (4, 8, or 16 for a decimal held
+     * as a long on a little-endian machine), 0 for the kinds written out of line.
+     */
+    private final int inlineWidth;
 
     private ValueConverter(Type type, Kind kind, int precision, int scale, int fixedLength) {
         this.type = type;
         this.kind = kind;
+        this.inlineWidth = switch (kind) {
+            case INTEGER, FLOAT, DATE -> Integer.BYTES;
+            case LONG, DOUBLE, TIME, TIMESTAMP, TIMESTAMPTZ -> Long.BYTES;
+            case LONG_DECIMAL -> MemoryUtil.LITTLE_ENDIAN ? DecimalVector.TYPE_WIDTH : 0;
+            default -> 0;
+        };
         this.precision = precision;
         this.scale = scale;
         this.fixedLength = fixedLength;
@@ -125,6 +136,23 @@ final class ValueConverter {
 
     Kind kind() {
         return kind;
+    }
+
+    int scale() {
+        return scale;
+    }
+
+    int fixedLength() {
+        return fixedLength;
+    }
+
+    /**
+     * Whether a decimal of precision 1 to 18 holds this unscaled value at the column's scale: the
+     * same answer as converting {@code BigDecimal.valueOf(unscaled, scale())}.
+     */
+    boolean holdsUnscaled(long unscaled) {
+        long limit = POWERS_OF_TEN[precision];
+        return unscaled > -limit && unscaled < limit;
     }
 
     /**
@@ -222,14 +250,16 @@ final class ValueConverter {
                 return false;
             }
             case STRING -> {
-                if (value instanceof Utf8Value utf8) {
-                    // an engine's UTF-8 bytes, stored as they are
-                    row.objects[column] = utf8.bytes();
+                // an engine's UTF-8 bytes are stored as they are; a Java string is encoded once
+                byte[] utf8;
+                if (value instanceof Utf8Value engineBytes) {
+                    utf8 = engineBytes.bytes();
                 } else if (value instanceof CharSequence chars) {
-                    row.objects[column] = chars.toString();
+                    utf8 = chars.toString().getBytes(StandardCharsets.UTF_8);
                 } else {
                     return false;
                 }
+                row.setBytes(column, utf8, 0, utf8.length);
             }
             case UUID -> {
                 if (!(value instanceof UUID)) {
@@ -242,14 +272,14 @@ final class ValueConverter {
                 if (bytes == null || bytes.length != fixedLength) {
                     return false;
                 }
-                row.objects[column] = bytes;
+                row.setBytes(column, bytes, 0, bytes.length);
             }
             case BINARY -> {
                 byte[] bytes = bytes(value);
                 if (bytes == null) {
                     return false;
                 }
-                row.objects[column] = bytes;
+                row.setBytes(column, bytes, 0, bytes.length);
             }
         }
         return true;
@@ -264,6 +294,40 @@ final class ValueConverter {
      * reallocation. Variable-width values grow their vector as needed.
      */
     void write(FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
+        // the fixed-width kinds, kept small enough for the JIT to inline into the segment writer's loop
+        int width = inlineWidth;
+        if (width != 0 && !row.nulls[column]) {
+            long value = row.longs[column];
+            long address = dataAddress + (long) index * width;
+            setBit(validityAddress, index);
+            if (width == Long.BYTES) {
+                MemoryUtil.putLong(address, value);
+            } else if (width == Integer.BYTES) {
+                MemoryUtil.putInt(address, (int) value);
+            } else {
+                // a decimal: 128-bit little-endian two's complement, the long then its sign extension
+                MemoryUtil.putLong(address, value);
+                MemoryUtil.putLong(address + Long.BYTES, value < 0 ? -1L : 0L);
+            }
+            return;
+        }
+        if (kind == Kind.STRING || kind == Kind.BINARY) {
+            BaseVariableWidthVector variableWidth = (BaseVariableWidthVector) vector;
+            if (row.nulls[column]) {
+                // the slot still holds the previous value's bytes
+                writeVariableWidth(variableWidth, index, null, 0, 0);
+            } else {
+                writeVariableWidth(
+                        variableWidth, index, (byte[]) row.objects[column], row.offsets[column], row.lengths[column]);
+            }
+            return;
+        }
+        writeOutOfLine(vector, validityAddress, dataAddress, index, row, column);
+    }
+
+    /** The kinds {@link #write} does not store inline, and their nulls. */
+    private void writeOutOfLine(
+            FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
         if (row.nulls[column]) {
             vector.setNull(index);
             return;
@@ -278,25 +342,45 @@ final class ValueConverter {
                     clearBit(dataAddress, index);
                 }
             }
-            case INTEGER, FLOAT, DATE -> {
-                setBit(validityAddress, index);
-                MemoryUtil.putInt(dataAddress + (long) index * Integer.BYTES, (int) value);
-            }
-            case LONG, DOUBLE, TIME, TIMESTAMP, TIMESTAMPTZ -> {
-                setBit(validityAddress, index);
-                MemoryUtil.putLong(dataAddress + (long) index * Long.BYTES, value);
-            }
             case LONG_DECIMAL -> {
+                // on a big-endian machine (little-endian ones store it inline)
                 setBit(validityAddress, index);
                 DecimalUtility.writeLongToArrowBuf(
                         value, ((DecimalVector) vector).getDataBuffer(), index, DecimalVector.TYPE_WIDTH);
             }
             case DECIMAL -> ((DecimalVector) vector).set(index, (BigDecimal) row.objects[column]);
-            case STRING -> ((VarCharVector) vector).setSafe(index, utf8(row.objects[column]));
             case UUID -> ((FixedSizeBinaryVector) vector).set(index, uuidBytes((UUID) row.objects[column]));
-            case FIXED -> ((FixedSizeBinaryVector) vector).set(index, (byte[]) row.objects[column]);
-            case BINARY -> ((VarBinaryVector) vector).setSafe(index, (byte[]) row.objects[column]);
+            case FIXED -> {
+                setBit(validityAddress, index);
+                MemoryUtil.copyToMemory(
+                        (byte[]) row.objects[column],
+                        row.offsets[column],
+                        dataAddress + (long) index * fixedLength,
+                        fixedLength);
+            }
         }
+    }
+
+    /**
+     * Writes {@code length} bytes of {@code bytes} from {@code offset} (or a null, if {@code bytes}
+     * is null) at {@code index} of a variable-width vector. Rows are written in order from 0, so the
+     * value starts where the previous one ended; writing the offsets of nulls too keeps that true and
+     * leaves Arrow no holes to fill (its {@code setSafe} checks and fills per value).
+     */
+    private static void writeVariableWidth(
+            BaseVariableWidthVector vector, int index, byte[] bytes, int offset, int length) {
+        long offsetAddress = vector.getOffsetBufferAddress();
+        int start = MemoryUtil.getInt(offsetAddress + (long) index * BaseVariableWidthVector.OFFSET_WIDTH);
+        int end = start + length;
+        if (bytes != null) {
+            while (end > vector.getDataBuffer().capacity()) {
+                vector.reallocDataBuffer();
+            }
+            MemoryUtil.copyToMemory(bytes, offset, vector.getDataBufferAddress() + start, length);
+            setBit(vector.getValidityBufferAddress(), index);
+        }
+        MemoryUtil.putInt(offsetAddress + (long) (index + 1) * BaseVariableWidthVector.OFFSET_WIDTH, end);
+        vector.setLastSet(index);
     }
 
     /** Sets bit {@code index} of the bitmap at {@code address} (Arrow's LSB-first bit order). */
@@ -315,6 +399,16 @@ final class ValueConverter {
         return switch (kind) {
             case INTEGER, DATE -> BucketUtil.hash((int) row.longs[column]);
             case LONG, TIME, TIMESTAMP, TIMESTAMPTZ -> BucketUtil.hash(row.longs[column]);
+            default -> otherBucketHash(row, column);
+        };
+    }
+
+    private int otherBucketHash(ConvertedRow row, int column) {
+        return switch (kind) {
+            // the hash of the (UTF-8) bytes, as BucketFunction.hash of a byte[]
+            case STRING, FIXED, BINARY ->
+                BucketUtil.hash(
+                        ByteBuffer.wrap((byte[]) row.objects[column], row.offsets[column], row.lengths[column]));
             default -> BucketFunction.hash(type, icebergValue(row, column));
         };
     }
@@ -337,16 +431,13 @@ final class ValueConverter {
             case TIMESTAMP -> DateTimeUtil.timestampFromMicros(value);
             case TIMESTAMPTZ -> DateTimeUtil.timestamptzFromMicros(value);
             case STRING ->
-                row.objects[column] instanceof byte[] utf8
-                        ? new String(utf8, StandardCharsets.UTF_8)
-                        : row.objects[column];
-            case DECIMAL, UUID, FIXED, BINARY -> row.objects[column];
+                new String(
+                        (byte[]) row.objects[column], row.offsets[column], row.lengths[column], StandardCharsets.UTF_8);
+            case FIXED, BINARY ->
+                Arrays.copyOfRange(
+                        (byte[]) row.objects[column], row.offsets[column], row.offsets[column] + row.lengths[column]);
+            case DECIMAL, UUID -> row.objects[column];
         };
-    }
-
-    /** A string slot's UTF-8 bytes: a String or, from a {@link Utf8Value}, the bytes themselves. */
-    private static byte[] utf8(Object value) {
-        return value instanceof byte[] bytes ? bytes : ((String) value).getBytes(StandardCharsets.UTF_8);
     }
 
     /** A decimal of precision 1 to 18 as its unscaled long at the column's scale. */

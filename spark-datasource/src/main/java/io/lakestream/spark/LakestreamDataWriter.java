@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
+import io.lakestream.write.RowBuffer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -15,23 +16,27 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 final class LakestreamDataWriter implements DataWriter<InternalRow> {
     private final BufferAllocator allocator;
     private final LakestreamWriter writer;
-    private final LakestreamRowConverter converter;
+    private final LakestreamRowSetter rows;
+    private final RowBuffer buffer;
     private final boolean upsert;
 
     LakestreamDataWriter(LakestreamTable table, int partitionId, long taskId) {
         this.allocator =
                 LakestreamMemory.newTaskAllocator("write-%s-%s-%s".formatted(table.identifier(), partitionId, taskId));
         this.writer = new LakestreamWriter(table, allocator);
-        this.converter = new LakestreamRowConverter(table.definition().schema());
+        this.rows = LakestreamRowSetter.forTable(table.definition().schema());
+        this.buffer = writer.row();
         this.upsert = table.definition().hasPrimaryKey();
     }
 
     @Override
     public void write(InternalRow row) {
+        // typed values straight into the writer's row: no boxed record per row
+        rows.copy(row, buffer);
         if (upsert) {
-            writer.upsert(converter.convert(row));
+            writer.upsertRow();
         } else {
-            writer.append(converter.convert(row));
+            writer.appendRow();
         }
     }
 
