@@ -226,7 +226,7 @@ public final class BucketRangeWriter {
             List<BitSet> lastChange = new ArrayList<>();
             long changes = 0;
             ArrowRow row = new ArrowRow(bucket);
-            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes);
+            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes, task.records());
             try (LogRangeReader reader = openRange(task)) {
                 while (reader.hasNext()) {
                     LogBatch batch = reader.next();

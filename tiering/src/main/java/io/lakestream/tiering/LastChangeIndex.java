@@ -17,14 +17,15 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
     /**
      * @param positions vector positions of the key columns in the batches
      * @param types the key columns' Iceberg types
+     * @param expectedKeys how many keys to size the index for (it grows beyond as needed)
      */
-    static LastChangeIndex forKey(int[] positions, Type[] types) {
+    static LastChangeIndex forKey(int[] positions, Type[] types, long expectedKeys) {
         if (positions.length == 1) {
             switch (types[0].typeId()) {
                 case INTEGER, DATE:
-                    return new LongKeys(positions[0], 4);
+                    return new LongKeys(positions[0], 4, expectedKeys);
                 case LONG, TIME, TIMESTAMP:
-                    return new LongKeys(positions[0], 8);
+                    return new LongKeys(positions[0], 8, expectedKeys);
                 default:
                     break;
             }
@@ -43,22 +44,28 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
     static final class LongKeys extends LastChangeIndex {
         private final int vectorPosition;
         private final int width;
-        private long[] keys = new long[1 << 11];
-        private long[] values = filled(1 << 11);
-        private int mask = keys.length - 1;
+        private long[] keys;
+        private long[] values;
+        private int mask;
         private int size;
         private long nullKeyPosition = -1;
 
-        LongKeys(int vectorPosition, int width) {
+        LongKeys(int vectorPosition, int width, long expectedKeys) {
             this.vectorPosition = vectorPosition;
             this.width = width;
+            // sized for the range up front (growing from 2,048 slots rehashed a 125,000-key bucket 7 times), but
+            // at most 16 MB ahead of need: a range of many changes to few keys must not reserve a slot per change
+            int slots = Integer.highestOneBit(Math.clamp(expectedKeys * 2, 1 << 11, 1 << 20) - 1) << 1;
+            this.keys = new long[slots];
+            this.values = filled(slots);
+            this.mask = slots - 1;
         }
 
         @Override
         long put(ArrowRow row, long position) {
             FieldVector vector = row.vector(vectorPosition);
             int index = row.index();
-            if (vector.isNull(index)) {
+            if (row.isNull(vectorPosition)) {
                 long previous = nullKeyPosition;
                 nullKeyPosition = position;
                 return previous;
