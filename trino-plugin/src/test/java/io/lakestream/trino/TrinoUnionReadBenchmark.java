@@ -103,7 +103,8 @@ public final class TrinoUnionReadBenchmark {
                         + " WITH (primary_key = ARRAY['id'], bucket_count = " + buckets + ")");
                 LakestreamTable table = catalog.loadTable(TableIdentifier.of("tests", name));
                 write(table, allocator, new Random(7), rows, rows, true);
-                new TableTiering(compacting, allocator, threads, TieringHooks.NONE, Clock.systemUTC()).tier(table);
+                tierFully(
+                        new TableTiering(compacting, allocator, threads, TieringHooks.NONE, Clock.systemUTC()), table);
                 tables.add(table);
             }
             TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
@@ -131,8 +132,9 @@ public final class TrinoUnionReadBenchmark {
                     .compactionSmallFiles(Integer.MAX_VALUE)
                     .retention(Duration.ofDays(1))
                     .build();
-            new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC())
-                    .tier(tables.get(1));
+            tierFully(
+                    new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC()),
+                    tables.get(1));
             if (profileSeconds > 0) {
                 loopForProfiler(trino, SCANS.getFirst().formatted("lakestream.tests.bench"), profileSeconds);
                 System.exit(0);
@@ -162,6 +164,13 @@ public final class TrinoUnionReadBenchmark {
             threads.shutdownNow();
         }
         System.exit(0);
+    }
+
+    /** Tiers until the log has nothing left: one pass tiers at most the configured records per bucket. */
+    private static void tierFully(TableTiering tiering, LakestreamTable table) {
+        while (tiering.tier(table).changesTiered() > 0) {
+            // another round
+        }
     }
 
     /**
