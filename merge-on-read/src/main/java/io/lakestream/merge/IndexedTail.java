@@ -43,7 +43,7 @@ public final class IndexedTail {
         return switch (index.keys()) {
             case TailKeys.SingleLong longs when ChangedLongKeys.supports(table) -> new ChangedLongKeys(longs.index());
             case TailKeys.Generic encoded -> new ChangedEncodedKeys(encoded.index());
-            default -> ChangedKeys.read(table, log, range, allocator);
+            default -> ChangedEncodedKeys.read(table, log, range, allocator);
         };
     }
 
