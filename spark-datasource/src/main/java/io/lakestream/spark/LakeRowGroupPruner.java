@@ -1,5 +1,8 @@
 package io.lakestream.spark;
 
+import static io.lakestream.common.LakestreamError.LAKE_FILE_UNREADABLE;
+
+import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.LakeFile;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -77,7 +80,11 @@ final class LakeRowGroupPruner {
             // nothing skipped: the range as planned, exactly what Spark's reader would have read anyway
             return kept == inRange ? List.of(file) : List.copyOf(ranges);
         } catch (IOException | RuntimeException e) {
-            throw SparkParquetFiles.unreadable(file, e);
+            throw new LakestreamException(
+                    LAKE_FILE_UNREADABLE,
+                    "Cannot read the footer of lake file %s (bytes %s-%s) to skip row groups: %s"
+                            .formatted(file.path(), file.start(), file.start() + file.length(), e.getMessage()),
+                    e);
         }
     }
 

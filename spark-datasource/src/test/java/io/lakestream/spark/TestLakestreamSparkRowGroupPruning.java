@@ -30,7 +30,8 @@ import org.junit.jupiter.api.TestInstance;
 class TestLakestreamSparkRowGroupPruning {
     private static final String NS = "rg";
     private static final String TABLE = "ls.rg.t";
-    private static final String COLUMNS = "k BIGINT, i INT, s STRING, d DATE, dec DECIMAL(10, 2), b BOOLEAN, nul INT";
+    private static final String COLUMNS =
+            "k BIGINT, i INT, s STRING, d DATE, dec DECIMAL(10, 2), b BOOLEAN, nul INT, tag STRING";
     private static final int ROWS = 600;
     private static final LocalDate EPOCH = LocalDate.of(2020, 1, 1);
 
@@ -67,6 +68,11 @@ class TestLakestreamSparkRowGroupPruning {
         long rowGroups = SparkTables.metric(nothing, LakestreamMetrics.PARQUET_ROW_GROUPS_SKIPPED);
         assertThat(rowGroups).isGreaterThanOrEqualTo(40);
         assertThat(SparkTables.metric(nothing, LakestreamMetrics.LAKE_ROWS)).isZero();
+        // every row group holds tags 'a' and 'c': statistics cannot rule out 'b', the dictionaries can
+        Dataset<Row> notInDictionary = testing.sql("SELECT k FROM %s WHERE tag = 'b'".formatted(TABLE));
+        assertThat(SparkTesting.rows(notInDictionary)).isEmpty();
+        assertThat(SparkTables.metric(notInDictionary, LakestreamMetrics.PARQUET_ROW_GROUPS_SKIPPED))
+                .isEqualTo(rowGroups);
 
         Random random = new Random(7_2026);
         assertRandomFilters(random, LakestreamMetrics.LAKE_PARQUET_SPLITS);
@@ -158,12 +164,13 @@ class TestLakestreamSparkRowGroupPruning {
     }
 
     /**
-     * Row number {@code row} at a version: every column ascends with the row number; nul is NULL in
-     * every other run of 60 rows; a newer version moves i and s and nulls nul.
+     * Row number {@code row} at a version: every column ascends with the row number, except tag, which
+     * alternates between 'a' and 'c' (a dictionary-encoded column); nul is NULL in every other run of
+     * 60 rows; a newer version moves i and s and nulls nul.
      */
     private static String row(int row, int version) {
         String nul = version > 0 || row / 60 % 2 == 1 ? "NULL" : Integer.toString(row * 3 - 500);
-        return "(%s, %s, %s, %s, %s, %s, %s)"
+        return "(%s, %s, %s, %s, %s, %s, %s, '%s')"
                 .formatted(
                         literal("k", row),
                         row * 3 - 500 + version * 7,
@@ -171,7 +178,8 @@ class TestLakestreamSparkRowGroupPruning {
                         literal("d", row),
                         literal("dec", row),
                         row / 100 % 2 == 0,
-                        nul);
+                        nul,
+                        row % 2 == 0 ? "a" : "c");
     }
 
     private void upsert(int from, int to, int version) {
