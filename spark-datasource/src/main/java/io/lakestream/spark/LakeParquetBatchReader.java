@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.plan.LakeFile;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
@@ -21,6 +22,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  */
 final class LakeParquetBatchReader implements SplitBatchReader {
     private final Iterator<LakeFile> files;
+    private final Optional<LakeRowGroupPruner> pruner;
+    private Iterator<LakeFile> ranges = Collections.emptyIterator();
     private final LakeReadColumns columns;
     private final Configuration conf;
     private final Optional<HiddenLakeRows> hiddenRows;
@@ -34,17 +37,20 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     private long lakeRows;
 
     /**
+     * @param pruner narrows each file to the row groups the pushed filter may match, if there is a filter
      * @param hiddenRows drops the rows whose key the split's log tail changes, if it has one
      * @param limit the most rows to return
      */
     LakeParquetBatchReader(
             List<LakeFile> files,
             LakeReadColumns columns,
+            Optional<LakeRowGroupPruner> pruner,
             Optional<HiddenLakeRows> hiddenRows,
             LakeBatchFilter filter,
             long limit) {
-        this.files = List.copyOf(files).iterator();
+        this.files = LakeFileRanges.coalesce(files).iterator();
         this.columns = requireNonNull(columns, "columns is null");
+        this.pruner = requireNonNull(pruner, "pruner is null");
         this.conf = SparkParquetFiles.configuration(columns.sparkSchema());
         this.hiddenRows = requireNonNull(hiddenRows, "hiddenRows is null");
         this.filter = requireNonNull(filter, "filter is null");
@@ -56,10 +62,17 @@ final class LakeParquetBatchReader implements SplitBatchReader {
         batch = null;
         while (remaining > 0) {
             if (current == null) {
-                if (!files.hasNext()) {
-                    return false;
+                if (!ranges.hasNext()) {
+                    if (!files.hasNext()) {
+                        return false;
+                    }
+                    LakeFile next = files.next();
+                    ranges = pruner.map(rowGroups -> rowGroups.keptRanges(next))
+                            .orElse(List.of(next))
+                            .iterator();
+                    continue;
                 }
-                file = files.next();
+                file = ranges.next();
                 current = SparkParquetFiles.open(file, conf);
             }
             ColumnarBatch read = nextFileBatch();
@@ -137,6 +150,11 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     @Override
     public long lakeRowsHidden() {
         return hiddenRows.map(HiddenLakeRows::hiddenRows).orElse(0L);
+    }
+
+    @Override
+    public long rowGroupsSkipped() {
+        return pruner.map(LakeRowGroupPruner::skipped).orElse(0L);
     }
 
     private void closeCurrent() {

@@ -59,6 +59,11 @@ final class LakeParquetMergeBatchReader implements SplitBatchReader {
     }
 
     @Override
+    public long rowGroupsSkipped() {
+        return lake.rowGroupsSkipped();
+    }
+
+    @Override
     public void close() {
         batch = null;
         SplitBatchReader tailToClose = tail;

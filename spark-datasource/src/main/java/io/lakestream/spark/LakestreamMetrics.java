@@ -15,12 +15,18 @@ public final class LakestreamMetrics {
     static final String LAKE_ROWS_HIDDEN = "lakeRowsHidden";
     static final String LAKE_PARQUET_SPLITS = "lakeParquetSplits";
     static final String PARQUET_MERGE_SPLITS = "parquetMergeSplits";
+    static final String PARQUET_ROW_GROUPS_SKIPPED = "parquetRowGroupsSkipped";
 
     private LakestreamMetrics() {}
 
     static CustomMetric[] supported() {
         return new CustomMetric[] {
-            new LakeRows(), new LogRows(), new LakeRowsHidden(), new LakeParquetSplits(), new ParquetMergeSplits()
+            new LakeRows(),
+            new LogRows(),
+            new LakeRowsHidden(),
+            new LakeParquetSplits(),
+            new ParquetMergeSplits(),
+            new ParquetRowGroupsSkipped()
         };
     }
 
@@ -30,7 +36,8 @@ public final class LakestreamMetrics {
             new TaskValue(LOG_ROWS, reader.logRows()),
             new TaskValue(LAKE_ROWS_HIDDEN, reader.lakeRowsHidden()),
             new TaskValue(LAKE_PARQUET_SPLITS, path == LakestreamReadPath.LAKE_PARQUET ? 1 : 0),
-            new TaskValue(PARQUET_MERGE_SPLITS, path == LakestreamReadPath.LAKE_PARQUET_MERGE ? 1 : 0)
+            new TaskValue(PARQUET_MERGE_SPLITS, path == LakestreamReadPath.LAKE_PARQUET_MERGE ? 1 : 0),
+            new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped())
         };
     }
 
@@ -99,6 +106,22 @@ public final class LakestreamMetrics {
         @Override
         public String description() {
             return "splits merged on Spark's Parquet batches";
+        }
+    }
+
+    /**
+     * Row groups that the pushed filter cannot match (by statistics or dictionaries), skipped before
+     * Spark's Parquet reader opened the file ({@link LakeRowGroupPruner}).
+     */
+    public static final class ParquetRowGroupsSkipped extends CustomSumMetric {
+        @Override
+        public String name() {
+            return PARQUET_ROW_GROUPS_SKIPPED;
+        }
+
+        @Override
+        public String description() {
+            return "row groups skipped by filters on Spark's Parquet reader";
         }
     }
 

@@ -54,7 +54,8 @@ final class SparkParquetFiles {
         return conf;
     }
 
-    private static synchronized Configuration base() {
+    /** Spark's Hadoop configuration of this JVM; shared, so not to be changed. */
+    static synchronized Configuration base() {
         if (base == null) {
             SparkEnv env = SparkEnv.get();
             base = env == null ? new Configuration() : SparkHadoopUtil.get().newConfiguration(env.conf());

@@ -21,6 +21,11 @@ interface SplitBatchReader extends Closeable {
     /** Lake rows hidden by a newer version or a delete in the log tail. */
     long lakeRowsHidden();
 
+    /** Row groups of lake files skipped before Spark's Parquet reader opened them (the filter cannot match them). */
+    default long rowGroupsSkipped() {
+        return 0;
+    }
+
     @Override
     void close();
 }

@@ -88,7 +88,11 @@ final class SplitBatchReaders {
             return new HiddenLakeRows(
                     keys, keyColumns, key.stream().map(Types.NestedField::type).toList());
         });
+        // no filter, no footer read: every row group is read anyway
+        Optional<LakeRowGroupPruner> pruner = filter.op() == Expression.Operation.TRUE
+                ? Optional.empty()
+                : Optional.of(new LakeRowGroupPruner(table.definition().schema(), filter, SparkParquetFiles.base()));
         return new LakeParquetBatchReader(
-                split.lakeFiles(), columns, hiddenRows, new LakeBatchFilter(columns.fields(), filter), limit);
+                split.lakeFiles(), columns, pruner, hiddenRows, new LakeBatchFilter(columns.fields(), filter), limit);
     }
 }

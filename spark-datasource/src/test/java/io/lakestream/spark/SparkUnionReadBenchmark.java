@@ -19,7 +19,9 @@ import java.util.function.Supplier;
  * </ol>
  *
  * Each side runs the same aggregate over every column; results must match. Prints the median of the
- * measured rounds and the ratios (ours / stock; lower is better for us). Arguments: {@code --rows}
+ * measured rounds and the ratios (ours / stock; lower is better for us). For information it also times
+ * the scans alone (every column into Spark's no-op sink), which shows how much of each query is the
+ * scan and how much the aggregate both sides share. Arguments: {@code --rows}
  * (1,000,000), {@code --warmup} (2), {@code --rounds} (5).
  */
 public final class SparkUnionReadBenchmark {
@@ -76,13 +78,40 @@ public final class SparkUnionReadBenchmark {
             check("compacted", oursCompacted.get(), stockCompacted.get());
             check("5% tail", oursTail.get(), stockTiered.get());
 
-            BenchmarkTime[][] times =
-                    measure(warmup, rounds, List.of(oursCompacted, stockCompacted, oursTail, stockTiered));
+            // info: the scans alone, every column into Spark's no-op sink (no aggregate on top)
+            String scan = "SELECT * FROM %s";
+            Supplier<List<List<Object>>> oursCompactedScan = () -> noop(testing, scan.formatted("ls.bench.compacted"));
+            Supplier<List<List<Object>>> stockCompactedScan = () -> {
+                stock.scan(scan.formatted(lake + "compacted"));
+                return List.of();
+            };
+            Supplier<List<List<Object>>> oursTailScan = () -> noop(testing, scan.formatted("ls.bench.tail"));
+            Supplier<List<List<Object>>> stockTieredScan = () -> {
+                stock.scan(scan.formatted(lake + "tiered"));
+                return List.of();
+            };
+
+            BenchmarkTime[][] times = measure(
+                    warmup,
+                    rounds,
+                    List.of(
+                            oursCompacted,
+                            stockCompacted,
+                            oursTail,
+                            stockTiered,
+                            oursCompactedScan,
+                            stockCompactedScan,
+                            oursTailScan,
+                            stockTieredScan));
             String[] names = {
                 "Lakestream union read, fully tiered + compacted",
                 "stock Iceberg, same table",
                 "Lakestream union read, 5% upserts in the log tail",
-                "stock Iceberg, the 5% tiered as equality deletes"
+                "stock Iceberg, the 5% tiered as equality deletes",
+                "scan alone (noop sink): Lakestream, compacted",
+                "scan alone (noop sink): stock Iceberg, compacted",
+                "scan alone (noop sink): Lakestream, 5% tail",
+                "scan alone (noop sink): stock Iceberg, eq. deletes"
             };
             System.out.printf(
                     Locale.ROOT,
@@ -106,6 +135,8 @@ public final class SparkUnionReadBenchmark {
             }
             ratio("compacted scan: Lakestream / stock Iceberg", times[0], times[1], 1.1);
             ratio("5% tail: Lakestream union / stock eq. deletes", times[2], times[3], 0.7);
+            info("info, scan alone, compacted: Lakestream / stock", times[4], times[5]);
+            info("info, scan alone, 5% tail: Lakestream / stock", times[6], times[7]);
         } finally {
             threads.shutdownNow();
             System.exit(0);
@@ -150,6 +181,20 @@ public final class SparkUnionReadBenchmark {
                 goal,
                 value <= goal ? "met" : "MISSED",
                 cpu);
+    }
+
+    private static List<List<Object>> noop(SparkTesting testing, String sql) {
+        testing.sql(sql).write().format("noop").mode("overwrite").save();
+        return List.of();
+    }
+
+    private static void info(String name, BenchmarkTime[] ours, BenchmarkTime[] stock) {
+        System.out.printf(
+                Locale.ROOT,
+                "%-48s %6.2fx   (CPU s ratio %.2fx)%n",
+                name,
+                BenchmarkTime.medianWall(ours) / BenchmarkTime.medianWall(stock),
+                BenchmarkTime.medianCpu(ours) / BenchmarkTime.medianCpu(stock));
     }
 
     private static double seconds(long start) {

@@ -44,6 +44,11 @@ public final class StockIcebergSession implements AutoCloseable {
         return spark.sql(sql).count();
     }
 
+    /** Runs a query into Spark's no-op sink (every row and column produced, nothing kept), for timing. */
+    public void scan(String sql) {
+        spark.sql(sql).write().format("noop").mode("overwrite").save();
+    }
+
     /** Runs a statement (e.g. an INSERT) to the end, for timing. */
     public void execute(String sql) {
         spark.sql(sql).collectAsList();

@@ -93,6 +93,11 @@ final class StockIcebergSpark implements AutoCloseable {
         call("execute", sql);
     }
 
+    /** Runs a query into Spark's no-op sink, for timing. */
+    void scan(String sql) {
+        call("scan", sql);
+    }
+
     long count(String sql) {
         return (Long) call("count", sql);
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -238,31 +237,11 @@ class TestLakestreamSparkParquetRead {
                 .isEqualTo(expected(byNumber, key.columns() + ", v STRING, n INT", projection, filter));
     }
 
-    /** The oracle's rows through Spark: an inline table of the expected rows, projected and filtered. */
     private List<String> expected(Map<Integer, String> rows, String columns, String projection, String filter) {
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        // "name TYPE" pairs; a type may hold ", " itself (DECIMAL(9, 2))
-        List<String[]> parsed = Stream.of(columns.split(", (?=[a-z0-9]+ )"))
-                .map(column -> column.split(" ", 2))
-                .toList();
-        String names = parsed.stream().map(column -> column[0]).collect(Collectors.joining(", "));
-        String types = parsed.stream()
-                .map(column -> "CAST(%1$s AS %2$s) AS %1$s".formatted(column[0], column[1]))
-                .collect(Collectors.joining(", "));
-        return normalized(testing.sql("SELECT %s FROM (SELECT %s FROM VALUES %s AS oracle(%s)) WHERE %s"
-                .formatted(projection, types, String.join(", ", rows.values()), names, filter)));
+        return SparkOracle.expected(testing, rows, columns, projection, filter);
     }
 
-    /** Rows as sorted strings (binary values in hex, so that equal bytes compare equal). */
     private static List<String> normalized(Dataset<Row> frame) {
-        return SparkTesting.rows(frame).stream()
-                .map(row -> row.stream()
-                        .map(value ->
-                                value instanceof byte[] bytes ? HexFormat.of().formatHex(bytes) : String.valueOf(value))
-                        .collect(Collectors.joining(", ", "[", "]")))
-                .sorted()
-                .toList();
+        return SparkOracle.normalized(frame);
     }
 }

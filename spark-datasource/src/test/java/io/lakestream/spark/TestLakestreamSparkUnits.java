@@ -55,6 +55,19 @@ class TestLakestreamSparkUnits {
     }
 
     @Test
+    void adjacentRangesOfOneFileAreJoined() {
+        LakeFile a1 = new LakeFile("a", 4, 100, 500, 40, List.of());
+        LakeFile a2 = new LakeFile("a", 104, 200, 500, 40, List.of());
+        LakeFile a3 = new LakeFile("a", 304, 196, 500, 40, List.of());
+        LakeFile b = new LakeFile("b", 304, 10, 500, 40, List.of());
+        LakeFile aAfterGap = new LakeFile("a", 600, 10, 700, 40, List.of());
+        assertThat(LakeFileRanges.coalesce(List.of(a1, a2, a3, b, aAfterGap)))
+                .containsExactly(new LakeFile("a", 4, 496, 500, 40, List.of()), b, aAfterGap);
+        assertThat(LakeFileRanges.coalesce(List.of(a2, a1))).containsExactly(a2, a1);
+        assertThat(LakeFileRanges.coalesce(List.of())).isEmpty();
+    }
+
+    @Test
     void commitMessageRoundTripsThroughJson() {
         List<StagedSegment> segments = List.of(
                 new StagedSegment(0, "bucket-0000/a.arrow", 10, 1234, 5, 9),
