@@ -13,10 +13,12 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.FieldMetrics;
 import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -225,12 +227,8 @@ abstract class ColumnEncoder {
     private void writeIds(GrowableBytes out) {
         int bitWidth = 32 - Integer.numberOfLeadingZeros(Math.max(0, dictionarySize() - 1));
         out.writeByte(bitWidth);
-        try (org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder encoder =
-                new org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder(
-                        bitWidth,
-                        1024,
-                        pageSizeBytes,
-                        org.apache.parquet.bytes.HeapByteBufferAllocator.getInstance())) {
+        try (RunLengthBitPackingHybridEncoder encoder = new RunLengthBitPackingHybridEncoder(
+                bitWidth, 1024, Math.max(pageSizeBytes, 1 << 16), HeapByteBufferAllocator.getInstance())) {
             for (int i = 0; i < idCount; i++) {
                 encoder.writeInt(ids[i]);
             }
