@@ -6,7 +6,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.io.api.Binary;
 
@@ -15,8 +14,7 @@ import org.apache.parquet.io.api.Binary;
  * statistics compare unsigned and lexicographically, as Parquet orders these columns; only the page's
  * minimum and maximum become objects.
  */
-final class BinaryColumnEncoder extends ColumnEncoder {
-    private final BinaryDictionary dictionary = new BinaryDictionary();
+final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
     /** Offset of each value of the open page in {@link #plain} (its length prefix). */
     private int[] valueStarts = new int[1024];
 
@@ -29,7 +27,7 @@ final class BinaryColumnEncoder extends ColumnEncoder {
             String columnName,
             ColumnarParquetSettings settings,
             BytesInputCompressor compressor) {
-        super(descriptor, columnName, settings, compressor);
+        super(descriptor, columnName, settings, compressor, new BinaryDictionary());
     }
 
     @Override
@@ -107,36 +105,6 @@ final class BinaryColumnEncoder extends ColumnEncoder {
     @Override
     int valueCount() {
         return values;
-    }
-
-    @Override
-    boolean supportsDictionary() {
-        return true;
-    }
-
-    @Override
-    Statistics<?> newStatistics() {
-        return Statistics.createStats(descriptor().getPrimitiveType());
-    }
-
-    @Override
-    long dictionaryByteSize() {
-        return dictionary.byteSize();
-    }
-
-    @Override
-    int dictionarySize() {
-        return dictionary.size();
-    }
-
-    @Override
-    void writeDictionaryPage(GrowableBytes out) {
-        dictionary.writePage(out);
-    }
-
-    @Override
-    void clearDictionary() {
-        dictionary.clear();
     }
 
     @Override

@@ -3,84 +3,69 @@ package io.lakestream.tiering;
 import java.util.Arrays;
 
 /**
- * A Parquet dictionary of byte strings (BINARY): ids in order of first appearance, kept as the dictionary
- * page itself (PLAIN: 4-byte little-endian length, then the bytes), so writing the page is one copy.
+ * A dictionary of byte strings (BINARY), kept as the dictionary page itself (PLAIN: 4-byte little-endian
+ * length, then the bytes), so writing the page is one copy.
  */
-final class BinaryDictionary {
+final class BinaryDictionary extends ParquetDictionary {
     private final GrowableBytes page = new GrowableBytes(4096);
     private int[] starts = new int[256]; // offset of each entry's length prefix in page
     private int[] hashes = new int[256];
-    private int size;
-    private int[] slots = new int[512]; // slot → id + 1 (0 = empty)
 
     /** The id of {@code bytes[offset, offset + length)}, added if new. */
     int id(byte[] bytes, int offset, int length) {
         int hash = hash(bytes, offset, length);
-        int mask = slots.length - 1;
+        int mask = mask();
         int slot = hash & mask;
-        byte[] entries = page.array();
         while (true) {
-            int entry = slots[slot];
-            if (entry == 0) {
+            int id = idAt(slot);
+            if (id < 0) {
                 return add(bytes, offset, length, hash, slot);
             }
-            int id = entry - 1;
-            if (hashes[id] == hash) {
-                int start = starts[id];
-                int entryLength = GrowableBytes.readInt(entries, start);
-                if (entryLength == length
-                        && Arrays.equals(entries, start + 4, start + 4 + length, bytes, offset, offset + length)) {
-                    return id;
-                }
+            if (hashes[id] == hash && equal(id, bytes, offset, length)) {
+                return id;
             }
             slot = (slot + 1) & mask;
         }
     }
 
-    int size() {
-        return size;
+    private boolean equal(int id, byte[] bytes, int offset, int length) {
+        byte[] entries = page.array();
+        int start = starts[id];
+        return GrowableBytes.readInt(entries, start) == length
+                && Arrays.equals(entries, start + 4, start + 4 + length, bytes, offset, offset + length);
     }
 
+    private int add(byte[] bytes, int offset, int length, int hash, int slot) {
+        int id = size();
+        if (id == starts.length) {
+            starts = Arrays.copyOf(starts, 2 * id);
+            hashes = Arrays.copyOf(hashes, 2 * id);
+        }
+        starts[id] = page.size();
+        hashes[id] = hash;
+        page.writeInt(length);
+        page.write(bytes, offset, length);
+        return addAt(slot);
+    }
+
+    @Override
     long byteSize() {
         return page.size();
     }
 
-    void clear() {
-        size = 0;
-        page.clear();
-        Arrays.fill(slots, 0);
-    }
-
+    @Override
     void writePage(GrowableBytes out) {
         out.write(page.array(), 0, page.size());
     }
 
-    private int add(byte[] bytes, int offset, int length, int hash, int slot) {
-        if (size == starts.length) {
-            starts = Arrays.copyOf(starts, 2 * size);
-            hashes = Arrays.copyOf(hashes, 2 * size);
-        }
-        starts[size] = page.size();
-        hashes[size] = hash;
-        page.writeInt(length);
-        page.write(bytes, offset, length);
-        slots[slot] = ++size;
-        if (2 * size > slots.length) {
-            rehash();
-        }
-        return size - 1;
+    @Override
+    int hashOf(int id) {
+        return hashes[id];
     }
 
-    private void rehash() {
-        slots = new int[2 * slots.length];
-        int mask = slots.length - 1;
-        for (int id = 0; id < size; id++) {
-            int slot = hashes[id] & mask;
-            while (slots[slot] != 0) {
-                slot = (slot + 1) & mask;
-            }
-            slots[slot] = id + 1;
-        }
+    @Override
+    void clearValues() {
+        page.clear();
     }
 
     private static int hash(byte[] bytes, int offset, int length) {

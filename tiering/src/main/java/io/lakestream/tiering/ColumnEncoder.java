@@ -34,7 +34,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * encoded, the chunk is written plainly, and once the dictionary outgrows its size limit, the page that
  * crossed it and the rest of the chunk are plain.
  */
-abstract class ColumnEncoder {
+abstract class ColumnEncoder<D extends ParquetDictionary> {
     private final ColumnDescriptor descriptor;
     private final String columnName;
     private final boolean optional;
@@ -44,6 +44,8 @@ abstract class ColumnEncoder {
     private final boolean dictionaryAllowed;
     private final BytesInputCompressor compressor;
     private final CompressionCodecName codec;
+    /** The open column chunk's dictionary (its ids go to {@link #ids} while the chunk is dictionary-encoded). */
+    protected final D dictionary;
 
     /** The open page's non-null values, PLAIN-encoded. */
     protected final GrowableBytes plain;
@@ -68,14 +70,16 @@ abstract class ColumnEncoder {
             ColumnDescriptor descriptor,
             String columnName,
             ColumnarParquetSettings settings,
-            BytesInputCompressor compressor) {
+            BytesInputCompressor compressor,
+            D dictionary) {
         this.descriptor = descriptor;
         this.columnName = columnName;
         this.optional = descriptor.getMaxDefinitionLevel() > 0;
         this.pageRowLimit = settings.pageRowLimit();
         this.pageSizeBytes = settings.pageSizeBytes();
         this.dictionarySizeBytes = settings.dictionarySizeBytes();
-        this.dictionaryAllowed = supportsDictionary() && settings.dictionaryFor(columnName);
+        this.dictionary = dictionary;
+        this.dictionaryAllowed = settings.dictionaryFor(columnName);
         this.dictionaryMode = dictionaryAllowed;
         this.compressor = compressor;
         this.codec = settings.codec();
@@ -117,17 +121,9 @@ abstract class ColumnEncoder {
     /** Non-null values in the open page. */
     abstract int valueCount();
 
-    abstract boolean supportsDictionary();
-
-    abstract Statistics<?> newStatistics();
-
-    abstract long dictionaryByteSize();
-
-    abstract int dictionarySize();
-
-    abstract void writeDictionaryPage(GrowableBytes out);
-
-    abstract void clearDictionary();
+    private Statistics<?> newStatistics() {
+        return Statistics.createStats(descriptor.getPrimitiveType());
+    }
 
     /** Per-page state of the subclass, cleared when the open page is written. */
     abstract void clearPage();
@@ -176,7 +172,7 @@ abstract class ColumnEncoder {
 
     /** Bytes this column holds for the open row group. */
     final long bufferedBytes() {
-        return chunkBytes + plain.size() + (dictionaryUsed || dictionaryMode ? dictionaryByteSize() : 0);
+        return chunkBytes + plain.size() + (dictionaryUsed || dictionaryMode ? dictionary.byteSize() : 0);
     }
 
     private void finishPage() {
@@ -192,15 +188,15 @@ abstract class ColumnEncoder {
         if (dictionaryMode) {
             int levelsEnd = pageBytes.size();
             writeIds(pageBytes);
-            boolean tooBig = dictionaryByteSize() > dictionarySizeBytes;
+            boolean tooBig = dictionary.byteSize() > dictionarySizeBytes;
             boolean notSmaller =
-                    firstPageOfChunk && dictionaryByteSize() + pageBytes.size() - levelsEnd >= plain.size();
+                    firstPageOfChunk && dictionary.byteSize() + pageBytes.size() - levelsEnd >= plain.size();
             if (tooBig || notSmaller) {
                 dictionaryMode = false;
                 pageBytes.truncate(levelsEnd);
                 pageBytes.write(plain.array(), 0, plain.size());
                 if (!dictionaryUsed) {
-                    clearDictionary();
+                    dictionary.clear();
                 }
             } else {
                 valuesEncoding = Encoding.PLAIN_DICTIONARY;
@@ -225,7 +221,7 @@ abstract class ColumnEncoder {
     }
 
     private void writeIds(GrowableBytes out) {
-        int bitWidth = 32 - Integer.numberOfLeadingZeros(Math.max(0, dictionarySize() - 1));
+        int bitWidth = 32 - Integer.numberOfLeadingZeros(Math.max(0, dictionary.size() - 1));
         out.writeByte(bitWidth);
         try (RunLengthBitPackingHybridEncoder encoder = new RunLengthBitPackingHybridEncoder(
                 bitWidth, 1024, Math.max(pageSizeBytes, 1 << 16), HeapByteBufferAllocator.getInstance())) {
@@ -255,10 +251,10 @@ abstract class ColumnEncoder {
         writer.startColumn(descriptor, chunkValues, codec);
         if (dictionaryUsed) {
             pageBytes.clear();
-            writeDictionaryPage(pageBytes);
+            dictionary.writePage(pageBytes);
             byte[] compressed = compress(pageBytes);
             writer.writeDictionaryPage(new DictionaryPage(
-                    BytesInput.from(compressed), pageBytes.size(), dictionarySize(), Encoding.PLAIN_DICTIONARY));
+                    BytesInput.from(compressed), pageBytes.size(), dictionary.size(), Encoding.PLAIN_DICTIONARY));
         }
         Encoding levelEncoding = optional ? Encoding.RLE : Encoding.BIT_PACKED;
         for (EncodedPage page : pages) {
@@ -279,7 +275,7 @@ abstract class ColumnEncoder {
         firstPageOfChunk = true;
         dictionaryUsed = false;
         dictionaryMode = dictionaryAllowed;
-        clearDictionary();
+        dictionary.clear();
     }
 
     private record EncodedPage(

@@ -44,7 +44,7 @@ final class ColumnarParquetFile {
 
     private final OutputFile output;
     private final MessageType parquetSchema;
-    private final List<ColumnEncoder> encoders = new ArrayList<>();
+    private final List<ColumnEncoder<?>> encoders = new ArrayList<>();
     /** Per encoder: the position of its vector in the batches, or -1 for the constant bucket column. */
     private final int[] vectorPositions;
 
@@ -115,7 +115,7 @@ final class ColumnarParquetFile {
         };
     }
 
-    private static ColumnEncoder encoder(
+    private static ColumnEncoder<?> encoder(
             ColumnDescriptor descriptor,
             Types.NestedField field,
             ColumnarParquetSettings settings,
@@ -183,7 +183,7 @@ final class ColumnarParquetFile {
 
     private long bufferedBytes() {
         long bytes = 0;
-        for (ColumnEncoder encoder : encoders) {
+        for (ColumnEncoder<?> encoder : encoders) {
             bytes += encoder.bufferedBytes();
         }
         return bytes;
@@ -212,7 +212,7 @@ final class ColumnarParquetFile {
         }
         try {
             writer.startBlock(rowGroupRows);
-            for (ColumnEncoder encoder : encoders) {
+            for (ColumnEncoder<?> encoder : encoders) {
                 encoder.writeChunk(writer);
             }
             writer.endBlock();

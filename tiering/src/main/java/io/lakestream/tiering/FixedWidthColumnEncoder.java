@@ -13,7 +13,6 @@ import org.apache.parquet.column.statistics.DoubleStatistics;
 import org.apache.parquet.column.statistics.FloatStatistics;
 import org.apache.parquet.column.statistics.IntStatistics;
 import org.apache.parquet.column.statistics.LongStatistics;
-import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 
 /**
@@ -22,7 +21,7 @@ import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompress
  * the file's value in their low 4 or 8 bytes). A run of rows without nulls of a vector whose width is the
  * file's is one memory copy. Or a constant: the lake's hidden {@code __bucket} column.
  */
-final class FixedWidthColumnEncoder extends ColumnEncoder {
+final class FixedWidthColumnEncoder extends ColumnEncoder<LongDictionary> {
     enum Kind {
         INT32(4),
         INT64(8),
@@ -40,7 +39,6 @@ final class FixedWidthColumnEncoder extends ColumnEncoder {
     private final int width;
     private final int sourceWidth;
     private final OptionalInt constant;
-    private final LongDictionary dictionary;
     private FloatFieldMetrics.Builder floatMetrics;
     private DoubleFieldMetrics.Builder doubleMetrics;
 
@@ -57,12 +55,11 @@ final class FixedWidthColumnEncoder extends ColumnEncoder {
             Kind kind,
             int sourceWidth,
             OptionalInt constant) {
-        super(descriptor, columnName, settings, compressor);
+        super(descriptor, columnName, settings, compressor, new LongDictionary(kind.width));
         this.kind = kind;
         this.width = kind.width;
         this.sourceWidth = sourceWidth;
         this.constant = constant;
-        this.dictionary = new LongDictionary(width);
         if (kind == Kind.FLOAT) {
             floatMetrics = new FloatFieldMetrics.Builder(fieldId);
         } else if (kind == Kind.DOUBLE) {
@@ -132,35 +129,26 @@ final class FixedWidthColumnEncoder extends ColumnEncoder {
         }
         byte[] bytes = plain.array();
         switch (kind) {
-            case INT32 -> {
-                int min = Integer.MAX_VALUE;
-                int max = Integer.MIN_VALUE;
-                for (int v = fromValue; v < toValue; v++) {
-                    int value = GrowableBytes.readInt(bytes, v * 4);
-                    min = Math.min(min, value);
-                    max = Math.max(max, value);
-                    if (dictionaryMode) {
-                        addId(dictionary.id(value));
-                    }
-                }
-                IntStatistics statistics = (IntStatistics) pageStatistics;
-                statistics.updateStats(min);
-                statistics.updateStats(max);
-            }
-            case INT64 -> {
+            case INT32, INT64 -> {
+                // signed, as Parquet orders these columns; an int widened to long keeps its order
                 long min = Long.MAX_VALUE;
                 long max = Long.MIN_VALUE;
                 for (int v = fromValue; v < toValue; v++) {
-                    long value = GrowableBytes.readLong(bytes, v * 8);
+                    long value =
+                            width == 4 ? GrowableBytes.readInt(bytes, v * 4) : GrowableBytes.readLong(bytes, v * 8);
                     min = Math.min(min, value);
                     max = Math.max(max, value);
                     if (dictionaryMode) {
                         addId(dictionary.id(value));
                     }
                 }
-                LongStatistics statistics = (LongStatistics) pageStatistics;
-                statistics.updateStats(min);
-                statistics.updateStats(max);
+                if (kind == Kind.INT32) {
+                    ((IntStatistics) pageStatistics).updateStats((int) min);
+                    ((IntStatistics) pageStatistics).updateStats((int) max);
+                } else {
+                    ((LongStatistics) pageStatistics).updateStats(min);
+                    ((LongStatistics) pageStatistics).updateStats(max);
+                }
             }
             case FLOAT -> {
                 FloatStatistics statistics = (FloatStatistics) pageStatistics;
@@ -192,36 +180,6 @@ final class FixedWidthColumnEncoder extends ColumnEncoder {
     @Override
     int valueCount() {
         return plain.size() / width;
-    }
-
-    @Override
-    boolean supportsDictionary() {
-        return true;
-    }
-
-    @Override
-    Statistics<?> newStatistics() {
-        return Statistics.createStats(descriptor().getPrimitiveType());
-    }
-
-    @Override
-    long dictionaryByteSize() {
-        return dictionary.byteSize();
-    }
-
-    @Override
-    int dictionarySize() {
-        return dictionary.size();
-    }
-
-    @Override
-    void writeDictionaryPage(GrowableBytes out) {
-        dictionary.writePage(out);
-    }
-
-    @Override
-    void clearDictionary() {
-        dictionary.clear();
     }
 
     @Override
