@@ -6,7 +6,6 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.io.api.Binary;
 
 /**
@@ -26,7 +25,7 @@ final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
             ColumnDescriptor descriptor,
             String columnName,
             ColumnarParquetSettings settings,
-            BytesInputCompressor compressor) {
+            PageCompressor compressor) {
         super(descriptor, columnName, settings, compressor, new BinaryDictionary());
     }
 

@@ -19,9 +19,7 @@ import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * Encodes one flat column of a Parquet file column-at-a-time: a run of rows of an Arrow vector at a time
@@ -42,8 +40,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
     private final int pageSizeBytes;
     private final long dictionarySizeBytes;
     private final boolean dictionaryAllowed;
-    private final BytesInputCompressor compressor;
-    private final CompressionCodecName codec;
+    private final PageCompressor compressor;
     /** The open column chunk's dictionary (its ids go to {@link #ids} while the chunk is dictionary-encoded). */
     protected final D dictionary;
 
@@ -60,6 +57,9 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
 
     private final List<EncodedPage> pages = new ArrayList<>();
     private final GrowableBytes pageBytes = new GrowableBytes(1024);
+    /** The compressed pages of the open column chunk, one after the other. */
+    private final GrowableBytes chunk = new GrowableBytes(1024);
+
     private boolean firstPageOfChunk = true;
     private boolean dictionaryUsed;
     private long chunkValues;
@@ -70,7 +70,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
             ColumnDescriptor descriptor,
             String columnName,
             ColumnarParquetSettings settings,
-            BytesInputCompressor compressor,
+            PageCompressor compressor,
             D dictionary) {
         this.descriptor = descriptor;
         this.columnName = columnName;
@@ -82,8 +82,8 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         this.dictionaryAllowed = settings.dictionaryFor(columnName);
         this.dictionaryMode = dictionaryAllowed;
         this.compressor = compressor;
-        this.codec = settings.codec();
-        this.plain = new GrowableBytes(Math.min(pageSizeBytes, 1 << 20) + 64);
+        // grows to the page size when pages are that large; most pages end at the row limit well below it
+        this.plain = new GrowableBytes(Math.min(pageSizeBytes, 1 << 16) + 64);
         this.pageStatistics = newStatistics();
     }
 
@@ -207,9 +207,11 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
         completePageStatistics();
         pageStatistics.incrementNumNulls(levels.nulls());
-        byte[] compressed = compress(pageBytes);
-        pages.add(new EncodedPage(compressed, pageBytes.size(), rows, pageStatistics, valuesEncoding));
-        chunkBytes += compressed.length;
+        int offset = chunk.size();
+        compressor.compress(pageBytes.array(), pageBytes.size(), chunk);
+        int length = chunk.size() - offset;
+        pages.add(new EncodedPage(offset, length, pageBytes.size(), rows, pageStatistics, valuesEncoding));
+        chunkBytes += length;
         chunkValues += rows;
         fileNulls += levels.nulls();
         levels.clear();
@@ -235,33 +237,27 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
     }
 
-    private byte[] compress(GrowableBytes bytes) {
-        try {
-            return compressor
-                    .compress(BytesInput.from(bytes.array(), 0, bytes.size()))
-                    .toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** Writes the row group's column chunk (dictionary page, then data pages) and starts the next chunk. */
     final void writeChunk(ParquetFileWriter writer) throws IOException {
         finishPage();
-        writer.startColumn(descriptor, chunkValues, codec);
+        writer.startColumn(descriptor, chunkValues, compressor.codec());
         if (dictionaryUsed) {
             pageBytes.clear();
             dictionary.writePage(pageBytes);
-            byte[] compressed = compress(pageBytes);
+            int offset = chunk.size();
+            compressor.compress(pageBytes.array(), pageBytes.size(), chunk);
             writer.writeDictionaryPage(new DictionaryPage(
-                    BytesInput.from(compressed), pageBytes.size(), dictionary.size(), Encoding.PLAIN_DICTIONARY));
+                    BytesInput.from(chunk.array(), offset, chunk.size() - offset),
+                    pageBytes.size(),
+                    dictionary.size(),
+                    Encoding.PLAIN_DICTIONARY));
         }
         Encoding levelEncoding = optional ? Encoding.RLE : Encoding.BIT_PACKED;
         for (EncodedPage page : pages) {
             writer.writeDataPage(
                     page.rows(),
                     page.uncompressedSize(),
-                    BytesInput.from(page.bytes()),
+                    BytesInput.from(chunk.array(), page.offset(), page.length()),
                     page.statistics(),
                     page.rows(),
                     Encoding.BIT_PACKED,
@@ -270,6 +266,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
         writer.endColumn();
         pages.clear();
+        chunk.clear();
         chunkValues = 0;
         chunkBytes = 0;
         firstPageOfChunk = true;
@@ -278,6 +275,12 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         dictionary.clear();
     }
 
+    /** A compressed page at {@code offset} in the chunk buffer. */
     private record EncodedPage(
-            byte[] bytes, int uncompressedSize, int rows, Statistics<?> statistics, Encoding valuesEncoding) {}
+            int offset,
+            int length,
+            int uncompressedSize,
+            int rows,
+            Statistics<?> statistics,
+            Encoding valuesEncoding) {}
 }

@@ -10,21 +10,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.FieldMetrics;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.parquet.ParquetCodecFactory;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ParquetProperties;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
@@ -50,7 +47,7 @@ final class ColumnarParquetFile {
 
     private final Map<String, String> metadata;
     private final long rowGroupSizeBytes;
-    private final ParquetCodecFactory codecFactory;
+    private final PageCompressor compressor;
     private final ParquetFileWriter writer;
     private long rowGroupRows;
     private long rowCount;
@@ -74,8 +71,7 @@ final class ColumnarParquetFile {
         this.output = requireNonNull(output, "output is null");
         this.parquetSchema = ParquetSchemaUtil.convert(fileSchema, "table");
         this.rowGroupSizeBytes = settings.rowGroupSizeBytes();
-        this.codecFactory = new ParquetCodecFactory(codecConfiguration(settings), settings.pageSizeBytes());
-        BytesInputCompressor compressor = codecFactory.getCompressor(settings.codec());
+        this.compressor = new PageCompressor(settings, settings.pageSizeBytes());
         List<ColumnDescriptor> descriptors = parquetSchema.getColumns();
         this.vectorPositions = new int[descriptors.size()];
         for (int i = 0; i < descriptors.size(); i++) {
@@ -119,7 +115,7 @@ final class ColumnarParquetFile {
             ColumnDescriptor descriptor,
             Types.NestedField field,
             ColumnarParquetSettings settings,
-            BytesInputCompressor compressor,
+            PageCompressor compressor,
             OptionalInt constant) {
         String name = field.name();
         PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
@@ -143,23 +139,6 @@ final class ColumnarParquetFile {
 
     private static int physicalWidth(FixedWidthColumnEncoder.Kind kind) {
         return kind == FixedWidthColumnEncoder.Kind.INT32 || kind == FixedWidthColumnEncoder.Kind.FLOAT ? 4 : 8;
-    }
-
-    /** Iceberg's compression level settings for the codecs that have levels. */
-    private static Configuration codecConfiguration(ColumnarParquetSettings settings) {
-        Configuration configuration = new Configuration(false);
-        settings.compressionLevel().ifPresent(level -> {
-            switch (settings.codec()) {
-                case GZIP -> configuration.set("zlib.compress.level", level);
-                case BROTLI -> configuration.set("compression.brotli.quality", level);
-                case ZSTD -> {
-                    configuration.set("io.compression.codec.zstd.level", level);
-                    configuration.set("parquet.compression.codec.zstd.level", level);
-                }
-                default -> {} // no levels
-            }
-        });
-        return configuration;
     }
 
     /**
@@ -235,7 +214,7 @@ final class ColumnarParquetFile {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
-            codecFactory.release();
+            compressor.close();
         }
     }
 
@@ -248,7 +227,7 @@ final class ColumnarParquetFile {
             } catch (IOException | RuntimeException e) {
                 // the caller is already failing with the cause; the partial file is deleted either way
             } finally {
-                codecFactory.release();
+                compressor.close();
             }
         }
     }

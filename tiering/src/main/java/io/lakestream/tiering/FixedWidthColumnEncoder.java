@@ -13,7 +13,6 @@ import org.apache.parquet.column.statistics.DoubleStatistics;
 import org.apache.parquet.column.statistics.FloatStatistics;
 import org.apache.parquet.column.statistics.IntStatistics;
 import org.apache.parquet.column.statistics.LongStatistics;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 
 /**
  * Columns of Parquet INT32, INT64, FLOAT and DOUBLE from fixed-width Arrow vectors: int, date, bigint, time,
@@ -51,7 +50,7 @@ final class FixedWidthColumnEncoder extends ColumnEncoder<LongDictionary> {
             String columnName,
             int fieldId,
             ColumnarParquetSettings settings,
-            BytesInputCompressor compressor,
+            PageCompressor compressor,
             Kind kind,
             int sourceWidth,
             OptionalInt constant) {
