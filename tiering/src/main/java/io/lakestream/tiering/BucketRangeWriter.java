@@ -134,7 +134,7 @@ public final class BucketRangeWriter {
                 .toArray();
         this.keyTypes =
                 keySchema.columns().stream().map(Types.NestedField::type).toArray(Type[]::new);
-        Map<String, String> writerDefaults = TieredFileProperties.defaults(definition);
+        Map<String, String> writerDefaults = TieredFileProperties.defaults(definition, lake.properties());
         this.writerFactory =
                 new ArrowFileWriterFactory(lake, lakeSchema, keySchema, vectorPositions, bucketFieldId, writerDefaults);
         this.vectorPositions = Map.copyOf(vectorPositions);

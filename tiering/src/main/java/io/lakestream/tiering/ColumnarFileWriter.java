@@ -151,9 +151,9 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
     }
 
     private void closeCurrent() {
+        current.close(); // if this fails, abort() closes the file's stream
         ColumnarParquetFile file = current;
         current = null;
-        file.close();
         written.add(describe.apply(file));
     }
 

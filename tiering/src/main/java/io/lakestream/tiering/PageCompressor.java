@@ -29,6 +29,7 @@ final class PageCompressor implements AutoCloseable {
     private final ZstdCompressCtx zstd;
     private final ParquetCodecFactory codecFactory;
     private final BytesInputCompressor compressor;
+    private boolean closed;
 
     PageCompressor(ColumnarParquetSettings settings, int pageSizeBytes) {
         this.codec = settings.codec();
@@ -68,6 +69,10 @@ final class PageCompressor implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (zstd != null) {
             zstd.close();
         } else {
