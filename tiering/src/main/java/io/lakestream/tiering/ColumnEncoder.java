@@ -57,8 +57,8 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
 
     private final List<EncodedPage> pages = new ArrayList<>();
     private final GrowableBytes pageBytes = new GrowableBytes(1024);
-    /** The compressed pages of the open column chunk, one after the other. */
-    private final GrowableBytes chunk = new GrowableBytes(1024);
+    /** Where a page is compressed before it is kept in a byte array of its compressed size. */
+    private final GrowableBytes compressed = new GrowableBytes(1024);
 
     private boolean firstPageOfChunk = true;
     private boolean dictionaryUsed;
@@ -207,11 +207,9 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
         completePageStatistics();
         pageStatistics.incrementNumNulls(levels.nulls());
-        int offset = chunk.size();
-        compressor.compress(pageBytes.array(), pageBytes.size(), chunk);
-        int length = chunk.size() - offset;
-        pages.add(new EncodedPage(offset, length, pageBytes.size(), rows, pageStatistics, valuesEncoding));
-        chunkBytes += length;
+        byte[] bytes = compress(pageBytes);
+        pages.add(new EncodedPage(bytes, pageBytes.size(), rows, pageStatistics, valuesEncoding));
+        chunkBytes += bytes.length;
         chunkValues += rows;
         fileNulls += levels.nulls();
         levels.clear();
@@ -237,6 +235,16 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
     }
 
+    /**
+     * The page compressed, in an array of its own: pages wait for their row group, and one array per page
+     * copies less than a growing buffer for the whole chunk.
+     */
+    private byte[] compress(GrowableBytes page) {
+        compressed.clear();
+        compressor.compress(page.array(), page.size(), compressed);
+        return Arrays.copyOf(compressed.array(), compressed.size());
+    }
+
     /** Writes the row group's column chunk (dictionary page, then data pages) and starts the next chunk. */
     final void writeChunk(ParquetFileWriter writer) throws IOException {
         finishPage();
@@ -244,10 +252,8 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         if (dictionaryUsed) {
             pageBytes.clear();
             dictionary.writePage(pageBytes);
-            int offset = chunk.size();
-            compressor.compress(pageBytes.array(), pageBytes.size(), chunk);
             writer.writeDictionaryPage(new DictionaryPage(
-                    BytesInput.from(chunk.array(), offset, chunk.size() - offset),
+                    BytesInput.from(compress(pageBytes)),
                     pageBytes.size(),
                     dictionary.size(),
                     Encoding.PLAIN_DICTIONARY));
@@ -257,7 +263,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
             writer.writeDataPage(
                     page.rows(),
                     page.uncompressedSize(),
-                    BytesInput.from(chunk.array(), page.offset(), page.length()),
+                    BytesInput.from(page.bytes()),
                     page.statistics(),
                     page.rows(),
                     Encoding.BIT_PACKED,
@@ -266,7 +272,6 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         }
         writer.endColumn();
         pages.clear();
-        chunk.clear();
         chunkValues = 0;
         chunkBytes = 0;
         firstPageOfChunk = true;
@@ -275,12 +280,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         dictionary.clear();
     }
 
-    /** A compressed page at {@code offset} in the chunk buffer. */
+    /** A compressed page. */
     private record EncodedPage(
-            int offset,
-            int length,
-            int uncompressedSize,
-            int rows,
-            Statistics<?> statistics,
-            Encoding valuesEncoding) {}
+            byte[] bytes, int uncompressedSize, int rows, Statistics<?> statistics, Encoding valuesEncoding) {}
 }
