@@ -178,22 +178,8 @@ final class ArrowRowWriter implements ParquetValueWriter<ArrowRow> {
 
         abstract void writeValue(int repetitionLevel, FieldVector vector, int index);
 
-        /** Value metrics of the non-null values, completed with the nulls (as Iceberg's option writer does). */
         final FieldMetrics<?> withNulls(FieldMetrics<?> metrics) {
-            long nulls = metrics.nullValueCount() < 0 ? metrics.nullValueCount() : metrics.nullValueCount() + nullCount;
-            return withNulls(metrics, nulls);
-        }
-
-        private <T> FieldMetrics<T> withNulls(FieldMetrics<T> metrics, long nulls) {
-            return new FieldMetrics<>(
-                    metrics.id(),
-                    metrics.valueCount() + nullCount,
-                    nulls,
-                    metrics.nanValueCount(),
-                    metrics.lowerBound(),
-                    metrics.upperBound(),
-                    metrics.originalType(),
-                    metrics.avgValueSizeInBytes());
+            return NullCountedMetrics.withNulls(metrics, nullCount);
         }
     }
 

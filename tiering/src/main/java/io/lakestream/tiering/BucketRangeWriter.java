@@ -15,20 +15,23 @@ import io.lakestream.reader.LogRangeReader;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
@@ -36,6 +39,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.encryption.PlaintextEncryptionManager;
 import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -82,6 +86,12 @@ public final class BucketRangeWriter {
     private final List<Types.NestedField> sampledColumns;
 
     private final Map<Integer, Integer> vectorPositions;
+    private final OptionalInt bucketFieldId;
+    /** The columnar writer's settings, if it can write this table's data files. */
+    private final Optional<ColumnarParquetSettings> columnarSettings;
+
+    private final Optional<ColumnarParquetSettings> columnarDeleteSettings;
+    private final Schema keySchema;
 
     public BucketRangeWriter(
             LakestreamTable table,
@@ -124,9 +134,19 @@ public final class BucketRangeWriter {
                 .toArray();
         this.keyTypes =
                 keySchema.columns().stream().map(Types.NestedField::type).toArray(Type[]::new);
-        this.writerFactory = new ArrowFileWriterFactory(
-                lake, lakeSchema, keySchema, vectorPositions, bucketFieldId, TieredFileProperties.defaults(definition));
+        Map<String, String> writerDefaults = TieredFileProperties.defaults(definition, lake.properties());
+        this.writerFactory =
+                new ArrowFileWriterFactory(lake, lakeSchema, keySchema, vectorPositions, bucketFieldId, writerDefaults);
         this.vectorPositions = Map.copyOf(vectorPositions);
+        this.bucketFieldId = bucketFieldId;
+        boolean columnarTypes =
+                lakeSchema.columns().stream().allMatch(column -> ColumnarParquetFile.supports(column.type()));
+        boolean columnar = columnarTypes && lake.encryption() instanceof PlaintextEncryptionManager;
+        this.columnarSettings =
+                columnar ? ColumnarParquetSettings.of(lake.properties(), writerDefaults) : Optional.empty();
+        this.columnarDeleteSettings =
+                columnar ? ColumnarParquetSettings.forDeletes(lake.properties(), writerDefaults) : Optional.empty();
+        this.keySchema = keySchema;
         this.sampledColumns = lakeSchema.columns().stream()
                 .filter(column ->
                         column != bucketColumn && !definition.primaryKey().contains(column.name()))
@@ -134,10 +154,10 @@ public final class BucketRangeWriter {
     }
 
     /**
-     * The writer factory for one task: columns that a sample of the task's first batch shows parquet-mr
-     * would dictionary-encode in vain are written plainly from the start ({@link DictionaryPredictor}).
+     * Columns that a sample of the task's first batch shows would be dictionary-encoded in vain: they are
+     * written plainly from the start ({@link DictionaryPredictor}).
      */
-    private ArrowFileWriterFactory writerFactoryFor(LogBatch sample) {
+    private Set<String> predictedPlainColumns(LogBatch sample) {
         int pageRowLimit = PropertyUtil.propertyAsInt(
                 lake.properties(),
                 TableProperties.PARQUET_PAGE_ROW_LIMIT,
@@ -146,15 +166,71 @@ public final class BucketRangeWriter {
                 lake.properties(),
                 TableProperties.PARQUET_PAGE_SIZE_BYTES,
                 TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
-        Map<String, String> plain = new HashMap<>();
+        Set<String> plain = new HashSet<>();
         for (Types.NestedField column : sampledColumns) {
             FieldVector vector = sample.root().getVector(vectorPositions.get(column.fieldId()));
             if (DictionaryPredictor.wouldFallBack(
                     vector, sample.rowCount(), column.type(), pageRowLimit, pageSizeBytes)) {
-                plain.put(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column.name(), "false");
+                plain.add(column.name());
             }
         }
+        return plain;
+    }
+
+    /** The writer factory of Iceberg's own Parquet writer for one task, with the predicted plain columns. */
+    private ArrowFileWriterFactory writerFactoryFor(Set<String> plainColumns) {
+        Map<String, String> plain = new HashMap<>();
+        for (String column : plainColumns) {
+            plain.put(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column, "false");
+        }
         return plain.isEmpty() ? writerFactory : writerFactory.withWriterDefaults(plain);
+    }
+
+    /** The task's data file writer: columnar where the table allows it, Iceberg's row writer otherwise. */
+    private TieredFileWriter<DataFile> newDataWriter(
+            OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
+        if (columnarSettings.isPresent()) {
+            return ColumnarFileWriter.data(
+                    columnarTarget(files, partition, bucket, columnarSettings.get(), plainColumns),
+                    lake.schema(),
+                    bucketFieldId);
+        }
+        return new RowFileWriter<>(
+                new RollingDataWriter<>(
+                        writerFactoryFor(plainColumns), files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
+                DataWriteResult::dataFiles,
+                bucket);
+    }
+
+    /** The task's equality delete file writer (the key columns), columnar where the table allows it. */
+    private TieredFileWriter<DeleteFile> newDeleteWriter(
+            OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
+        if (columnarDeleteSettings.isPresent()) {
+            return ColumnarFileWriter.equalityDeletes(
+                    columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns), keySchema);
+        }
+        return new RowFileWriter<>(
+                new RollingEqualityDeleteWriter<>(
+                        writerFactoryFor(plainColumns), files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
+                DeleteWriteResult::deleteFiles,
+                bucket);
+    }
+
+    private ColumnarFileWriter.Target columnarTarget(
+            OutputFileFactory files,
+            StructLike partition,
+            int bucket,
+            ColumnarParquetSettings settings,
+            Set<String> plainColumns) {
+        return new ColumnarFileWriter.Target(
+                files,
+                lake.spec(),
+                partition,
+                vectorPositions,
+                bucket,
+                settings.withDictionaryDisabled(plainColumns),
+                MetricsConfig.forTable(lake),
+                targetFileSizeBytes);
     }
 
     public BucketFiles write(BucketTask task) {
@@ -175,10 +251,9 @@ public final class BucketRangeWriter {
         int bucket = task.bucket();
         StructLike partition = lakeRows.partition(bucket);
         long changes = 0;
-        ArrowRow row = new ArrowRow(bucket);
         // Opened at the first batch, which is the sample for the writer settings.
-        RollingDataWriter<ArrowRow> dataWriter = null;
-        DataWriteResult dataResult = new DataWriteResult(List.of());
+        TieredFileWriter<DataFile> dataWriter = null;
+        List<DataFile> dataFiles = List.of();
         try (LogRangeReader reader = openRange(task)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
@@ -194,23 +269,25 @@ public final class BucketRangeWriter {
                     }
                     if (dataWriter == null) {
                         verifyPartition(batch, 0, bucket);
-                        dataWriter = newDataWriter(writerFactoryFor(batch), fileFactory(task), partition);
+                        dataWriter = newDataWriter(fileFactory(task), partition, bucket, predictedPlainColumns(batch));
                     }
-                    row.setBatch(batch.root());
-                    for (int i = 0; i < rows; i++) {
-                        row.setIndex(i);
-                        dataWriter.write(row);
-                    }
+                    dataWriter.write(batch.root(), null, 0, rows);
                     changes += rows;
                 }
             }
+            if (dataWriter != null) {
+                dataFiles = dataWriter.finish();
+            }
+        } catch (RuntimeException | Error e) {
+            abort(dataWriter, e);
+            throw e;
         } finally {
             if (dataWriter != null) {
-                dataResult = close(dataWriter, written);
+                written.addAll(dataWriter.locations());
             }
         }
         hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
-        return new BucketFiles(task, dataResult.dataFiles(), List.of(), changes, rowCount(dataResult), 0);
+        return new BucketFiles(task, dataFiles, List.of(), changes, rowCount(dataFiles), 0);
     }
 
     /**
@@ -257,60 +334,81 @@ public final class BucketRangeWriter {
             StructLike partition = lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.
             OutputFileFactory files = fileFactory(task);
-            ArrowFileWriterFactory taskWriterFactory =
-                    batches.isEmpty() ? writerFactory : writerFactoryFor(batches.getFirst());
-            RollingDataWriter<ArrowRow> dataWriter = newDataWriter(taskWriterFactory, files, partition);
-            DataWriteResult dataResult;
-            boolean first = true;
-            try {
-                for (int b = 0; b < batches.size(); b++) {
-                    LogBatch batch = batches.get(b);
-                    BitSet marks = lastChange.get(b);
-                    row.setBatch(batch.root());
-                    ArrowBuf changeTypes = changeTypes(batch);
-                    for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
-                        if (changeTypes.getByte(i) == UPSERT) {
-                            if (first) {
-                                verifyPartition(batch, i, bucket);
+            Set<String> plainColumns = batches.isEmpty() ? Set.of() : predictedPlainColumns(batches.getFirst());
+            List<DataFile> dataFiles =
+                    writeFiles(newDataWriter(files, partition, bucket, plainColumns), written, writer -> {
+                        boolean first = true;
+                        int[] positions = new int[0];
+                        for (int b = 0; b < batches.size(); b++) {
+                            LogBatch batch = batches.get(b);
+                            positions = grow(positions, batch.rowCount());
+                            int count = marked(lastChange.get(b), changeTypes(batch), true, positions);
+                            if (count > 0 && first) {
+                                verifyPartition(batch, positions[0], bucket);
                                 first = false;
                             }
-                            row.setIndex(i);
-                            dataWriter.write(row);
+                            writer.write(batch.root(), positions, 0, count);
                         }
-                    }
-                }
-            } finally {
-                dataResult = close(dataWriter, written);
-            }
+                    });
             hooks.reached(identifier(), TieringStep.DATA_FILES_WRITTEN, bucket);
 
-            RollingEqualityDeleteWriter<ArrowRow> deleteWriter = new RollingEqualityDeleteWriter<>(
-                    taskWriterFactory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
-            DeleteWriteResult deleteResult;
-            try {
-                for (int b = 0; b < batches.size(); b++) {
-                    BitSet marks = lastChange.get(b);
-                    row.setBatch(batches.get(b).root());
-                    for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
-                        row.setIndex(i);
-                        deleteWriter.write(row);
-                    }
-                }
-            } finally {
-                deleteResult = close(deleteWriter, written);
-            }
+            List<DeleteFile> deleteFiles =
+                    writeFiles(newDeleteWriter(files, partition, bucket, plainColumns), written, writer -> {
+                        int[] positions = new int[0];
+                        for (int b = 0; b < batches.size(); b++) {
+                            LogBatch batch = batches.get(b);
+                            positions = grow(positions, batch.rowCount());
+                            int count = marked(lastChange.get(b), changeTypes(batch), false, positions);
+                            writer.write(batch.root(), positions, 0, count);
+                        }
+                    });
             hooks.reached(identifier(), TieringStep.DELETE_FILES_WRITTEN, bucket);
 
-            List<DeleteFile> deleteFiles = deleteResult.deleteFiles();
             return new BucketFiles(
                     task,
-                    dataResult.dataFiles(),
+                    dataFiles,
                     deleteFiles,
                     changes,
-                    rowCount(dataResult),
+                    rowCount(dataFiles),
                     deleteFiles.stream().mapToLong(DeleteFile::recordCount).sum());
         } finally {
             batches.forEach(LogBatch::close);
+        }
+    }
+
+    /**
+     * Puts the positions of the marked rows into {@code positions}, only the upserts if {@code upsertsOnly}.
+     *
+     * @return how many
+     */
+    private static int marked(BitSet marks, ArrowBuf changeTypes, boolean upsertsOnly, int[] positions) {
+        int count = 0;
+        for (int i = marks.nextSetBit(0); i >= 0; i = marks.nextSetBit(i + 1)) {
+            if (!upsertsOnly || changeTypes.getByte(i) == UPSERT) {
+                positions[count++] = i;
+            }
+        }
+        return count;
+    }
+
+    private static int[] grow(int[] positions, int size) {
+        return positions.length >= size ? positions : new int[size];
+    }
+
+    /**
+     * Writes with {@code body}, then completes the files; aborts the writer if that fails. Every file the
+     * writer created goes into {@code written}, to be deleted if the task fails.
+     */
+    private static <F> List<F> writeFiles(
+            TieredFileWriter<F> writer, List<String> written, Consumer<TieredFileWriter<F>> body) {
+        try {
+            body.accept(writer);
+            return writer.finish();
+        } catch (RuntimeException | Error e) {
+            abort(writer, e);
+            throw e;
+        } finally {
+            written.addAll(writer.locations());
         }
     }
 
@@ -339,11 +437,6 @@ public final class BucketRangeWriter {
                 allocator);
     }
 
-    private RollingDataWriter<ArrowRow> newDataWriter(
-            ArrowFileWriterFactory factory, OutputFileFactory files, StructLike partition) {
-        return new RollingDataWriter<>(factory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition);
-    }
-
     private OutputFileFactory fileFactory(BucketTask task) {
         // The operation id is unique per planning attempt, and the bucket is the partition id, so names never collide.
         return OutputFileFactory.builderFor(lake, task.bucket(), task.fromOffset())
@@ -352,30 +445,19 @@ public final class BucketRangeWriter {
                 .build();
     }
 
-    private static DataWriteResult close(RollingDataWriter<ArrowRow> writer, List<String> written) {
-        try {
-            writer.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    private static void abort(TieredFileWriter<?> writer, Throwable failure) {
+        if (writer == null) {
+            return;
         }
-        DataWriteResult result = writer.result();
-        result.dataFiles().forEach(file -> written.add(file.location()));
-        return result;
+        try {
+            writer.abort();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
-    private static DeleteWriteResult close(RollingEqualityDeleteWriter<ArrowRow> writer, List<String> written) {
-        try {
-            writer.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        DeleteWriteResult result = writer.result();
-        result.deleteFiles().forEach(file -> written.add(file.location()));
-        return result;
-    }
-
-    private static long rowCount(DataWriteResult result) {
-        return result.dataFiles().stream().mapToLong(DataFile::recordCount).sum();
+    private static long rowCount(List<DataFile> dataFiles) {
+        return dataFiles.stream().mapToLong(DataFile::recordCount).sum();
     }
 
     private TableIdentifier identifier() {

@@ -15,8 +15,7 @@ import org.apache.iceberg.TableProperties;
  * other mostly unique columns, see {@link DictionaryPredictor}, a third of the writer threads' time in a
  * profiled round).
  *
- * <p>Compression level 1 (zstd, the Iceberg default codec, and gzip/brotli, whose levels Iceberg also
- * passes on; ignored by codecs without levels): zstd at parquet-mr's default level 3 was about a third of
+ * <p>Compression level 1 for zstd, the Iceberg default codec (other codecs keep their own default level): zstd at parquet-mr's default level 3 was about a third of
  * the tiering threads' CPU (JFR, TieringBenchmark), and level 1 is faster for files of about the same size
  * there (6.0 vs 6.2 MB append-only, 5.1 vs 5.0 MB primary key). Compaction rewrites a bucket with the table's
  * own settings.
@@ -24,9 +23,17 @@ import org.apache.iceberg.TableProperties;
 final class TieredFileProperties {
     private TieredFileProperties() {}
 
-    static Map<String, String> defaults(TableDefinition definition) {
+    /**
+     * @param tableProperties the table's properties: the level is set only for zstd, the codec it was measured
+     *     for (Hadoop's gzip takes level names, not numbers, and rejects "1")
+     */
+    static Map<String, String> defaults(TableDefinition definition, Map<String, String> tableProperties) {
         Map<String, String> defaults = new HashMap<>();
-        defaults.put(TableProperties.PARQUET_COMPRESSION_LEVEL, "1");
+        String codec = tableProperties.getOrDefault(
+                TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT);
+        if (codec.equalsIgnoreCase("zstd")) {
+            defaults.put(TableProperties.PARQUET_COMPRESSION_LEVEL, "1");
+        }
         for (String column : definition.primaryKey()) {
             defaults.put(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX + column, "false");
         }

@@ -1,58 +1,42 @@
 package io.lakestream.tiering;
 
+import static io.lakestream.tiering.TieredParquetTesting.assertFooterMetrics;
+import static io.lakestream.tiering.TieredParquetTesting.assertRowsEqual;
+import static io.lakestream.tiering.TieredParquetTesting.assertSameMetrics;
+import static io.lakestream.tiering.TieredParquetTesting.batch;
+import static io.lakestream.tiering.TieredParquetTesting.footer;
+import static io.lakestream.tiering.TieredParquetTesting.positions;
+import static io.lakestream.tiering.TieredParquetTesting.project;
+import static io.lakestream.tiering.TieredParquetTesting.randomRows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ChangeType;
-import io.lakestream.log.LogSchema;
-import io.lakestream.testing.LogVectorValues;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Random;
-import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
-import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.hadoop.HadoopTables;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.parquet.ParquetUtil;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.DateTimeUtil;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -132,18 +116,7 @@ class TestArrowRowWriter {
         assertThat(arrowFile.nullValueCounts().get(3)).isGreaterThan(0);
         assertThat(arrowFile.nanValueCounts()).containsKeys(4, 5);
         assertSameMetrics(arrowFile, genericFile);
-        // The footer alone gives the same metrics (what Iceberg's import and rewrite paths compute), except
-        // float and double bounds, which Iceberg takes only from its writers (Parquet's ignore NaN).
-        var footerMetrics =
-                ParquetUtil.fileMetrics(table.io().newInputFile(arrowFile.location()), MetricsConfig.forTable(table));
-        assertThat(footerMetrics.valueCounts()).isEqualTo(arrowFile.valueCounts());
-        assertThat(footerMetrics.nullValueCounts()).isEqualTo(arrowFile.nullValueCounts());
-        Map<Integer, ByteBuffer> lower = new HashMap<>(arrowFile.lowerBounds());
-        Map<Integer, ByteBuffer> upper = new HashMap<>(arrowFile.upperBounds());
-        lower.keySet().removeAll(List.of(4, 5));
-        upper.keySet().removeAll(List.of(4, 5));
-        assertThat(footerMetrics.lowerBounds()).isEqualTo(lower);
-        assertThat(footerMetrics.upperBounds()).isEqualTo(upper);
+        assertFooterMetrics(table, arrowFile, List.of(4, 5));
     }
 
     @Test
@@ -239,18 +212,11 @@ class TestArrowRowWriter {
     }
 
     private DataFile writeGeneric(List<Record> rows, String name) throws IOException {
-        DataWriter<Record> writer = Parquet.writeData(output(directory.resolve(name)))
-                .forTable(table)
-                .withSpec(PartitionSpec.unpartitioned())
-                .createWriterFunc(GenericParquetWriter::create)
-                .overwrite()
-                .build();
-        try {
-            rows.forEach(writer::write);
-        } finally {
-            writer.close();
-        }
-        return writer.toDataFile();
+        return TieredParquetTesting.writeGeneric(table, rows, directory.resolve(name));
+    }
+
+    private static MessageType parquetSchema(String location) throws IOException {
+        return footer(location).getFileMetaData().getSchema();
     }
 
     /** Writes the rows through Arrow batches of the log's encoding (several batches, to move between them). */
@@ -259,18 +225,7 @@ class TestArrowRowWriter {
         int batchSize = 701;
         for (int start = 0; start < rows.size(); start += batchSize) {
             List<Record> batch = rows.subList(start, Math.min(rows.size(), start + batchSize));
-            try (VectorSchemaRoot root = VectorSchemaRoot.create(LogSchema.arrowSchema(schema), allocator)) {
-                root.allocateNew();
-                for (int i = 0; i < batch.size(); i++) {
-                    ((TinyIntVector) root.getVector(0)).setSafe(i, ChangeType.INSERT.code());
-                    ((TimeStampMicroTZVector) root.getVector(1)).setSafe(i, 1L);
-                    for (int c = 0; c < schema.columns().size(); c++) {
-                        FieldVector vector = root.getVector(c + LogSchema.SYSTEM_COLUMN_COUNT);
-                        LogVectorValues.forType(schema.columns().get(c).type())
-                                .write(vector, i, batch.get(i).get(c));
-                    }
-                }
-                root.setRowCount(batch.size());
+            try (VectorSchemaRoot root = batch(schema, batch, allocator)) {
                 row.setBatch(root);
                 for (int i = 0; i < batch.size(); i++) {
                     row.setIndex(i);
@@ -280,140 +235,11 @@ class TestArrowRowWriter {
         }
     }
 
-    private static Map<Integer, Integer> positions(Schema schema) {
-        Map<Integer, Integer> positions = new HashMap<>();
-        for (int i = 0; i < schema.columns().size(); i++) {
-            positions.put(schema.columns().get(i).fieldId(), i + LogSchema.SYSTEM_COLUMN_COUNT);
-        }
-        return positions;
-    }
-
     private EncryptedOutputFile output(Path path) {
-        return EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path.toString()));
+        return TieredParquetTesting.output(table, path);
     }
 
     private List<Record> read(String location, Schema schema) throws IOException {
-        List<Record> rows = new ArrayList<>();
-        try (CloseableIterable<Record> reader = Parquet.read(table.io().newInputFile(location))
-                .project(schema)
-                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-                .build()) {
-            reader.forEach(record -> rows.add(record.copy()));
-        }
-        return rows;
-    }
-
-    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(String location) throws IOException {
-        try (ParquetFileReader reader = ParquetFileReader.open(
-                HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(location), new Configuration()))) {
-            return reader.getFooter();
-        }
-    }
-
-    private static MessageType parquetSchema(String location) throws IOException {
-        return footer(location).getFileMetaData().getSchema();
-    }
-
-    private static void assertSameMetrics(ContentFile<?> actual, ContentFile<?> expected) {
-        assertThat(actual.valueCounts()).isEqualTo(expected.valueCounts());
-        assertThat(actual.nullValueCounts()).isEqualTo(expected.nullValueCounts());
-        assertThat(actual.nanValueCounts()).isEqualTo(expected.nanValueCounts());
-        assertThat(actual.lowerBounds()).isEqualTo(expected.lowerBounds());
-        assertThat(actual.upperBounds()).isEqualTo(expected.upperBounds());
-    }
-
-    private static void assertRowsEqual(List<Record> actual, List<Record> expected, Schema schema) {
-        assertThat(actual).hasSize(expected.size());
-        for (int i = 0; i < expected.size(); i++) {
-            for (int c = 0; c < schema.columns().size(); c++) {
-                Object expectedValue = comparable(expected.get(i).get(c));
-                Object actualValue = comparable(actual.get(i).get(c));
-                assertThat(actualValue)
-                        .as("row %s column %s", i, schema.columns().get(c).name())
-                        .isEqualTo(expectedValue);
-            }
-        }
-    }
-
-    private static Object comparable(Object value) {
-        if (value instanceof byte[] bytes) {
-            return ByteBuffer.wrap(bytes);
-        }
-        if (value instanceof Float f && f.isNaN()) {
-            return "NaN";
-        }
-        if (value instanceof Double d && d.isNaN()) {
-            return "NaN";
-        }
-        return value;
-    }
-
-    private static Record project(Record row, Schema schema) {
-        Record projected = GenericRecord.create(schema);
-        for (Types.NestedField column : schema.columns()) {
-            projected.setField(column.name(), row.getField(column.name()));
-        }
-        return projected;
-    }
-
-    private static List<Record> randomRows(Random random, int count, Schema schema) {
-        List<Record> rows = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            Record row = GenericRecord.create(schema);
-            for (int c = 0; c < schema.columns().size(); c++) {
-                Types.NestedField column = schema.columns().get(c);
-                boolean isNull = column.isOptional() && random.nextInt(7) == 0;
-                row.set(c, isNull ? null : randomValue(random, column.type(), i));
-            }
-            rows.add(row);
-        }
-        return rows;
-    }
-
-    private static Object randomValue(Random random, Type type, int row) {
-        return switch (type.typeId()) {
-            case BOOLEAN -> random.nextBoolean();
-            case INTEGER -> random.nextInt();
-            case LONG -> row % 3 == 0 ? (long) row : random.nextLong();
-            case FLOAT -> random.nextInt(50) == 0 ? Float.NaN : random.nextFloat() * 1000 - 500;
-            case DOUBLE -> random.nextInt(50) == 0 ? Double.NaN : random.nextGaussian() * 1e6;
-            case DECIMAL -> {
-                Types.DecimalType decimal = (Types.DecimalType) type;
-                BigInteger limit = BigInteger.TEN.pow(decimal.precision());
-                BigInteger unscaled = new BigInteger(limit.bitLength() + 8, random).mod(limit);
-                yield new BigDecimal(random.nextBoolean() ? unscaled : unscaled.negate(), decimal.scale());
-            }
-            case DATE -> DateTimeUtil.dateFromDays(random.nextInt(200_000) - 100_000);
-            case TIME -> DateTimeUtil.timeFromMicros(Math.floorMod(random.nextLong(), 86_400_000_000L));
-            case TIMESTAMP -> {
-                long micros = random.nextLong() % 4_000_000_000_000_000L;
-                yield ((Types.TimestampType) type).shouldAdjustToUTC()
-                        ? DateTimeUtil.timestamptzFromMicros(micros)
-                        : DateTimeUtil.timestampFromMicros(micros);
-            }
-            case STRING -> {
-                StringBuilder value = new StringBuilder();
-                int length = random.nextInt(12);
-                for (int i = 0; i < length; i++) {
-                    value.append(i % 5 == 4 ? 'é' : (char) ('a' + random.nextInt(26)));
-                }
-                if (random.nextInt(10) == 0) {
-                    value.append("\u00df\u6771\uD83D\uDE00");
-                }
-                yield value.toString();
-            }
-            case UUID -> new UUID(random.nextLong(), random.nextLong());
-            case FIXED -> {
-                byte[] bytes = new byte[((Types.FixedType) type).length()];
-                random.nextBytes(bytes);
-                yield bytes;
-            }
-            case BINARY -> {
-                byte[] bytes = new byte[random.nextInt(20)];
-                random.nextBytes(bytes);
-                yield ByteBuffer.wrap(bytes);
-            }
-            default -> throw new IllegalArgumentException(type.toString());
-        };
+        return TieredParquetTesting.read(table, location, schema);
     }
 }

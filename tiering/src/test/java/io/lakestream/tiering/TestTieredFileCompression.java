@@ -57,6 +57,15 @@ class TestTieredFileCompression {
         assertThat(levelThree).isNotEqualTo(levelOne);
     }
 
+    @Test
+    void tablesOfOtherCodecsTierWithTheirOwnLevels() {
+        // gzip takes Hadoop's level names: tiering's default level "1" is for zstd only
+        assertThat(tieredDataBytes("gzip", Map.of(TableProperties.PARQUET_COMPRESSION, "gzip")))
+                .isPositive();
+        assertThat(tieredDataBytes("snappy", Map.of(TableProperties.PARQUET_COMPRESSION, "snappy")))
+                .isPositive();
+    }
+
     private long tieredDataBytes(String name, Map<String, String> properties) {
         LakestreamTable table = create(name, properties);
         write(table);

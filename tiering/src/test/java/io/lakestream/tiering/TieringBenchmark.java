@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -158,7 +159,14 @@ public final class TieringBenchmark {
         return new Appended(rows / seconds, (processCpuNanos() - startCpu) / 1e9);
     }
 
-    record Tiered(double seconds, int rounds, long peakHeapBytes, double cpuSeconds, long lakeBytes) {}
+    /** {@code writerCpuSeconds}: CPU of the tiering writer threads alone, the part the file writers change. */
+    record Tiered(
+            double seconds,
+            int rounds,
+            long peakHeapBytes,
+            double cpuSeconds,
+            double writerCpuSeconds,
+            long lakeBytes) {}
 
     private static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
         TieringConfig config = TieringConfig.builder()
@@ -172,6 +180,7 @@ public final class TieringBenchmark {
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
         int rounds = 0;
+        long writerCpu;
         try (TieringService service = new TieringService(catalog, config)) {
             while (true) {
                 TieringResult result = service.tierTable(table);
@@ -183,6 +192,7 @@ public final class TieringBenchmark {
                 }
                 rounds++;
             }
+            writerCpu = writerThreadsCpuNanos(); // before the service stops its writer threads
         }
         double seconds = seconds(start);
         long peakHeap = peakHeap();
@@ -190,7 +200,7 @@ public final class TieringBenchmark {
         // Size of the lake files (data and deletes) the rounds wrote: the codec and encoding trade-off.
         long lakeBytes = Long.parseLong(
                 catalog.loadTable(table).lake().currentSnapshot().summary().getOrDefault("total-files-size", "0"));
-        return new Tiered(seconds, rounds, peakHeap, cpuSeconds, lakeBytes);
+        return new Tiered(seconds, rounds, peakHeap, cpuSeconds, writerCpu / 1e9, lakeBytes);
     }
 
     private static void report(Scenario scenario, int rows, Measured measured) {
@@ -198,7 +208,7 @@ public final class TieringBenchmark {
         Tiered tiered = measured.tiered();
         double tierRate = rows / tiered.seconds();
         System.out.printf(
-                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB | CPU s: append %.2f, tiering %.2f | lake files %.1f MB%n",
+                "%-12s cap %,9d records/bucket/round: log append %,10.0f rows/s | tiering %,10.0f rows/s (%d rounds, %.2f s) = %.2fx append rate | peak heap %,d MB | CPU s: append %.2f, tiering %.2f (writer threads %.2f) | lake files %.1f MB%n",
                 scenario.kind(),
                 scenario.cap(),
                 appended.rate(),
@@ -209,6 +219,7 @@ public final class TieringBenchmark {
                 tiered.peakHeapBytes() >> 20,
                 appended.cpuSeconds(),
                 tiered.cpuSeconds(),
+                tiered.writerCpuSeconds(),
                 tiered.lakeBytes() / 1e6);
     }
 
@@ -222,7 +233,7 @@ public final class TieringBenchmark {
                 .max()
                 .orElse(0);
         System.out.printf(
-                "%-12s cap %,9d: log append %,10.0f rows/s | tiering %,10.0f rows/s | ratio %.2fx (median; min %.2fx, max %.2fx) | CPU s: append %.2f, tiering %.2f | peak heap %,d MB%n",
+                "%-12s cap %,9d: log append %,10.0f rows/s | tiering %,10.0f rows/s | ratio %.2fx (median; min %.2fx, max %.2fx) | CPU s: append %.2f, tiering %.2f (writer threads %.2f) | peak heap %,d MB%n",
                 scenario.kind(),
                 scenario.cap(),
                 median(measured.stream().mapToDouble(m -> m.appended().rate())),
@@ -232,6 +243,7 @@ public final class TieringBenchmark {
                 ratios[ratios.length - 1],
                 median(measured.stream().mapToDouble(m -> m.appended().cpuSeconds())),
                 median(measured.stream().mapToDouble(m -> m.tiered().cpuSeconds())),
+                median(measured.stream().mapToDouble(m -> m.tiered().writerCpuSeconds())),
                 peakHeap >> 20);
     }
 
@@ -252,6 +264,18 @@ public final class TieringBenchmark {
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+    }
+
+    /** CPU time of the live tiering writer threads (each service starts its own). */
+    private static long writerThreadsCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long nanos = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("lakestream-tiering-writer-")) {
+                nanos += Math.max(0, threads.getThreadCpuTime(thread.threadId()));
+            }
+        }
+        return nanos;
     }
 
     private static void resetPeakHeap() {

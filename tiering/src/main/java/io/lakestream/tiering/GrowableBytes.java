@@ -1,0 +1,100 @@
+package io.lakestream.tiering;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.apache.arrow.memory.util.MemoryUtil;
+
+/** A byte array that grows as little-endian values and byte ranges are appended (Parquet's PLAIN layout). */
+final class GrowableBytes {
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private byte[] bytes;
+    private int size;
+
+    GrowableBytes(int initialCapacity) {
+        this.bytes = new byte[Math.max(16, initialCapacity)];
+    }
+
+    int size() {
+        return size;
+    }
+
+    byte[] array() {
+        return bytes;
+    }
+
+    void clear() {
+        size = 0;
+    }
+
+    /** Drops the bytes after the first {@code newSize}. */
+    void truncate(int newSize) {
+        size = newSize;
+    }
+
+    /** Makes room for {@code more} bytes after the current end. */
+    void ensureRoom(long more) {
+        long needed = size + more;
+        if (needed > bytes.length) {
+            if (needed > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("a Parquet page cannot hold %s bytes".formatted(needed));
+            }
+            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, 2L * bytes.length)));
+        }
+    }
+
+    void writeInt(int value) {
+        ensureRoom(4);
+        INT.set(bytes, size, value);
+        size += 4;
+    }
+
+    void writeLong(long value) {
+        ensureRoom(8);
+        LONG.set(bytes, size, value);
+        size += 8;
+    }
+
+    void writeByte(int value) {
+        ensureRoom(1);
+        bytes[size++] = (byte) value;
+    }
+
+    void write(byte[] source, int offset, int length) {
+        ensureRoom(length);
+        System.arraycopy(source, offset, bytes, size, length);
+        size += length;
+    }
+
+    /** Copies {@code length} bytes of off-heap memory (an Arrow buffer) to the end. */
+    void writeFromMemory(long address, int length) {
+        ensureRoom(length);
+        MemoryUtil.copyFromMemory(address, bytes, size, length);
+        size += length;
+    }
+
+    /** Unsigned LEB128, as in Parquet's RLE run headers. */
+    void writeUnsignedVarInt(int value) {
+        int remaining = value;
+        while ((remaining & ~0x7F) != 0) {
+            writeByte((remaining & 0x7F) | 0x80);
+            remaining >>>= 7;
+        }
+        writeByte(remaining);
+    }
+
+    static int readInt(byte[] bytes, int offset) {
+        return (int) INT.get(bytes, offset);
+    }
+
+    static long readLong(byte[] bytes, int offset) {
+        return (long) LONG.get(bytes, offset);
+    }
+
+    static void setInt(byte[] bytes, int offset, int value) {
+        INT.set(bytes, offset, value);
+    }
+}
