@@ -220,6 +220,7 @@ final class BucketCompactor {
                 .validateFromSnapshot(snapshot.snapshotId());
         LakePosition.summary(position.offsets(), position.logVersion()).forEach(rewrite::set);
         rewrite.validateWith(validator);
+        CommitOnCallingThread.configure(rewrite);
         try {
             rewrite.commit();
         } catch (ValidationException e) {

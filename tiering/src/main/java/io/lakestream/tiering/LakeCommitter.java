@@ -70,6 +70,7 @@ final class LakeCommitter {
         summary.forEach(update::set);
         update.set(SUMMARY_COMMIT_ID, commitId);
         update.validateWith(validator);
+        CommitOnCallingThread.configure(update);
 
         try {
             update.commit();
