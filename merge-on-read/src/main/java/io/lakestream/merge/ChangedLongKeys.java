@@ -13,6 +13,8 @@ public final class ChangedLongKeys implements ChangedKeys {
     /** The keys in order, made when rows with ascending keys first come (a sorted lake); one split's thread reads them. */
     private AscendingLongKeys ascending;
 
+    private long rowsInKeyOrder;
+
     ChangedLongKeys(LongKeyIndex index) {
         this.index = index;
     }
@@ -49,8 +51,14 @@ public final class ChangedLongKeys implements ChangedKeys {
             if (ascending == null) {
                 ascending = new AscendingLongKeys(index.sortedKeys());
             }
+            rowsInKeyOrder += size;
             return ascending.retainAbsent(keys, positions, size);
         }
         return index.retainAbsent(keys, positions, size);
+    }
+
+    /** Rows {@link #retainUnchanged} has merged in key order so far (the rest were probed in the hash index). */
+    public long rowsInKeyOrder() {
+        return rowsInKeyOrder;
     }
 }

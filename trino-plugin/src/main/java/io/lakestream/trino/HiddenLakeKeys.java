@@ -102,6 +102,11 @@ final class HiddenLakeKeys {
         return kept;
     }
 
+    /** Lake rows whose keys were matched against the changed keys in key order ({@link ChangedLongKeys}). */
+    long rowsInKeyOrder() {
+        return changedKeys instanceof ChangedLongKeys longs ? longs.rowsInKeyOrder() : 0;
+    }
+
     /** Lake rows dropped so far because the tail changes their key. */
     long hiddenRows() {
         return hiddenRows;

@@ -222,7 +222,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     @Override
     public Metrics getMetrics() {
         return hiddenKeys
-                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows()))
+                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder()))
                 .orElseGet(() -> LakestreamMetrics.fastPath(lakeRows));
     }
 

@@ -7,6 +7,10 @@ import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.write.LakestreamWriter;
+import io.trino.operator.OperatorStats;
+import io.trino.spi.QueryId;
+import io.trino.spi.metrics.Count;
+import io.trino.spi.metrics.Metrics;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
 import java.io.FileDescriptor;
@@ -149,6 +153,7 @@ public final class TrinoUnionReadBenchmark {
                         SCANS.get(q).formatted("iceberg.tests.bench_deletes"),
                         0.7);
             }
+            bench.printMergeCounters(SCANS.getFirst().formatted("lakestream.tests.bench"));
             // what the equality deletes cost the stock connector (the goal of (2) assumes a high cost)
             OUT.println("\n(3) reference, no goal: the stock connector on bench_deletes (5% as equality deletes)"
                     + " vs on bench (the compacted lake, the 5% not tiered there)");
@@ -187,6 +192,30 @@ public final class TrinoUnionReadBenchmark {
             runs++;
         }
         OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
+    }
+
+    /** The union read's merge counters (how many lake rows were merged in key order, see docs/trino.md). */
+    private void printMergeCounters(String sql) {
+        QueryId id = trino.executeWithPlan(trino.getDefaultSession(), sql).queryId();
+        Metrics metrics =
+                trino
+                        .getCoordinator()
+                        .getQueryManager()
+                        .getFullQueryInfo(id)
+                        .getQueryStats()
+                        .getOperatorSummaries()
+                        .stream()
+                        .map(OperatorStats::getConnectorMetrics)
+                        .reduce(Metrics.EMPTY, Metrics::mergeWith);
+        OUT.printf(
+                "union read counters: lake rows %,d, hidden %,d, merged in key order %,d%n",
+                total(metrics, LakestreamMetrics.LAKE_ROWS),
+                total(metrics, LakestreamMetrics.LAKE_ROWS_HIDDEN),
+                total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER));
+    }
+
+    private static long total(Metrics metrics, String name) {
+        return metrics.getMetrics().get(name) instanceof Count<?> count ? count.getTotal() : 0;
     }
 
     private void header(String left, String right) {
