@@ -225,11 +225,7 @@ final class TestLakestreamParquetMerge extends AbstractReadPathTest {
                 default -> {}
             }
             String context = "seed " + seed + ", round " + round;
-            List<MaterializedRow> actual =
-                    computeActual("SELECT id, v FROM random_merge").getMaterializedRows();
-            assertThat(actual.stream().map(row -> Map.entry((Long) row.getField(0), (Long) row.getField(1))))
-                    .as(context)
-                    .containsExactlyInAnyOrderElementsOf(oracle.entrySet());
+            assertEqualsOracle("random_merge", oracle, context);
             long low = random.nextInt(200);
             String filter = switch (random.nextInt(3)) {
                 case 0 -> "id BETWEEN " + low + " AND " + (low + random.nextInt(100));
@@ -316,15 +312,20 @@ final class TestLakestreamParquetMerge extends AbstractReadPathTest {
                 deleted.stream().filter(oracle::containsKey).count());
         deleted.forEach(oracle::remove);
 
-        List<MaterializedRow> actual =
-                computeActual("SELECT id, v FROM key_order").getMaterializedRows();
-        assertThat(actual.stream().map(row -> Map.entry((Long) row.getField(0), (Long) row.getField(1))))
-                .as(context)
-                .containsExactlyInAnyOrderElementsOf(oracle.entrySet());
+        assertEqualsOracle("key_order", oracle, context);
         long low = random.nextInt(3000);
         for (String filter : List.of("v < 0", "id BETWEEN " + low + " AND " + (low + 500), "v % 3 = 0")) {
             assertSameOnBothPaths("SELECT id, v FROM key_order WHERE " + filter);
         }
+    }
+
+    /** The table's rows {@code (id, v)} are exactly the oracle's. */
+    private void assertEqualsOracle(String table, Map<Long, Long> oracle, String context) {
+        List<MaterializedRow> actual =
+                computeActual("SELECT id, v FROM " + table).getMaterializedRows();
+        assertThat(actual.stream().map(row -> Map.entry((Long) row.getField(0), (Long) row.getField(1))))
+                .as(context)
+                .containsExactlyInAnyOrderElementsOf(oracle.entrySet());
     }
 
     private static List<Long> distinctKeys(Random random, int count) {
