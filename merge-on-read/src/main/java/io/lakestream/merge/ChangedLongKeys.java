@@ -10,6 +10,10 @@ import java.util.List;
  */
 public final class ChangedLongKeys implements ChangedKeys {
     private final LongKeyIndex index;
+    /** The keys in order, made when rows with ascending keys first come (a sorted lake); one split's thread reads them. */
+    private AscendingLongKeys ascending;
+
+    private long rowsInKeyOrder;
 
     ChangedLongKeys(LongKeyIndex index) {
         this.index = index;
@@ -38,9 +42,23 @@ public final class ChangedLongKeys implements ChangedKeys {
 
     /**
      * Narrows {@code positions[0, size)} in place to those whose key the tail does not change; returns
-     * how many remain. Position {@code p}'s key is {@code keys[p]}.
+     * how many remain. Position {@code p}'s key is {@code keys[p]}. Positions whose keys ascend (a lake
+     * file written in key order) are merged with the changed keys in order; others are probed in the
+     * hash index.
      */
     public int retainUnchanged(long[] keys, int[] positions, int size) {
+        if (size >= AscendingLongKeys.MIN_ROWS && AscendingLongKeys.ascending(keys, positions, size)) {
+            if (ascending == null) {
+                ascending = new AscendingLongKeys(index.sortedKeys());
+            }
+            rowsInKeyOrder += size;
+            return ascending.retainAbsent(keys, positions, size);
+        }
         return index.retainAbsent(keys, positions, size);
+    }
+
+    /** Rows {@link #retainUnchanged} has merged in key order so far (the rest were probed in the hash index). */
+    public long rowsInKeyOrder() {
+        return rowsInKeyOrder;
     }
 }

@@ -3,6 +3,7 @@ package io.lakestream.merge;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.nio.LongBuffer;
+import java.util.Arrays;
 
 /**
  * An open-addressing hash map from a primitive {@code long} key to a non-negative {@code long}
@@ -189,6 +190,22 @@ public final class LongKeyIndex {
         if (zeroValue != NONE) {
             result[next] = zeroValue;
         }
+        return result;
+    }
+
+    /** Every key, ascending (a copy). */
+    public long[] sortedKeys() {
+        long[] result = new long[size()];
+        int next = 0;
+        for (long key : keys) {
+            if (key != FREE) {
+                result[next++] = key;
+            }
+        }
+        if (zeroValue != NONE) {
+            result[next] = FREE;
+        }
+        Arrays.sort(result);
         return result;
     }
 

@@ -8,6 +8,7 @@ import io.lakestream.table.LakestreamTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -191,8 +192,14 @@ final class BucketCompactor {
                         .where(bucketFilter(table, content.bucket()))
                         .build();
                 CloseableIterator<Record> iterator = rows.iterator()) {
-            while (iterator.hasNext()) {
-                writer.write(iterator.next());
+            long rowCount = content.dataFiles().stream()
+                    .mapToLong(DataFile::recordCount)
+                    .sum();
+            Iterator<Record> ordered = KeyOrderedRows.sorts(table.definition(), rowCount)
+                    ? KeyOrderedRows.sorted(table.definition(), iterator).iterator()
+                    : iterator;
+            while (ordered.hasNext()) {
+                writer.write(ordered.next());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -18,7 +18,10 @@ import java.util.Set;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,6 +83,7 @@ class TestTieringRandomized {
             OffsetMap previous = OffsetMap.EMPTY;
             int tieredRounds = 0;
             int compactions = 0;
+            int compactedFiles = 0;
             for (int step = 0; step < 30; step++) {
                 oracle.commit(warehouse.allocator(), randomChanges(random, primaryKey, spec.schema()));
                 if (random.nextInt(2) != 0) {
@@ -110,6 +114,9 @@ class TestTieringRandomized {
                 assertThat(LakeOracle.readLake(lake, table.definition().schema()))
                         .isEqualTo(oracle.stateAt(offsets));
                 assertPartitionsMatchBuckets(table, lake);
+                if (primaryKey) {
+                    compactedFiles += assertCompactedFilesInKeyOrder(table, lake);
+                }
             }
             // Catch up completely: the lake then equals the whole log.
             try (TieringService service = new TieringService(
@@ -127,6 +134,8 @@ class TestTieringRandomized {
             assertThat(tieredRounds).isGreaterThanOrEqualTo(5);
             // Low thresholds: compaction ran and the lake still matched the oracle after it.
             assertThat(compactions).isPositive();
+            // and wrote a primary-key bucket's rows in key order (KeyOrderedRows)
+            assertThat(compactedFiles > 0).isEqualTo(primaryKey);
             // Retention removed every fully tiered segment.
             assertThat(table.log().latestSnapshot().buckets())
                     .allSatisfy(bucket -> assertThat(bucket.segments()).isEmpty());
@@ -149,6 +158,48 @@ class TestTieringRandomized {
         assertThat(partitions)
                 .allSatisfy(partition ->
                         assertThat(partition).isBetween(0, table.definition().bucketCount() - 1));
+    }
+
+    /** The rows of every live data file compaction wrote ascend by primary key; returns how many files. */
+    private static int assertCompactedFilesInKeyOrder(LakestreamTable table, Table lake) {
+        if (lake.currentSnapshot() == null) {
+            return 0;
+        }
+        List<String> key = table.definition().primaryKey();
+        int files = 0;
+        try (CloseableIterable<FileScanTask> tasks = lake.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                String location = task.file().location();
+                if (!location.contains("compaction-")) {
+                    continue;
+                }
+                files++;
+                List<List<Object>> keys = new ArrayList<>();
+                try (CloseableIterable<Record> rows = Parquet.read(lake.io().newInputFile(location))
+                        .project(lake.schema())
+                        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(lake.schema(), fileSchema))
+                        .build()) {
+                    for (Record row : rows) {
+                        keys.add(key.stream().map(row::getField).toList());
+                    }
+                }
+                assertThat(keys).as(location).isSortedAccordingTo(TestTieringRandomized::compareKeys);
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareKeys(List<Object> left, List<Object> right) {
+        for (int i = 0; i < left.size(); i++) {
+            int order = ((Comparable) left.get(i)).compareTo(right.get(i));
+            if (order != 0) {
+                return order;
+            }
+        }
+        return 0;
     }
 
     private static List<LakeOracle.Change> randomChanges(Random random, boolean primaryKey, Schema schema) {

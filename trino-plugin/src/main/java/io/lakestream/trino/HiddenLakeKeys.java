@@ -44,62 +44,61 @@ final class HiddenLakeKeys {
     }
 
     /**
-     * Keeps only the rows whose key the tail does not change ({@link SourcePage#selectPositions}).
+     * Narrows {@code positions[0, size)} in place to the rows whose key the tail does not change; the page
+     * itself is not changed (the caller selects the positions left).
      *
      * @param channelOf the page channel of a read column
      * @return the rows left
      */
-    int apply(SourcePage page, IntUnaryOperator channelOf) {
-        int positionCount = page.getPositionCount();
-        if (positionCount == 0 || changedKeys.size() == 0) {
-            return positionCount;
+    int retain(SourcePage page, IntUnaryOperator channelOf, int[] positions, int size) {
+        if (size == 0 || changedKeys.size() == 0) {
+            return size;
         }
         Block[] keyBlocks = new Block[keyReadColumns.length];
         for (int i = 0; i < keyBlocks.length; i++) {
             keyBlocks[i] = page.getBlock(channelOf.applyAsInt(keyReadColumns[i]));
         }
-        // a new array per page: the page may keep the selected positions until its blocks are loaded
-        int[] positions = new int[positionCount];
-        for (int position = 0; position < positionCount; position++) {
-            positions[position] = position;
-        }
         int kept = switch (changedKeys) {
-            case ChangedLongKeys longs -> retainLongs(longs, keyBlocks[0], positions);
-            case ChangedEncodedKeys encoded -> retainEncoded(encoded, keyBlocks, positions);
+            case ChangedLongKeys longs -> retainLongs(longs, keyBlocks[0], positions, size);
+            case ChangedEncodedKeys encoded -> retainEncoded(encoded, keyBlocks, positions, size);
         };
-        hiddenRows += positionCount - kept;
-        if (kept < positionCount && kept > 0) {
-            page.selectPositions(positions, 0, kept);
-        }
+        hiddenRows += size - kept;
         return kept;
     }
 
-    private int retainLongs(ChangedLongKeys longs, Block block, int[] positions) {
-        int positionCount = positions.length;
+    private int retainLongs(ChangedLongKeys longs, Block block, int[] positions, int size) {
         if (block instanceof LongArrayBlock longBlock && longBlock.getRawValuesOffset() == 0) {
             // bigint keys straight from the block's array (a lake row always has its key: no null check)
-            return longs.retainUnchanged(longBlock.getRawValues(), positions, positionCount);
+            return longs.retainUnchanged(longBlock.getRawValues(), positions, size);
         }
+        int positionCount = block.getPositionCount();
         if (longKeys.length < positionCount) {
             longKeys = new long[positionCount];
         }
         Type type = keyTypes.getFirst();
-        for (int position = 0; position < positionCount; position++) {
+        for (int i = 0; i < size; i++) {
+            int position = positions[i];
             // a lake row always has its primary key: tiering writes no row without one
             longKeys[position] = type.getLong(block, position);
         }
-        return longs.retainUnchanged(longKeys, positions, positionCount);
+        return longs.retainUnchanged(longKeys, positions, size);
     }
 
-    private int retainEncoded(ChangedEncodedKeys encoded, Block[] keyBlocks, int[] positions) {
+    private int retainEncoded(ChangedEncodedKeys encoded, Block[] keyBlocks, int[] positions, int size) {
         int kept = 0;
-        for (int position = 0; position < positions.length; position++) {
+        for (int i = 0; i < size; i++) {
+            int position = positions[i];
             encoder.encode(keyBlocks, position, key);
             if (!encoded.contains(key)) {
                 positions[kept++] = position;
             }
         }
         return kept;
+    }
+
+    /** Lake rows whose keys were matched against the changed keys in key order ({@link ChangedLongKeys}). */
+    long rowsInKeyOrder() {
+        return changedKeys instanceof ChangedLongKeys longs ? longs.rowsInKeyOrder() : 0;
     }
 
     /** Lake rows dropped so far because the tail changes their key. */

@@ -170,11 +170,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 continue;
             }
             lakeRows += page.getPositionCount();
-            // the filter first: it is cheaper per row than a key lookup and leaves fewer rows to look up
-            int rows = filter.isEmpty() ? page.getPositionCount() : filter.apply(page, current::channel);
-            if (rows > 0 && hiddenKeys.isPresent()) {
-                rows = hiddenKeys.get().apply(page, current::channel);
-            }
+            int rows = retainRows(page);
             if (rows == 0) {
                 continue;
             }
@@ -195,6 +191,32 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         }
         closeCurrent();
         return null;
+    }
+
+    /**
+     * Drops the rows the enforced filter rejects and those whose key the tail changes, with one selection of
+     * the page's positions: each step reads its blocks as the reader made them (not through a selection),
+     * and the page's other blocks are selected once.
+     */
+    private int retainRows(SourcePage page) {
+        int positionCount = page.getPositionCount();
+        if (filter.isEmpty() && hiddenKeys.isEmpty()) {
+            return positionCount;
+        }
+        // a new array per page: the page may keep the selected positions until its blocks are loaded
+        int[] positions = new int[positionCount];
+        for (int position = 0; position < positionCount; position++) {
+            positions[position] = position;
+        }
+        // the filter first: it is cheaper per row than a key lookup and leaves fewer rows to look up
+        int rows = filter.retain(page, current::channel, positions, positionCount);
+        if (hiddenKeys.isPresent()) {
+            rows = hiddenKeys.get().retain(page, current::channel, positions, rows);
+        }
+        if (rows > 0 && rows < positionCount) {
+            page.selectPositions(positions, 0, rows);
+        }
+        return rows;
     }
 
     private boolean openNextFile() {
@@ -222,7 +244,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     @Override
     public Metrics getMetrics() {
         return hiddenKeys
-                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows()))
+                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder()))
                 .orElseGet(() -> LakestreamMetrics.fastPath(lakeRows));
     }
 

@@ -89,15 +89,13 @@ final class LakeRowFilter {
     }
 
     /**
-     * Keeps only the rows that pass the filter ({@link SourcePage#selectPositions}).
+     * Narrows {@code positions[0, size)} in place to the rows that pass the filter; the page itself is not
+     * changed (the caller selects the positions left once every filter ran).
      *
      * @param channelOf the page channel of a read column, -1 if the file does not have it (NULL)
      * @return the rows left
      */
-    int apply(SourcePage page, IntUnaryOperator channelOf) {
-        int positionCount = page.getPositionCount();
-        int[] positions = null;
-        int size = positionCount;
+    int retain(SourcePage page, IntUnaryOperator channelOf, int[] positions, int size) {
         for (ColumnDomain column : domains) {
             int channel = channelOf.applyAsInt(column.readColumn());
             Domain domain = column.domain();
@@ -113,12 +111,6 @@ final class LakeRowFilter {
             Block block = page.getBlock(channel);
             ValueSet values = domain.getValues();
             boolean nullAllowed = domain.isNullAllowed();
-            if (positions == null) {
-                positions = new int[positionCount];
-                for (int i = 0; i < positionCount; i++) {
-                    positions[i] = i;
-                }
-            }
             int kept = 0;
             LongRanges ranges = column.longRanges();
             if (ranges != null) {
@@ -144,9 +136,6 @@ final class LakeRowFilter {
                 }
             }
             size = kept;
-        }
-        if (size < positionCount && size > 0) {
-            page.selectPositions(positions, 0, size);
         }
         return size;
     }

@@ -28,6 +28,12 @@ final class LakestreamMetrics {
      */
     static final String PARQUET_MERGE_SPLITS = "lakestream.parquetMergeSplits";
 
+    /**
+     * Lake rows of a merge on Trino's pages whose keys ascended along the page (a lake file written in key
+     * order), so the changed keys were matched by a walk in key order rather than hash probes.
+     */
+    static final String LAKE_ROWS_IN_KEY_ORDER = "lakestream.lakeRowsInKeyOrder";
+
     private LakestreamMetrics() {}
 
     static Metrics of(MergeCounters counters) {
@@ -50,8 +56,9 @@ final class LakestreamMetrics {
      * The lake side of a split merged on Trino's pages: lake rows read and hidden by the tail. The
      * tail side reports its own counters ({@link #of(MergeCounters)}).
      */
-    static Metrics parquetMerge(long lakeRows, long lakeRowsHidden) {
-        return of(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1);
+    static Metrics parquetMerge(long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder) {
+        return of(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1)
+                .mergeWith(new Metrics(ImmutableMap.of(LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder))));
     }
 
     private static Metrics of(

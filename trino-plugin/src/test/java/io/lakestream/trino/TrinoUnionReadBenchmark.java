@@ -7,6 +7,10 @@ import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.write.LakestreamWriter;
+import io.trino.operator.OperatorStats;
+import io.trino.spi.QueryId;
+import io.trino.spi.metrics.Count;
+import io.trino.spi.metrics.Metrics;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
 import java.io.FileDescriptor;
@@ -114,13 +118,7 @@ public final class TrinoUnionReadBenchmark {
 
             OUT.println("\n(1) fully tiered and compacted: lakestream.tests.bench vs iceberg.tests.bench");
             bench.header("lakestream s", "iceberg s");
-            for (int q = 0; q < SCANS.size(); q++) {
-                bench.compare(
-                        SCAN_NAMES.get(q),
-                        SCANS.get(q).formatted("lakestream.tests.bench"),
-                        SCANS.get(q).formatted("iceberg.tests.bench"),
-                        1.1);
-            }
+            bench.compareScans(SCANS.size(), "lakestream.tests.bench", "iceberg.tests.bench", 1.1);
 
             // 5% of the keys updated (the same keys and values in both tables); bench_deletes tiered
             // without compaction, i.e. with equality deletes
@@ -142,24 +140,18 @@ public final class TrinoUnionReadBenchmark {
             OUT.println("\n(2) 5% of the keys updated: lakestream.tests.bench, union read with the updates in the log"
                     + " tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes");
             bench.header("lakestream s", "iceberg s");
-            for (int q = 0; q < 2; q++) {
-                bench.compare(
-                        SCAN_NAMES.get(q),
-                        SCANS.get(q).formatted("lakestream.tests.bench"),
-                        SCANS.get(q).formatted("iceberg.tests.bench_deletes"),
-                        0.7);
-            }
+            bench.compareScans(2, "lakestream.tests.bench", "iceberg.tests.bench_deletes", 0.7);
+            bench.printMergeCounters(SCANS.getFirst().formatted("lakestream.tests.bench"));
             // what the equality deletes cost the stock connector (the goal of (2) assumes a high cost)
             OUT.println("\n(3) reference, no goal: the stock connector on bench_deletes (5% as equality deletes)"
                     + " vs on bench (the compacted lake, the 5% not tiered there)");
             bench.header("deletes s", "compacted s");
-            for (int q = 0; q < 2; q++) {
-                bench.compare(
-                        SCAN_NAMES.get(q),
-                        SCANS.get(q).formatted("iceberg.tests.bench_deletes"),
-                        SCANS.get(q).formatted("iceberg.tests.bench"),
-                        Double.NaN);
-            }
+            bench.compareScans(2, "iceberg.tests.bench_deletes", "iceberg.tests.bench", Double.NaN);
+            // what the merge costs us: the union read against a scan of our own lake alone (no tail, no key column)
+            OUT.println("\n(4) reference, no goal: the union read of bench (5% in the log tail) vs \"bench$lake\""
+                    + " (the same lake files, the tail not read)");
+            bench.header("union s", "lake only s");
+            bench.compareScans(2, "lakestream.tests.bench", "lakestream.tests.\"bench$lake\"", Double.NaN);
         } finally {
             threads.shutdownNow();
         }
@@ -187,6 +179,41 @@ public final class TrinoUnionReadBenchmark {
             runs++;
         }
         OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
+    }
+
+    /** The union read's merge counters (how many lake rows were merged in key order, see docs/trino.md). */
+    private void printMergeCounters(String sql) {
+        QueryId id = trino.executeWithPlan(trino.getDefaultSession(), sql).queryId();
+        Metrics metrics =
+                trino
+                        .getCoordinator()
+                        .getQueryManager()
+                        .getFullQueryInfo(id)
+                        .getQueryStats()
+                        .getOperatorSummaries()
+                        .stream()
+                        .map(OperatorStats::getConnectorMetrics)
+                        .reduce(Metrics.EMPTY, Metrics::mergeWith);
+        OUT.printf(
+                "union read counters: lake rows %,d, hidden %,d, merged in key order %,d%n",
+                total(metrics, LakestreamMetrics.LAKE_ROWS),
+                total(metrics, LakestreamMetrics.LAKE_ROWS_HIDDEN),
+                total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER));
+    }
+
+    private static long total(Metrics metrics, String name) {
+        return metrics.getMetrics().get(name) instanceof Count<?> count ? count.getTotal() : 0;
+    }
+
+    /** {@link #compare} of the first {@code queries} scans on two tables. */
+    private void compareScans(int queries, String ours, String theirs, double goal) {
+        for (int q = 0; q < queries; q++) {
+            compare(
+                    SCAN_NAMES.get(q),
+                    SCANS.get(q).formatted(ours),
+                    SCANS.get(q).formatted(theirs),
+                    goal);
+        }
     }
 
     private void header(String left, String right) {

@@ -1,0 +1,116 @@
+package io.lakestream.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ChangedLongKeys#retainUnchanged}: rows in key order take the merge walk ({@link AscendingLongKeys}),
+ * others the hash probe; both against a set of the changed keys as the oracle.
+ */
+class TestChangedLongKeys {
+    private static final long[] EDGES = {
+        0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MAX_VALUE - 1
+    };
+
+    @Test
+    void ascendingAndUnorderedRowsKeepExactlyTheUnchangedKeys() {
+        Random random = new Random(5);
+        for (int round = 0; round < 400; round++) {
+            int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
+            // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
+            Set<Long> changed = new HashSet<>();
+            LongKeyIndex index = new LongKeyIndex(1);
+            int changes = random.nextInt(2_000);
+            for (int i = 0; i < changes; i++) {
+                long key = randomKey(random, range);
+                changed.add(key);
+                index.put(key, i);
+            }
+            ChangedLongKeys keys = new ChangedLongKeys(index);
+
+            long[] rowKeys = new long[random.nextInt(3_000)];
+            for (int i = 0; i < rowKeys.length; i++) {
+                rowKeys[i] = randomKey(random, range);
+            }
+            int[] rows = rows(random, rowKeys.length);
+            int size = rows.length;
+            switch (random.nextInt(3)) {
+                // a sorted lake file: the keys ascend along the rows (duplicates too)
+                case 0 -> sortAlong(rowKeys, rows, size);
+                // a sorted file with one row out of order: the hash probe
+                case 1 -> {
+                    sortAlong(rowKeys, rows, size);
+                    if (size > 1) {
+                        rowKeys[rows[size - 1]] = rowKeys[rows[0]] - 1;
+                    }
+                }
+                default -> {}
+            }
+            int[] expected = Arrays.stream(rows, 0, size)
+                    .filter(row -> !changed.contains(rowKeys[row]))
+                    .toArray();
+            int kept = keys.retainUnchanged(rowKeys, rows, size);
+            assertThat(Arrays.copyOf(rows, kept)).as("round %s", round).containsExactly(expected);
+        }
+    }
+
+    @Test
+    void ascendingRowsBeyondEveryChangedKeyAndAmongThem() {
+        LongKeyIndex index = new LongKeyIndex();
+        for (long key : new long[] {10, 20, 30, Long.MIN_VALUE, Long.MAX_VALUE, 0}) {
+            index.put(key, 1);
+        }
+        ChangedLongKeys keys = new ChangedLongKeys(index);
+        long[] below = LongStream.range(-100, -80).toArray();
+        assertThat(keys.retainUnchanged(below, identity(below.length), below.length))
+                .isEqualTo(below.length);
+        long[] above = LongStream.range(31, 60).toArray();
+        assertThat(keys.retainUnchanged(above, identity(above.length), above.length))
+                .isEqualTo(above.length);
+        long[] among = LongStream.range(-5, 35).toArray();
+        int[] rows = identity(among.length);
+        int kept = keys.retainUnchanged(among, rows, among.length);
+        assertThat(Arrays.stream(rows, 0, kept).mapToLong(row -> among[row]))
+                .doesNotContain(0L, 10L, 20L, 30L)
+                .hasSize(among.length - 4);
+        long[] extremes = new long[20];
+        Arrays.fill(extremes, 0, 10, Long.MIN_VALUE);
+        Arrays.fill(extremes, 10, 20, Long.MAX_VALUE);
+        assertThat(keys.retainUnchanged(extremes, identity(20), 20)).isZero();
+    }
+
+    private static long randomKey(Random random, int range) {
+        return random.nextInt(20) == 0 ? EDGES[random.nextInt(EDGES.length)] : random.nextInt(range) - range / 4;
+    }
+
+    /** Rows of {@code 0..count-1}, ascending: all, or some skipped (a filter ran before). */
+    private static int[] rows(Random random, int count) {
+        boolean all = random.nextBoolean();
+        return IntStream.range(0, count)
+                .filter(row -> all || random.nextInt(4) != 0)
+                .toArray();
+    }
+
+    /** Sorts the keys of {@code rows[0, size)} so that they ascend along the rows. */
+    private static void sortAlong(long[] keys, int[] rows, int size) {
+        long[] sorted = new long[size];
+        for (int i = 0; i < size; i++) {
+            sorted[i] = keys[rows[i]];
+        }
+        Arrays.sort(sorted);
+        for (int i = 0; i < size; i++) {
+            keys[rows[i]] = sorted[i];
+        }
+    }
+
+    private static int[] identity(int size) {
+        return IntStream.range(0, size).toArray();
+    }
+}
