@@ -195,7 +195,8 @@ final class BucketCompactor {
             long rowCount = content.dataFiles().stream()
                     .mapToLong(DataFile::recordCount)
                     .sum();
-            Iterator<Record> ordered = KeyOrderedRows.sorts(table.definition(), rowCount)
+            Iterator<Record> ordered = KeyOrderedRows.sorts(
+                            table.definition(), rowCount, config.compactionSortMaxRecords())
                     ? KeyOrderedRows.sorted(table.definition(), iterator).iterator()
                     : iterator;
             while (ordered.hasNext()) {

@@ -10,19 +10,16 @@ import org.apache.iceberg.data.Record;
 /**
  * The order in which compaction writes a primary-key bucket's rows: by primary key, so that a reader
  * can drop the lake rows a log tail changes by walking both in key order instead of probing a hash
- * index (Trino's merge on its Parquet pages does). A bucket of more than {@link #MAX_ROWS} rows is
- * written in the order it is read (sorting it would hold it all in memory); readers fall back to the
- * hash index there.
+ * index (Trino's merge on its Parquet pages does). Sorting holds the bucket in memory, so a bucket of
+ * more rows than {@code tiering.compaction.sort-max-records} is written in the order it is read;
+ * readers fall back to the hash index there.
  */
 final class KeyOrderedRows {
-    /** At most this many rows are sorted in memory (about 200 bytes each for a few narrow columns). */
-    static final long MAX_ROWS = 2_000_000;
-
     private KeyOrderedRows() {}
 
-    /** True if compaction sorts a bucket of this many rows of this table. */
-    static boolean sorts(TableDefinition definition, long rows) {
-        return definition.hasPrimaryKey() && rows <= MAX_ROWS;
+    /** True if compaction sorts a bucket of this many rows of this table, sorting at most {@code maxRows}. */
+    static boolean sorts(TableDefinition definition, long rows, long maxRows) {
+        return definition.hasPrimaryKey() && rows <= maxRows;
     }
 
     /** The rows in primary key order (a lake row always has its key). */

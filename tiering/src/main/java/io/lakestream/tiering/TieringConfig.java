@@ -23,6 +23,9 @@ import java.util.Map;
  * @param compactionSmallFiles compact a bucket once it has at least this many data files smaller than
  *     {@code compactionSmallFileBytes}
  * @param compactionSmallFileBytes what counts as a small data file
+ * @param compactionSortMaxRecords compaction writes a primary-key bucket sorted by key (readers then find
+ *     the lake rows a log tail changes by a walk in key order) when it has at most this many rows; the
+ *     sort holds them in memory, so this bounds compaction's memory; 0 never sorts
  * @param maxConsecutiveFailures a table whose rounds fail this many times in a row (for reasons that
  *     may be transient) stops tiering until resumed; bad states stop it at once
  * @param orphanAge files no commit references (log segments staged by writers that crashed or whose
@@ -40,6 +43,7 @@ public record TieringConfig(
         int compactionDeleteFiles,
         int compactionSmallFiles,
         long compactionSmallFileBytes,
+        long compactionSortMaxRecords,
         int maxConsecutiveFailures,
         Duration orphanAge,
         Duration orphanSweepInterval) {
@@ -59,6 +63,7 @@ public record TieringConfig(
         check(compactionDeleteFiles >= 1, "tiering.compaction.delete-files must be at least 1");
         check(compactionSmallFiles >= 2, "tiering.compaction.small-files must be at least 2");
         check(compactionSmallFileBytes >= 0, "tiering.compaction.small-file-size must not be negative");
+        check(compactionSortMaxRecords >= 0, "tiering.compaction.sort-max-records must not be negative");
         check(maxConsecutiveFailures >= 1, "tiering.max-consecutive-failures must be at least 1");
         requireNonNull(orphanAge, "orphanAge is null");
         requireNonNull(orphanSweepInterval, "orphanSweepInterval is null");
@@ -88,6 +93,7 @@ public record TieringConfig(
                 .compactionDeleteFiles(compactionDeleteFiles)
                 .compactionSmallFiles(compactionSmallFiles)
                 .compactionSmallFileBytes(compactionSmallFileBytes)
+                .compactionSortMaxRecords(compactionSortMaxRecords)
                 .maxConsecutiveFailures(maxConsecutiveFailures)
                 .orphanAge(orphanAge)
                 .orphanSweepInterval(orphanSweepInterval);
@@ -111,13 +117,15 @@ public record TieringConfig(
                     case "compaction.delete-files" -> builder.compactionDeleteFiles(Integer.parseInt(value.trim()));
                     case "compaction.small-files" -> builder.compactionSmallFiles(Integer.parseInt(value.trim()));
                     case "compaction.small-file-size" -> builder.compactionSmallFileBytes(parseBytes(value));
+                    case "compaction.sort-max-records" ->
+                        builder.compactionSortMaxRecords(Long.parseLong(value.trim()));
                     case "max-consecutive-failures" -> builder.maxConsecutiveFailures(Integer.parseInt(value.trim()));
                     case "orphan-age" -> builder.orphanAge(parseDuration(value));
                     case "orphan-sweep-interval" -> builder.orphanSweepInterval(parseDuration(value));
                     default ->
                         throw new LakestreamException(
                                 INVALID_CATALOG_CONFIG,
-                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, max-consecutive-failures, orphan-age, orphan-sweep-interval"
+                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, compaction.sort-max-records, max-consecutive-failures, orphan-age, orphan-sweep-interval"
                                         .formatted(key));
                 }
             } catch (NumberFormatException e) {
@@ -178,6 +186,7 @@ public record TieringConfig(
         private int compactionDeleteFiles = 20;
         private int compactionSmallFiles = 20;
         private long compactionSmallFileBytes = 16L << 20;
+        private long compactionSortMaxRecords = 1_000_000;
         private int maxConsecutiveFailures = 5;
         private Duration orphanAge = Duration.ofHours(1);
         private Duration orphanSweepInterval = Duration.ofHours(1);
@@ -224,6 +233,11 @@ public record TieringConfig(
             return this;
         }
 
+        public Builder compactionSortMaxRecords(long compactionSortMaxRecords) {
+            this.compactionSortMaxRecords = compactionSortMaxRecords;
+            return this;
+        }
+
         public Builder maxConsecutiveFailures(int maxConsecutiveFailures) {
             this.maxConsecutiveFailures = maxConsecutiveFailures;
             return this;
@@ -249,6 +263,7 @@ public record TieringConfig(
                     compactionDeleteFiles,
                     compactionSmallFiles,
                     compactionSmallFileBytes,
+                    compactionSortMaxRecords,
                     maxConsecutiveFailures,
                     orphanAge,
                     orphanSweepInterval);

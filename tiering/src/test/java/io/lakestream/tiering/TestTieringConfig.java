@@ -19,6 +19,7 @@ class TestTieringConfig {
         assertThat(config.compactionDeleteFiles()).isEqualTo(20);
         assertThat(config.compactionSmallFiles()).isEqualTo(20);
         assertThat(config.compactionSmallFileBytes()).isEqualTo(16L << 20);
+        assertThat(config.compactionSortMaxRecords()).isEqualTo(1_000_000);
         assertThat(config.maxConsecutiveFailures()).isEqualTo(5);
         assertThat(config.orphanAge()).isEqualTo(Duration.ofHours(1));
         assertThat(config.orphanSweepInterval()).isEqualTo(Duration.ofHours(1));
@@ -36,6 +37,7 @@ class TestTieringConfig {
                 Map.entry("tiering.compaction.delete-files", "7"),
                 Map.entry("tiering.compaction.small-files", "9"),
                 Map.entry("tiering.compaction.small-file-size", "512KB"),
+                Map.entry("tiering.compaction.sort-max-records", "4321"),
                 Map.entry("tiering.max-consecutive-failures", "11"),
                 Map.entry("tiering.orphan-age", "2h"),
                 Map.entry("tiering.orphan-sweep-interval", "15m"),
@@ -50,6 +52,7 @@ class TestTieringConfig {
                         7,
                         9,
                         512L << 10,
+                        4321,
                         11,
                         Duration.ofHours(2),
                         Duration.ofMinutes(15)));
@@ -64,6 +67,8 @@ class TestTieringConfig {
                 .hasMessageContaining("Invalid value 'soon' for tiering property 'tiering.interval'");
         assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.max-records-per-bucket", "0")))
                 .hasMessageContaining("tiering.max-records-per-bucket must be at least 1");
+        assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.compaction.sort-max-records", "-1")))
+                .hasMessageContaining("tiering.compaction.sort-max-records must not be negative");
         assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.orphan-age", "1m")))
                 .hasMessageContaining("tiering.orphan-age must be at least 10m");
     }

@@ -74,7 +74,24 @@ class TestTieringRandomized {
                 13);
     }
 
+    @Test
+    void primaryKeyTableCompactedWithoutSorting() {
+        // tiering.compaction.sort-max-records = 0: compaction writes rows as read, and the lake stays right
+        runRandomized(
+                "pk_unsorted",
+                TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
+                        .primaryKey("id")
+                        .bucketCount(4)
+                        .build(),
+                14,
+                0);
+    }
+
     private void runRandomized(String name, TableSpec spec, long seed) {
+        runRandomized(name, spec, seed, TieringConfig.defaults().compactionSortMaxRecords());
+    }
+
+    private void runRandomized(String name, TableSpec spec, long seed, long sortMaxRecords) {
         Random random = new Random(seed);
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.create(name, spec);
@@ -95,6 +112,7 @@ class TestTieringRandomized {
                         .retention(Duration.ZERO)
                         .compactionDeleteFiles(3)
                         .compactionSmallFiles(4)
+                        .compactionSortMaxRecords(sortMaxRecords)
                         .build();
                 try (TieringService service = new TieringService(warehouse.catalog(), config)) {
                     TieringResult result = service.tierTable(table.identifier());
@@ -114,7 +132,7 @@ class TestTieringRandomized {
                 assertThat(LakeOracle.readLake(lake, table.definition().schema()))
                         .isEqualTo(oracle.stateAt(offsets));
                 assertPartitionsMatchBuckets(table, lake);
-                if (primaryKey) {
+                if (primaryKey && sortMaxRecords > 0) {
                     compactedFiles += assertCompactedFilesInKeyOrder(table, lake);
                 }
             }
@@ -135,7 +153,7 @@ class TestTieringRandomized {
             // Low thresholds: compaction ran and the lake still matched the oracle after it.
             assertThat(compactions).isPositive();
             // and wrote a primary-key bucket's rows in key order (KeyOrderedRows)
-            assertThat(compactedFiles > 0).isEqualTo(primaryKey);
+            assertThat(compactedFiles > 0).isEqualTo(primaryKey && sortMaxRecords > 0);
             // Retention removed every fully tiered segment.
             assertThat(table.log().latestSnapshot().buckets())
                     .allSatisfy(bucket -> assertThat(bucket.segments()).isEmpty());
