@@ -20,6 +20,10 @@ final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
     private int values;
     private int minAt = -1;
     private int maxAt = -1;
+    // The first 8 bytes of the minimum and maximum (see {@link #prefix}): most values differ from both
+    // there, so the running statistics compare one long per value and whole values only on a tie.
+    private long minPrefix;
+    private long maxPrefix;
 
     BinaryColumnEncoder(
             ColumnDescriptor descriptor,
@@ -66,18 +70,44 @@ final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
         byte[] bytes = plain.array();
         for (int v = fromValue; v < toValue; v++) {
             int at = valueStarts[v];
+            long prefix = prefix(bytes, at);
             if (minAt < 0) {
                 minAt = at;
                 maxAt = at;
-            } else if (compare(bytes, at, minAt) < 0) {
+                minPrefix = prefix;
+                maxPrefix = prefix;
+            } else if (lessThan(bytes, at, prefix, minAt, minPrefix)) {
                 minAt = at;
-            } else if (compare(bytes, at, maxAt) > 0) {
+                minPrefix = prefix;
+            } else if (lessThan(bytes, maxAt, maxPrefix, at, prefix)) {
                 maxAt = at;
+                maxPrefix = prefix;
             }
             if (dictionaryMode) {
                 addId(dictionary.id(bytes, at + 4, GrowableBytes.readInt(bytes, at)));
             }
         }
+    }
+
+    private static boolean lessThan(byte[] bytes, int left, long leftPrefix, int right, long rightPrefix) {
+        int prefixOrder = Long.compareUnsigned(leftPrefix, rightPrefix);
+        return prefixOrder < 0 || (prefixOrder == 0 && compare(bytes, left, right) < 0);
+    }
+
+    /**
+     * The value's first 8 bytes as an unsigned big-endian long, zero-padded when shorter. A smaller
+     * prefix means a smaller value (unsigned, lexicographic); equal prefixes decide nothing.
+     */
+    static long prefix(byte[] bytes, int at) {
+        int length = GrowableBytes.readInt(bytes, at);
+        if (length >= Long.BYTES) {
+            return GrowableBytes.readLongBigEndian(bytes, at + 4);
+        }
+        long prefix = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            prefix = prefix << 8 | (i < length ? bytes[at + 4 + i] & 0xFF : 0);
+        }
+        return prefix;
     }
 
     private static int compare(byte[] bytes, int left, int right) {

@@ -10,6 +10,8 @@ import org.apache.arrow.memory.util.MemoryUtil;
 final class GrowableBytes {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private byte[] bytes;
     private int size;
@@ -92,6 +94,10 @@ final class GrowableBytes {
 
     static long readLong(byte[] bytes, int offset) {
         return (long) LONG.get(bytes, offset);
+    }
+
+    static long readLongBigEndian(byte[] bytes, int offset) {
+        return (long) LONG_BIG_ENDIAN.get(bytes, offset);
     }
 
     static void setInt(byte[] bytes, int offset, int value) {

@@ -16,8 +16,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +38,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetWriter;
@@ -52,6 +55,7 @@ import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.io.api.Binary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -209,6 +213,74 @@ class TestColumnarParquetFile {
                 .isInstanceOf(LakestreamException.class)
                 .hasMessageContaining("req_s")
                 .satisfies(e -> assertThat(((LakestreamException) e).error()).isEqualTo(LakestreamError.LOG_CORRUPT));
+    }
+
+    @Test
+    void aSmallerPrefixMeansASmallerValue() {
+        // The statistics skip the whole-value comparison when the 8-byte prefixes differ: that is only right
+        // if prefix order implies value order, zero bytes and values shorter than 8 bytes included.
+        Random random = new Random(17);
+        byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
+        int decided = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] left = randomBytes(random, alphabet);
+            byte[] right = randomBytes(random, alphabet);
+            int prefixOrder = Long.compareUnsigned(prefixOf(left), prefixOf(right));
+            if (prefixOrder != 0) {
+                decided++;
+                assertThat(Integer.signum(Arrays.compareUnsigned(left, right)))
+                        .as("%s vs %s", Arrays.toString(left), Arrays.toString(right))
+                        .isEqualTo(prefixOrder);
+            }
+        }
+        assertThat(decided).isBetween(1_000, 19_999); // both outcomes occur
+    }
+
+    @Test
+    void pageBoundsAreDecidedBeyondASharedPrefix() throws IOException {
+        // minimum and maximum share their first 8 bytes with values seen before them, in every order
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "s", Types.StringType.get()),
+                Types.NestedField.required(2, "b", Types.BinaryType.get()));
+        List<String> strings = List.of("mmmmmmmmm", "aaaaaaaab", "zzzzzzzzb", "aaaaaaaaa", "zzzzzzzzc", "zzzzzzzza");
+        List<byte[]> binaries = List.of(
+                new byte[] {5},
+                new byte[] {0, 0},
+                new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, 1},
+                new byte[0],
+                new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, 2},
+                new byte[] {0});
+        List<Record> rows = new ArrayList<>();
+        for (int i = 0; i < strings.size(); i++) {
+            Record row = GenericRecord.create(schema);
+            row.set(0, strings.get(i));
+            row.set(1, ByteBuffer.wrap(binaries.get(i)));
+            rows.add(row);
+        }
+        Table table = table("shared_prefixes", Map.of());
+        DataFile file = single(writeColumnar(table, schema, rows, null, new ArrayList<>()));
+        List<ColumnChunkMetaData> columns =
+                footer(file.location()).getBlocks().getFirst().getColumns();
+        assertThat(columns.get(0).getStatistics().genericGetMin()).isEqualTo(Binary.fromString("aaaaaaaaa"));
+        assertThat(columns.get(0).getStatistics().genericGetMax()).isEqualTo(Binary.fromString("zzzzzzzzc"));
+        assertThat(columns.get(1).getStatistics().genericGetMin()).isEqualTo(Binary.fromConstantByteArray(new byte[0]));
+        assertThat(columns.get(1).getStatistics().genericGetMax())
+                .isEqualTo(Binary.fromConstantByteArray(binaries.get(4)));
+    }
+
+    private static byte[] randomBytes(Random random, byte[] alphabet) {
+        byte[] bytes = new byte[random.nextInt(11)];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = alphabet[random.nextInt(alphabet.length)];
+        }
+        return bytes;
+    }
+
+    private static long prefixOf(byte[] value) {
+        GrowableBytes plain = new GrowableBytes(16);
+        plain.writeInt(value.length);
+        plain.write(value, 0, value.length);
+        return BinaryColumnEncoder.prefix(plain.array(), 0);
     }
 
     @Test

@@ -270,7 +270,15 @@ final class TieredParquetTesting {
             }
             case BINARY -> {
                 byte[] bytes = new byte[extreme ? 0 : random.nextInt(20)];
-                random.nextBytes(bytes);
+                if (random.nextInt(3) == 0) {
+                    // few byte values, zeros included: values share their first 8 bytes or differ only by
+                    // trailing zeros, which the writer's statistics must still order byte by byte
+                    for (int i = 0; i < bytes.length; i++) {
+                        bytes[i] = (byte) new int[] {0x00, 0x01, 0xFF}[random.nextInt(3)];
+                    }
+                } else {
+                    random.nextBytes(bytes);
+                }
                 yield ByteBuffer.wrap(bytes);
             }
             default -> throw new IllegalArgumentException(type.toString());
@@ -281,7 +289,10 @@ final class TieredParquetTesting {
         if (extreme && random.nextBoolean()) {
             return "";
         }
-        StringBuilder value = new StringBuilder();
+        // now and then a first 8 bytes shared with others and sorting first or last, so the page minimum
+        // and maximum are decided beyond them
+        StringBuilder value =
+                new StringBuilder(random.nextInt(4) == 0 ? (random.nextBoolean() ? "aaaaaaaa" : "zzzzzzzz") : "");
         // long strings now and then (below Parquet's 4 KB statistics limit, so every writer keeps bounds)
         int length = extreme ? 100 + random.nextInt(300) : random.nextInt(12);
         for (int i = 0; i < length; i++) {
