@@ -310,23 +310,14 @@ public final class BucketRangeWriter {
                     batches.add(batch);
                     int batchNumber = batches.size() - 1;
                     int rows = batch.rowCount();
+                    checkChangeTypes(task, batch);
+                    // every row starts as its key's last change; a later change of the key clears it
                     BitSet marks = new BitSet(rows);
+                    marks.set(0, rows);
                     lastChange.add(marks);
                     row.setBatch(batch.root());
-                    ArrowBuf changeTypes = changeTypes(batch);
-                    for (int i = 0; i < rows; i++) {
-                        byte changeType = changeTypes.getByte(i);
-                        if (changeType != UPSERT && changeType != DELETE) {
-                            throw unexpectedChange(task, batch, i, "a primary-key table");
-                        }
-                        row.setIndex(i);
-                        // Changes arrive in offset order: a later change of a key supersedes the earlier one.
-                        long previous = index.put(row, (long) batchNumber << 32 | i);
-                        if (previous >= 0) {
-                            lastChange.get((int) (previous >>> 32)).clear((int) previous);
-                        }
-                        marks.set(i);
-                    }
+                    // changes arrive in offset order: a later change of a key supersedes the earlier one
+                    index.putBatch(row, rows, batchNumber, lastChange);
                     changes += rows;
                 }
             }
@@ -373,6 +364,17 @@ public final class BucketRangeWriter {
                     deleteFiles.stream().mapToLong(DeleteFile::recordCount).sum());
         } finally {
             batches.forEach(LogBatch::close);
+        }
+    }
+
+    /** A primary-key table's log holds only upserts and deletes. */
+    private void checkChangeTypes(BucketTask task, LogBatch batch) {
+        ArrowBuf changeTypes = changeTypes(batch);
+        for (int i = 0; i < batch.rowCount(); i++) {
+            byte changeType = changeTypes.getByte(i);
+            if (changeType != UPSERT && changeType != DELETE) {
+                throw unexpectedChange(task, batch, i, "a primary-key table");
+            }
         }
     }
 

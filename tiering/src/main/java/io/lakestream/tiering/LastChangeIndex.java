@@ -1,13 +1,18 @@
 package io.lakestream.tiering;
 
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+
+import io.lakestream.common.LakestreamException;
 import java.util.Arrays;
-import org.apache.arrow.memory.ArrowBuf;
+import java.util.BitSet;
+import java.util.List;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.types.Type;
 
 /**
- * Primary key → position of the key's last change, with no object per key. {@link #put} replaces an
- * existing key's position and returns the old one, which is how a range scanned in offset order
+ * Primary key → position of the key's last change, with no object per key. {@link #putBatch} replaces
+ * each existing key's position and unmarks the old one, which is how a range scanned in offset order
  * collapses to the last change per key. A single integral key column (int, bigint, date, time,
  * timestamp) is indexed by its value ({@link LongKeys}); any other key by its encoded bytes: an
  * open-addressing table whose slots pack the key's hash and an entry number into one long, the key
@@ -33,8 +38,21 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         return new EncodedKeys(new KeyEncoder(positions, types));
     }
 
-    /** Sets the position of the key of the row; returns the key's previous position, or -1 if it is new. */
-    abstract long put(ArrowRow row, long position);
+    /**
+     * Puts every row of the batch in {@code row} ({@code rows} rows, batch number {@code batchNumber}) in
+     * order, and clears in {@code lastChange} the mark of each key's previous last change.
+     */
+    abstract void putBatch(ArrowRow row, int rows, int batchNumber, List<BitSet> lastChange);
+
+    private static long position(int batchNumber, int row) {
+        return (long) batchNumber << 32 | row;
+    }
+
+    private static void unmark(List<BitSet> lastChange, long previous) {
+        if (previous >= 0) {
+            lastChange.get((int) (previous >>> 32)).clear((int) previous);
+        }
+    }
 
     abstract int size();
 
@@ -42,51 +60,78 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
     abstract long memoryBytes();
 
     static final class LongKeys extends LastChangeIndex {
+        private static final long EMPTY = -1;
+
         private final int vectorPosition;
         private final int width;
-        private long[] keys;
-        private long[] values;
+        /**
+         * Open addressing with each slot's key and position side by side ({@code 2 * slot} and
+         * {@code 2 * slot + 1}), so a probe touches one cache line: the table outgrows the caches for a
+         * bucket's range, and with keys and positions in two arrays each put missed twice.
+         */
+        private long[] slots;
+
         private int mask;
         private int size;
-        private long nullKeyPosition = -1;
+        private long nullKeyPosition = EMPTY;
 
         LongKeys(int vectorPosition, int width, long expectedKeys) {
             this.vectorPosition = vectorPosition;
             this.width = width;
             // sized for the range up front (growing from 2,048 slots rehashed a 125,000-key bucket 7 times), but
             // at most 16 MB ahead of need: a range of many changes to few keys must not reserve a slot per change
-            int slots = Integer.highestOneBit(Math.clamp(expectedKeys * 2, 1 << 11, 1 << 20) - 1) << 1;
-            this.keys = new long[slots];
-            this.values = filled(slots);
-            this.mask = slots - 1;
+            int capacity = Integer.highestOneBit(Math.clamp(expectedKeys * 2, 1 << 11, 1 << 20) - 1) << 1;
+            this.slots = emptySlots(capacity);
+            this.mask = capacity - 1;
         }
 
+        /** Reads the keys straight from the vector's buffers: the per-row accessors' checks were most of the loop. */
         @Override
-        long put(ArrowRow row, long position) {
+        void putBatch(ArrowRow row, int rows, int batchNumber, List<BitSet> lastChange) {
             FieldVector vector = row.vector(vectorPosition);
-            int index = row.index();
-            if (row.isNull(vectorPosition)) {
-                long previous = nullKeyPosition;
-                nullKeyPosition = position;
-                return previous;
+            if (vector.getValueCount() < rows || vector.getDataBuffer().capacity() < (long) rows * width) {
+                throw new LakestreamException(
+                        LOG_CORRUPT,
+                        "A log batch's key column %s holds fewer than its %s rows: the log segment is corrupt"
+                                .formatted(vector.getField().getName(), rows));
             }
-            ArrowBuf data = vector.getDataBuffer();
-            long key = width == 8 ? data.getLong((long) index * 8) : data.getInt((long) index * 4);
+            long data = vector.getDataBuffer().memoryAddress();
+            boolean mayHaveNulls = vector.getNullCount() > 0;
+            for (int i = 0; i < rows; i++) {
+                long position = position(batchNumber, i);
+                long previous;
+                if (mayHaveNulls && vector.isNull(i)) {
+                    previous = putNull(position);
+                } else {
+                    long key = width == 8 ? MemoryUtil.getLong(data + 8L * i) : MemoryUtil.getInt(data + 4L * i);
+                    previous = putKey(key, position);
+                }
+                unmark(lastChange, previous);
+            }
+        }
+
+        private long putNull(long position) {
+            long previous = nullKeyPosition;
+            nullKeyPosition = position;
+            return previous;
+        }
+
+        private long putKey(long key, long position) {
             int slot = slot(key);
-            while (values[slot] >= 0) {
-                if (keys[slot] == key) {
-                    long previous = values[slot];
-                    values[slot] = position;
+            while (slots[2 * slot + 1] != EMPTY) {
+                if (slots[2 * slot] == key) {
+                    long previous = slots[2 * slot + 1];
+                    slots[2 * slot + 1] = position;
                     return previous;
                 }
                 slot = (slot + 1) & mask;
             }
-            keys[slot] = key;
-            values[slot] = position;
-            if (++size * 2 > keys.length) {
+            slots[2 * slot] = key;
+            slots[2 * slot + 1] = position;
+            if (++size * 2 > mask + 1) {
                 rehash();
             }
-            return -1;
+            return EMPTY;
         }
 
         @Override
@@ -96,7 +141,7 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
 
         @Override
         long memoryBytes() {
-            return keys.length * 16L;
+            return slots.length * 8L;
         }
 
         private int slot(long key) {
@@ -105,27 +150,28 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         }
 
         private void rehash() {
-            long[] oldKeys = keys;
-            long[] oldValues = values;
-            keys = new long[oldKeys.length * 2];
-            values = filled(oldKeys.length * 2);
-            mask = keys.length - 1;
-            for (int i = 0; i < oldKeys.length; i++) {
-                if (oldValues[i] >= 0) {
-                    int slot = slot(oldKeys[i]);
-                    while (values[slot] >= 0) {
+            long[] old = slots;
+            int capacity = (mask + 1) * 2;
+            slots = emptySlots(capacity);
+            mask = capacity - 1;
+            for (int i = 0; i < old.length; i += 2) {
+                if (old[i + 1] != EMPTY) {
+                    int slot = slot(old[i]);
+                    while (slots[2 * slot + 1] != EMPTY) {
                         slot = (slot + 1) & mask;
                     }
-                    keys[slot] = oldKeys[i];
-                    values[slot] = oldValues[i];
+                    slots[2 * slot] = old[i];
+                    slots[2 * slot + 1] = old[i + 1];
                 }
             }
         }
 
-        private static long[] filled(int length) {
-            long[] values = new long[length];
-            Arrays.fill(values, -1);
-            return values;
+        private static long[] emptySlots(int capacity) {
+            long[] slots = new long[2 * capacity];
+            for (int i = 1; i < slots.length; i += 2) {
+                slots[i] = EMPTY;
+            }
+            return slots;
         }
     }
 
@@ -159,7 +205,15 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         }
 
         @Override
-        long put(ArrowRow row, long position) {
+        void putBatch(ArrowRow row, int rows, int batchNumber, List<BitSet> lastChange) {
+            for (int i = 0; i < rows; i++) {
+                row.setIndex(i);
+                unmark(lastChange, put(row, position(batchNumber, i)));
+            }
+        }
+
+        /** Sets the position of the key of the row; returns the key's previous position, or -1 if it is new. */
+        private long put(ArrowRow row, long position) {
             key.encode(row);
             byte[] bytes = key.bytes();
             int length = key.length();
