@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,7 +84,7 @@ final class ColumnarParquetFile {
             encoders.add(encoder(
                     descriptor, field, settings, compressor, isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
         }
-        java.util.LinkedHashMap<String, String> allMetadata = new java.util.LinkedHashMap<>(extraMetadata);
+        Map<String, String> allMetadata = new LinkedHashMap<>(extraMetadata);
         allMetadata.put("iceberg.schema", SchemaParser.toJson(fileSchema));
         this.metadata = Map.copyOf(allMetadata);
         try {
