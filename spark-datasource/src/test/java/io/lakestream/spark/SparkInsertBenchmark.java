@@ -83,9 +83,12 @@ public final class SparkInsertBenchmark {
             cached.printRatio("INSERT speed-up: stock Iceberg / Lakestream", "goal >= %.1fx %s".formatted(GOAL, ""));
             ranged.printRatio("info, from the range SELECT: stock / Lakestream", "");
             ranged.printWriters("info, writers alone (range SELECT): stock / ours");
-        } finally {
-            System.exit(0);
+        } catch (Throwable e) {
+            // exiting in a finally block would end the JVM before the failure is printed
+            e.printStackTrace();
+            System.exit(1);
         }
+        System.exit(0);
     }
 
     /** The two engines: our session with the Lakestream catalog, and the stock Iceberg runtime's. */

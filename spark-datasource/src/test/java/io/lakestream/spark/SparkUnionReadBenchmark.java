@@ -139,10 +139,14 @@ public final class SparkUnionReadBenchmark {
             ratio("scan alone, 5% tail: Lakestream / stock eq. del.", times[6], times[7], 0.7);
             info("info, aggregate query, compacted: ours / stock", times[0], times[1]);
             info("info, aggregate query, 5% tail: ours / stock", times[2], times[3]);
+        } catch (Throwable e) {
+            // exiting in a finally block would end the JVM before the failure is printed
+            e.printStackTrace();
+            System.exit(1);
         } finally {
             threads.shutdownNow();
-            System.exit(0);
         }
+        System.exit(0);
     }
 
     /** Runs the sides in rotating order, so none always runs first; returns seconds per side and round. */
