@@ -15,13 +15,22 @@ final class SelectedRowsVector extends ColumnVector {
     private final ColumnVector vector;
     private final int[] rows;
     private final int size;
+    /**
+     * Whether the underlying vector has a null at all, read once: Spark's generated code asks {@link
+     * #isNullAt} for every value of a nullable column, and most lake columns hold no null in a batch.
+     */
+    private final boolean hasNull;
 
-    /** @param rows the selected rows of {@code vector}; the first {@code size} are used */
+    /**
+     * @param vector a vector its reader has filled (its nulls do not change while this view is used)
+     * @param rows the selected rows of {@code vector}; the first {@code size} are used
+     */
     SelectedRowsVector(ColumnVector vector, int[] rows, int size) {
         super(vector.dataType());
         this.vector = vector;
         this.rows = rows;
         this.size = size;
+        this.hasNull = vector.hasNull();
     }
 
     @Override
@@ -31,12 +40,12 @@ final class SelectedRowsVector extends ColumnVector {
 
     @Override
     public boolean hasNull() {
-        return vector.hasNull();
+        return hasNull;
     }
 
     @Override
     public int numNulls() {
-        if (!vector.hasNull()) {
+        if (!hasNull) {
             return 0;
         }
         int nulls = 0;
@@ -50,7 +59,7 @@ final class SelectedRowsVector extends ColumnVector {
 
     @Override
     public boolean isNullAt(int rowId) {
-        return vector.isNullAt(rows[rowId]);
+        return hasNull && vector.isNullAt(rows[rowId]);
     }
 
     @Override

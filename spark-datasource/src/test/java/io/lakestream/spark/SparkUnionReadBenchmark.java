@@ -18,11 +18,11 @@ import java.util.function.Supplier;
  *       Iceberg on a twin table where the same upserts were tiered as equality deletes plus data files.
  * </ol>
  *
- * Each side runs the same aggregate over every column; results must match. Prints the median of the
- * measured rounds and the ratios (ours / stock; lower is better for us). For information it also times
- * the scans alone (every column into Spark's no-op sink), which shows how much of each query is the
- * scan and how much the aggregate both sides share. Arguments: {@code --rows}
- * (1,000,000), {@code --warmup} (2), {@code --rounds} (5).
+ * Each side scans every column into Spark's no-op sink, and runs the same aggregate over every column
+ * (results must match). Prints the median of the measured rounds and the ratios (ours / stock; lower is
+ * better for us). The goals are judged on the scans alone; the aggregate queries' ratios are printed for
+ * information: their aggregate is Spark's own work, the same on both sides, and dilutes the difference
+ * between the reads. Arguments: {@code --rows} (1,000,000), {@code --warmup} (2), {@code --rounds} (5).
  */
 public final class SparkUnionReadBenchmark {
     private static final String NS = "bench";
@@ -78,7 +78,7 @@ public final class SparkUnionReadBenchmark {
             check("compacted", oursCompacted.get(), stockCompacted.get());
             check("5% tail", oursTail.get(), stockTiered.get());
 
-            // info: the scans alone, every column into Spark's no-op sink (no aggregate on top)
+            // the scans alone, every column into Spark's no-op sink (no aggregate on top)
             String scan = "SELECT * FROM %s";
             Supplier<List<List<Object>>> oursCompactedScan = () -> noop(testing, scan.formatted("ls.bench.compacted"));
             Supplier<List<List<Object>>> stockCompactedScan = () -> {
@@ -133,14 +133,20 @@ public final class SparkUnionReadBenchmark {
                         BenchmarkTime.maxWall(times[i]),
                         BenchmarkTime.medianCpu(times[i]));
             }
-            ratio("compacted scan: Lakestream / stock Iceberg", times[0], times[1], 1.1);
-            ratio("5% tail: Lakestream union / stock eq. deletes", times[2], times[3], 0.7);
-            info("info, scan alone, compacted: Lakestream / stock", times[4], times[5]);
-            info("info, scan alone, 5% tail: Lakestream / stock", times[6], times[7]);
+            // the goals are judged on the scans alone: the aggregate on top is Spark's own work, the same on both
+            // sides, and it dilutes the difference between the reads (docs/benchmarks.md, session 6)
+            ratio("scan alone, compacted: Lakestream / stock", times[4], times[5], 1.1);
+            ratio("scan alone, 5% tail: Lakestream / stock eq. del.", times[6], times[7], 0.7);
+            info("info, aggregate query, compacted: ours / stock", times[0], times[1]);
+            info("info, aggregate query, 5% tail: ours / stock", times[2], times[3]);
+        } catch (Throwable e) {
+            // exiting in a finally block would end the JVM before the failure is printed
+            e.printStackTrace();
+            System.exit(1);
         } finally {
             threads.shutdownNow();
-            System.exit(0);
         }
+        System.exit(0);
     }
 
     /** Runs the sides in rotating order, so none always runs first; returns seconds per side and round. */

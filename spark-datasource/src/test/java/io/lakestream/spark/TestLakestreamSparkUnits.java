@@ -15,19 +15,66 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Random;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.catalog.Column;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 
 /** The connector's plain-data parts: JSON splits and commit messages, read settings, type mapping. */
 class TestLakestreamSparkUnits {
+    @Test
+    void selectedRowsReadLikeTheRowsTheySelect() {
+        Random random = new Random(20261130);
+        for (int round = 0; round < 200; round++) {
+            int rowCount = 1 + random.nextInt(300);
+            // no nulls at all in some rounds: the view must then answer without asking the vector per row
+            int nullPercent = round % 3 == 0 ? 0 : random.nextInt(101);
+            try (OnHeapColumnVector ints = new OnHeapColumnVector(rowCount, DataTypes.IntegerType);
+                    OnHeapColumnVector strings = new OnHeapColumnVector(rowCount, DataTypes.StringType)) {
+                for (int row = 0; row < rowCount; row++) {
+                    if (random.nextInt(100) < nullPercent) {
+                        ints.putNull(row);
+                        strings.putNull(row);
+                    } else {
+                        ints.putInt(row, random.nextInt());
+                        strings.putByteArray(row, ("s" + random.nextInt(1000)).getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+                int[] rows = new int[rowCount];
+                int size = 0;
+                for (int row = 0; row < rowCount; row++) {
+                    if (random.nextBoolean()) {
+                        rows[size++] = row;
+                    }
+                }
+                SelectedRowsVector selectedInts = new SelectedRowsVector(ints, rows, size);
+                SelectedRowsVector selectedStrings = new SelectedRowsVector(strings, rows, size);
+                int nulls = 0;
+                for (int i = 0; i < size; i++) {
+                    boolean isNull = ints.isNullAt(rows[i]);
+                    nulls += isNull ? 1 : 0;
+                    assertThat(selectedInts.isNullAt(i)).isEqualTo(isNull);
+                    assertThat(selectedStrings.isNullAt(i)).isEqualTo(isNull);
+                    if (!isNull) {
+                        assertThat(selectedInts.getInt(i)).isEqualTo(ints.getInt(rows[i]));
+                        assertThat(selectedStrings.getUTF8String(i)).isEqualTo(strings.getUTF8String(rows[i]));
+                    }
+                }
+                assertThat(selectedInts.numNulls()).isEqualTo(nulls);
+                assertThat(selectedInts.hasNull()).isEqualTo(ints.hasNull());
+            }
+        }
+    }
+
     @Test
     void inputPartitionRoundTripsThroughJson() {
         UnionSplit split = new UnionSplit(
