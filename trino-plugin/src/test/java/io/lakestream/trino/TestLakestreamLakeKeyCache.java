@@ -155,6 +155,56 @@ final class TestLakestreamLakeKeyCache extends AbstractReadPathTest {
         assertQuery("SELECT v FROM compacted FOR VERSION AS OF " + before + " WHERE v < 0", "VALUES -1, -2");
     }
 
+    /**
+     * Lake files of many small row groups, some skipped by a filter on a column that follows the key (and
+     * whole files, by their column metrics): the rows of the pages read are found in the cached keys by their
+     * row numbers in the file.
+     */
+    @Test
+    void rowGroupsSkippedByTheFilter() {
+        assertUpdate("CREATE TABLE groups (id bigint, v bigint) WITH (primary_key = ARRAY['id'], bucket_count = 1)");
+        tables.load("groups")
+                .lake()
+                .updateProperties()
+                .set("write.parquet.row-group-size-bytes", "512")
+                .set("write.parquet.row-group-check-min-record-count", "10")
+                .set("write.parquet.row-group-check-max-record-count", "20")
+                .commit();
+        assertUpdate("INSERT INTO groups SELECT x, x FROM UNNEST(sequence(1, 3000)) t(x)", 3000);
+        tierAndCompact("groups");
+        Map<Long, Long> oracle = new TreeMap<>();
+        for (long id = 1; id <= 3000; id++) {
+            oracle.put(id, id);
+        }
+        Random random = new Random(5);
+        List<String> rows = new ArrayList<>();
+        for (long id : random.longs(300, 1, 3100).distinct().boxed().toList()) {
+            // the new version keeps the value's range, so a filter on v selects old and new versions alike
+            long value = id + (random.nextBoolean() ? 0 : 1);
+            oracle.put(id, value);
+            rows.add("(" + id + ", " + value + ")");
+        }
+        assertUpdate("INSERT INTO groups VALUES " + String.join(", ", rows), rows.size());
+        for (long low : List.of(1L, 500L, 1234L, 2900L)) {
+            long high = low + 150;
+            String sql = "SELECT v FROM groups WHERE v BETWEEN %d AND %d".formatted(low, high);
+            List<Long> expected =
+                    oracle.values().stream().filter(v -> v >= low && v <= high).toList();
+            for (int repeat = 0; repeat < 2; repeat++) {
+                assertValuesEqualOracle(sql, expected, sql);
+            }
+            Metrics metrics = scanMetrics(getSession(), sql);
+            // the writer rolls over to new files too (tens of them, of a few row groups each): all use cached keys
+            assertThat(count(metrics, LakestreamMetrics.LAKE_KEY_CACHE_HITS)
+                            + count(metrics, LakestreamMetrics.LAKE_KEY_CACHE_MISSES))
+                    .isPositive();
+            assertThat(count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isEqualTo(1);
+            // the filter skipped files and row groups (else this test would not test them)
+            assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS)).isLessThan(1500);
+            assertSameWithoutCache(sql, sql);
+        }
+    }
+
     /** Queries that read the key column anyway (selected, filtered, a DELETE's row id) merge on its block. */
     @Test
     void keyColumnReadByTheQueryNeedsNoCache() {
