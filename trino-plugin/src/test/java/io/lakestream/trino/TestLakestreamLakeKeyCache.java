@@ -2,7 +2,6 @@ package io.lakestream.trino;
 
 import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
 import static io.trino.spi.type.BigintType.BIGINT;
-import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,23 +50,11 @@ final class TestLakestreamLakeKeyCache extends AbstractReadPathTest {
         long cachedFiles = 0;
         for (int round = 0; round < 16; round++) {
             String context = "seed " + seed + ", round " + round;
-            List<Long> keys = random.longs(60, 0, 400).distinct().boxed().toList();
-            if (random.nextInt(4) == 0 && !oracle.isEmpty()) {
-                long present = keys.stream().filter(oracle::containsKey).count();
-                assertUpdate(
-                        "DELETE FROM random_keys WHERE id IN ("
-                                + keys.stream().map(String::valueOf).collect(joining(", ")) + ")",
-                        present);
-                keys.forEach(oracle::remove);
-            } else {
-                List<String> rows = new ArrayList<>();
-                for (long key : keys) {
-                    long value = random.nextInt(1000);
-                    oracle.put(key, value);
-                    rows.add("(" + key + ", " + value + ")");
-                }
-                assertUpdate("INSERT INTO random_keys VALUES " + String.join(", ", rows), rows.size());
-            }
+            changeKeysAtRandom(
+                    random,
+                    "random_keys",
+                    random.longs(60, 0, 400).distinct().boxed().toList(),
+                    oracle);
             switch (random.nextInt(4)) {
                 case 0 -> tables.tier("random_keys");
                 case 1 -> tierAndCompact("random_keys");
