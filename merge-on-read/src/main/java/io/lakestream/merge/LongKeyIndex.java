@@ -3,7 +3,6 @@ package io.lakestream.merge;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.nio.LongBuffer;
-import java.util.Arrays;
 
 /**
  * An open-addressing hash map from a primitive {@code long} key to a non-negative {@code long}
@@ -205,7 +204,7 @@ public final class LongKeyIndex {
         if (zeroValue != NONE) {
             result[next] = FREE;
         }
-        Arrays.sort(result);
+        LongRadixSort.sort(result);
         return result;
     }
 

@@ -1,11 +1,13 @@
 package io.lakestream.trino;
 
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_BAD_DATA;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.merge.ChangedEncodedKeys;
 import io.lakestream.merge.ChangedKeys;
 import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.merge.KeyBuffer;
+import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.LongArrayBlock;
 import io.trino.spi.connector.SourcePage;
@@ -62,6 +64,32 @@ final class HiddenLakeKeys {
             case ChangedLongKeys longs -> retainLongs(longs, keyBlocks[0], positions, size);
             case ChangedEncodedKeys encoded -> retainEncoded(encoded, keyBlocks, positions, size);
         };
+        hiddenRows += size - kept;
+        return kept;
+    }
+
+    /**
+     * {@link #retain} with the keys of the page's rows taken from the keys of its whole file (a
+     * {@link ChangedLongKeys} key): position {@code p} of the page is row {@code firstRow + p} of the file.
+     *
+     * @param fileKeys the key of each row of the file ({@link LakeKeyCache})
+     * @param positionCount the page's rows
+     */
+    int retainByFileRow(long[] fileKeys, long firstRow, int positionCount, int[] positions, int size) {
+        if (size == 0 || changedKeys.size() == 0) {
+            return size;
+        }
+        if (firstRow < 0 || firstRow + positionCount > fileKeys.length) {
+            throw new TrinoException(
+                    LAKESTREAM_BAD_DATA,
+                    "A lake file has more rows than the %d of its cached keys (a page of rows %d to %d): it was changed after its commit"
+                            .formatted(fileKeys.length, firstRow, firstRow + positionCount));
+        }
+        if (longKeys.length < positionCount) {
+            longKeys = new long[positionCount];
+        }
+        System.arraycopy(fileKeys, (int) firstRow, longKeys, 0, positionCount);
+        int kept = ((ChangedLongKeys) changedKeys).retainUnchanged(longKeys, positions, size);
         hiddenRows += size - kept;
         return kept;
     }

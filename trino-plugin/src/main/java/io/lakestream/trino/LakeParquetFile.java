@@ -77,11 +77,15 @@ final class LakeParquetFile implements AutoCloseable {
      * not have reads as NULL).
      *
      * @param constraint the enforced filter, by field id
+     * @param pageSkipping whether the filter may also skip Parquet pages inside a row group (by the column
+     *     index); without it every page of a row group is read, so that {@link #pageFirstRow} is the file row
+     *     of the page's first row, followed by the page's other rows in order
      */
     static Optional<LakeParquetFile> open(
             LakeFile file,
             List<ReadColumn> columns,
             Map<Integer, Domain> constraint,
+            boolean pageSkipping,
             TrinoFileSystem fileSystem,
             ParquetReaderOptions options,
             AggregatedMemoryContext memoryContext) {
@@ -171,7 +175,8 @@ final class LakeParquetFile implements AutoCloseable {
                     memoryContext,
                     options,
                     exception -> readError(id, exception),
-                    Optional.of(predicate),
+                    // the reader skips pages by the column index only when it has the predicate
+                    pageSkipping ? Optional.of(predicate) : Optional.empty(),
                     Optional.empty(),
                     Optional.empty());
             return Optional.of(new LakeParquetFile(dataSource, reader, channels));
@@ -194,6 +199,14 @@ final class LakeParquetFile implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw readError(dataSource.getId(), e);
         }
+    }
+
+    /**
+     * The row of the file (0 for its first row) that the last page of {@link #nextPage} starts with; its
+     * rows are consecutive rows of the file when the file was opened without page skipping.
+     */
+    long pageFirstRow() {
+        return reader.lastBatchStartRow();
     }
 
     /** The channel of a read column (by its index in the columns the file was opened with), -1 if absent. */

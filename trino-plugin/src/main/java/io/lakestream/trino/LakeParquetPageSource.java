@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
 import io.lakestream.merge.ChangedKeys;
+import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
@@ -48,6 +49,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final Map<Integer, Domain> constraint;
     private final LakeRowFilter filter;
     private final Optional<HiddenLakeKeys> hiddenKeys;
+    private final Optional<LakeKeyCache> keyCache;
+    private final List<LakeParquetFile.ReadColumn> readColumnsWithoutKey;
     /** For each output channel, how it is made from the current file's page. */
     private final List<Output> outputs;
 
@@ -57,6 +60,13 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
 
     private LakeParquetFile current;
+    /** The keys of the current file's rows, if they come from the key cache. */
+    private Optional<long[]> currentKeys = Optional.empty();
+    /** The file row of the current page's first row (with {@link #currentKeys}). */
+    private long pageFirstRow;
+
+    private long keyCacheHits;
+    private long keyCacheMisses;
     private long lakeRows;
     private long rowsReturned;
     private long completedBytes;
@@ -68,6 +78,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
      * @param fileSystem reads the lake files
      * @param changedKeys the keys the split's log tail changes, if it has one: their lake rows are
      *     dropped
+     * @param keyCache where the keys of lake files are kept, if the merge may take them from there
+     *     ({@link LakeKeyCache}): used for a key of one integer column that the query does not read
      */
     LakeParquetPageSource(
             Supplier<LakestreamTable> table,
@@ -75,7 +87,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             LakestreamTableHandle handle,
             UnionSplit split,
             List<LakestreamColumnHandle> columns,
-            Optional<ChangedKeys> changedKeys) {
+            Optional<ChangedKeys> changedKeys,
+            Optional<LakeKeyCache> keyCache) {
         this.table = Suppliers.memoize(requireNonNull(table, "table is null")::get);
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.tableName = handle.viewName().toString();
@@ -110,19 +123,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             }
         }
         this.outputs = List.copyOf(outputs);
-        this.hiddenKeys = changedKeys.map(keys -> {
-            List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
-            List<org.apache.iceberg.types.Type> icebergKeyTypes =
-                    key.stream().map(Types.NestedField::type).toList();
-            List<Type> keyTypes =
-                    icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
-            int[] keyReadColumns = new int[key.size()];
-            for (int i = 0; i < keyReadColumns.length; i++) {
-                keyReadColumns[i] = readColumn(read, key.get(i).fieldId(), keyTypes.get(i));
-            }
-            return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
-        });
-
         this.constraint = new LinkedHashMap<>();
         List<LakeRowFilter.ColumnDomain> domains = new ArrayList<>();
         handle.constraint().getDomains().orElse(Map.of()).forEach((column, domain) -> {
@@ -138,9 +138,30 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             }
         });
         this.filter = new LakeRowFilter(domains);
+
+        List<Types.NestedField> key =
+                changedKeys.isPresent() ? this.table.get().definition().primaryKeyFields() : List.of();
+        // the key from the cache only where the query would read the key column just to merge
+        this.keyCache = keyCache.filter(_ -> changedKeys.isPresent()
+                && changedKeys.get() instanceof ChangedLongKeys
+                && !read.containsKey(key.getFirst().fieldId()));
+        this.hiddenKeys = changedKeys.map(keys -> {
+            List<org.apache.iceberg.types.Type> icebergKeyTypes =
+                    key.stream().map(Types.NestedField::type).toList();
+            List<Type> keyTypes =
+                    icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
+            int[] keyReadColumns = new int[key.size()];
+            for (int i = 0; i < keyReadColumns.length; i++) {
+                keyReadColumns[i] = readColumn(read, key.get(i).fieldId(), keyTypes.get(i));
+            }
+            return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
+        });
         this.readColumns = read.entrySet().stream()
                 .map(entry -> new LakeParquetFile.ReadColumn(entry.getKey(), entry.getValue()))
                 .toList();
+        // with the cache, the key column was added last: files whose keys come from it are read without it
+        this.readColumnsWithoutKey =
+                this.keyCache.isPresent() ? this.readColumns.subList(0, this.readColumns.size() - 1) : this.readColumns;
         // an enforced filter that no row can pass (e.g. a contradiction) reads nothing
         this.finished = handle.constraint().isNone();
     }
@@ -169,6 +190,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 closeCurrent();
                 continue;
             }
+            pageFirstRow = current.pageFirstRow();
             lakeRows += page.getPositionCount();
             int rows = retainRows(page);
             if (rows == 0) {
@@ -211,7 +233,10 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         // the filter first: it is cheaper per row than a key lookup and leaves fewer rows to look up
         int rows = filter.retain(page, current::channel, positions, positionCount);
         if (hiddenKeys.isPresent()) {
-            rows = hiddenKeys.get().retain(page, current::channel, positions, rows);
+            int left = rows;
+            rows = currentKeys
+                    .map(keys -> hiddenKeys.get().retainByFileRow(keys, pageFirstRow, positionCount, positions, left))
+                    .orElseGet(() -> hiddenKeys.get().retain(page, current::channel, positions, left));
         }
         if (rows > 0 && rows < positionCount) {
             page.selectPositions(positions, 0, rows);
@@ -221,14 +246,36 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     private boolean openNextFile() {
         while (files.hasNext()) {
-            Optional<LakeParquetFile> file =
-                    LakeParquetFile.open(files.next(), readColumns, constraint, fileSystem, OPTIONS, memoryContext);
+            LakeFile lakeFile = files.next();
+            boolean cachedKeys = keyCache.isPresent() && keyCache.get().fits(lakeFile.recordCount());
+            // with cached keys, each page's rows are found by their row in the file: no page skipping
+            Optional<LakeParquetFile> file = LakeParquetFile.open(
+                    lakeFile,
+                    cachedKeys ? readColumnsWithoutKey : readColumns,
+                    constraint,
+                    !cachedKeys,
+                    fileSystem,
+                    OPTIONS,
+                    memoryContext);
             if (file.isPresent()) {
                 current = file.get();
+                currentKeys = cachedKeys ? Optional.of(cachedKeys(lakeFile)) : Optional.empty();
                 return true;
             }
         }
         return false;
+    }
+
+    private long[] cachedKeys(LakeFile file) {
+        LakeParquetFile.ReadColumn key = readColumns.getLast();
+        LakeKeyCache.Keys keys =
+                keyCache.orElseThrow().keys(file, key.fieldId(), () -> LakeKeyColumn.read(file, key, fileSystem));
+        if (keys.hit()) {
+            keyCacheHits++;
+        } else {
+            keyCacheMisses++;
+        }
+        return keys.keys();
     }
 
     private void closeCurrent() {
@@ -237,6 +284,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             readTimeNanos += current.readTimeNanos();
             LakeParquetFile file = current;
             current = null;
+            currentKeys = Optional.empty();
             file.close();
         }
     }
@@ -244,7 +292,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     @Override
     public Metrics getMetrics() {
         return hiddenKeys
-                .map(keys -> LakestreamMetrics.parquetMerge(lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder()))
+                .map(keys -> LakestreamMetrics.parquetMerge(
+                        lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder(), keyCacheHits, keyCacheMisses))
                 .orElseGet(() -> LakestreamMetrics.fastPath(lakeRows));
     }
 

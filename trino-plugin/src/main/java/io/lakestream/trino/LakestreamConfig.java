@@ -1,8 +1,11 @@
 package io.lakestream.trino;
 
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
+
 import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.configuration.ConfigSecuritySensitive;
+import io.airlift.units.DataSize;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -19,6 +22,7 @@ public class LakestreamConfig {
     private Optional<String> catalogToken = Optional.empty();
     private int metadataCacheMaxTables = 100;
     private long metadataCacheMaxLakeFiles = 200_000;
+    private DataSize lakeKeyCacheMaxSize = DataSize.of(128, MEGABYTE);
 
     @NotNull
     @Pattern(regexp = "(?i)jdbc|hadoop|rest", message = "must be jdbc, hadoop or rest")
@@ -126,6 +130,19 @@ public class LakestreamConfig {
     @ConfigDescription("Planned lake data files the connector keeps between queries, over all tables and snapshots")
     public LakestreamConfig setMetadataCacheMaxLakeFiles(long metadataCacheMaxLakeFiles) {
         this.metadataCacheMaxLakeFiles = metadataCacheMaxLakeFiles;
+        return this;
+    }
+
+    @NotNull
+    public DataSize getLakeKeyCacheMaxSize() {
+        return lakeKeyCacheMaxSize;
+    }
+
+    @Config("lakestream.lake-key-cache.max-size")
+    @ConfigDescription(
+            "Memory of each worker for the decoded primary keys of lake files (8 bytes per row), which merges with a log tail reuse; 0B turns the cache off")
+    public LakestreamConfig setLakeKeyCacheMaxSize(DataSize lakeKeyCacheMaxSize) {
+        this.lakeKeyCacheMaxSize = lakeKeyCacheMaxSize;
         return this;
     }
 }

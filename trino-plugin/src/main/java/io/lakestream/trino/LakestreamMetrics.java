@@ -33,6 +33,10 @@ final class LakestreamMetrics {
      * order), so the changed keys were matched by a walk in key order rather than hash probes.
      */
     static final String LAKE_ROWS_IN_KEY_ORDER = "lakestream.lakeRowsInKeyOrder";
+    /** Lake files of a merge on Trino's pages whose key column came from the worker's key cache ({@link LakeKeyCache}). */
+    static final String LAKE_KEY_CACHE_HITS = "lakestream.lakeKeyCacheHits";
+    /** Lake files of a merge on Trino's pages whose key column was read into the key cache. */
+    static final String LAKE_KEY_CACHE_MISSES = "lakestream.lakeKeyCacheMisses";
 
     private LakestreamMetrics() {}
 
@@ -56,9 +60,13 @@ final class LakestreamMetrics {
      * The lake side of a split merged on Trino's pages: lake rows read and hidden by the tail. The
      * tail side reports its own counters ({@link #of(MergeCounters)}).
      */
-    static Metrics parquetMerge(long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder) {
+    static Metrics parquetMerge(
+            long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder, long keyCacheHits, long keyCacheMisses) {
         return of(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1)
-                .mergeWith(new Metrics(ImmutableMap.of(LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder))));
+                .mergeWith(new Metrics(ImmutableMap.of(
+                        LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder),
+                        LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits),
+                        LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))));
     }
 
     private static Metrics of(

@@ -53,6 +53,7 @@ public final class LakestreamModule extends AbstractConfigurationAwareModule {
         binder.bind(LakestreamMetadata.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamWrites.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamSplitManager.class).in(Scopes.SINGLETON);
+        binder.bind(LakeKeyCache.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamPageSourceProvider.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamPageSinkProvider.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamConnector.class).in(Scopes.SINGLETON);

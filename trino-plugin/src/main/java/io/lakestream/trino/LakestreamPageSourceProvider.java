@@ -1,6 +1,7 @@
 package io.lakestream.trino;
 
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
+import static io.lakestream.trino.LakestreamSessionProperties.isLakeKeyCacheEnabled;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
@@ -34,13 +35,18 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
     private final LakestreamCatalogAccess catalog;
     private final TrinoFileSystem fileSystem;
     private final BufferAllocator allocator;
+    private final LakeKeyCache keyCache;
 
     @Inject
     public LakestreamPageSourceProvider(
-            LakestreamCatalogAccess catalog, TrinoFileSystem fileSystem, BufferAllocator allocator) {
+            LakestreamCatalogAccess catalog,
+            TrinoFileSystem fileSystem,
+            BufferAllocator allocator,
+            LakeKeyCache keyCache) {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
+        this.keyCache = requireNonNull(keyCache, "keyCache is null");
     }
 
     @Override
@@ -61,8 +67,20 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         ConnectorPageSource source = switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(
-                        lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty());
-            case LAKE_PARQUET_MERGE -> parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles);
+                        lakestreamTable,
+                        fileSystem,
+                        handle,
+                        unionSplit,
+                        columnHandles,
+                        Optional.empty(),
+                        Optional.empty());
+            case LAKE_PARQUET_MERGE ->
+                parquetMerge(
+                        lakestreamTable.get(),
+                        handle,
+                        unionSplit,
+                        columnHandles,
+                        isLakeKeyCacheEnabled(session) ? Optional.of(keyCache) : Optional.empty());
             case UNION_SPLIT_READER ->
                 new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
         };
@@ -74,7 +92,8 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
             LakestreamTable table,
             LakestreamTableHandle handle,
             UnionSplit split,
-            List<LakestreamColumnHandle> columns) {
+            List<LakestreamColumnHandle> columns,
+            Optional<LakeKeyCache> keyCache) {
         LogRange tail = split.logRange().orElseThrow();
         // the tail is indexed once: its keys hide lake rows, its last upserts follow the lake rows
         IndexedTail indexedTail;
@@ -88,7 +107,13 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
         return new LakeParquetMergePageSource(
                 new LakeParquetPageSource(
-                        () -> table, fileSystem, handle, split, columns, Optional.of(indexedTail.changedKeys())),
+                        () -> table,
+                        fileSystem,
+                        handle,
+                        split,
+                        columns,
+                        Optional.of(indexedTail.changedKeys()),
+                        keyCache),
                 () -> new LakestreamPageSource(table, handle, tailOnly, columns, allocator, Optional.of(indexedTail)),
                 handle.limit());
     }

@@ -11,13 +11,26 @@ public final class LakestreamSessionProperties {
     /** Whether lake-only splits without deletes are read by Trino's Parquet reader (the fast path). */
     public static final String NATIVE_PARQUET_READER_ENABLED = "native_parquet_reader_enabled";
 
-    public static final List<PropertyMetadata<?>> PROPERTIES = List.of(booleanProperty(
-            NATIVE_PARQUET_READER_ENABLED,
-            "Read lake files of splits without a log tail and without deletes with Trino's Parquet reader",
-            true,
-            false));
+    /** Whether a merge with a log tail takes the lake files' keys from the worker's key cache ({@link LakeKeyCache}). */
+    public static final String LAKE_KEY_CACHE_ENABLED = "lake_key_cache_enabled";
+
+    public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
+            booleanProperty(
+                    NATIVE_PARQUET_READER_ENABLED,
+                    "Read lake files of splits without a log tail and without deletes with Trino's Parquet reader",
+                    true,
+                    false),
+            booleanProperty(
+                    LAKE_KEY_CACHE_ENABLED,
+                    "Merge lake files with the log tail by the keys the worker keeps (lakestream.lake-key-cache.max-size)",
+                    true,
+                    false));
 
     private LakestreamSessionProperties() {}
+
+    public static boolean isLakeKeyCacheEnabled(ConnectorSession session) {
+        return session.getProperty(LAKE_KEY_CACHE_ENABLED, Boolean.class);
+    }
 
     public static boolean isNativeParquetReaderEnabled(ConnectorSession session) {
         return session.getProperty(NATIVE_PARQUET_READER_ENABLED, Boolean.class);

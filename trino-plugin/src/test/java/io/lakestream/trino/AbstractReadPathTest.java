@@ -1,6 +1,7 @@
 package io.lakestream.trino;
 
 import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
+import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.tiering.TableTiering;
@@ -14,7 +15,10 @@ import io.trino.spi.metrics.Metrics;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.MaterializedRow;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
@@ -42,6 +46,27 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
                         Clock.systemUTC())
                 .tier(tables.load(table));
         assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
+    }
+
+    /**
+     * Through SQL: one time in four (if the oracle has rows) deletes {@code keys}, otherwise upserts them with
+     * random values; the oracle ({@code id -> v}) gets the same change.
+     */
+    protected void changeKeysAtRandom(Random random, String table, List<Long> keys, Map<Long, Long> oracle) {
+        if (random.nextInt(4) == 0 && !oracle.isEmpty()) {
+            String in = keys.stream().map(String::valueOf).collect(joining(", "));
+            long present = keys.stream().filter(oracle::containsKey).count();
+            assertUpdate("DELETE FROM " + table + " WHERE id IN (" + in + ")", present);
+            keys.forEach(oracle::remove);
+            return;
+        }
+        List<String> rows = new ArrayList<>();
+        for (long key : keys) {
+            long value = random.nextInt(1000);
+            oracle.put(key, value);
+            rows.add("(" + key + ", " + value + ")");
+        }
+        assertUpdate("INSERT INTO " + table + " VALUES " + String.join(", ", rows), rows.size());
     }
 
     protected Session unionSplitReader() {

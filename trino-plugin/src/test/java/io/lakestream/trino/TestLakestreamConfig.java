@@ -3,7 +3,9 @@ package io.lakestream.trino;
 import static io.airlift.configuration.testing.ConfigAssertions.assertFullMapping;
 import static io.airlift.configuration.testing.ConfigAssertions.assertRecordedDefaults;
 import static io.airlift.configuration.testing.ConfigAssertions.recordDefaults;
+import static io.airlift.units.DataSize.Unit.MEGABYTE;
 
+import io.airlift.units.DataSize;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +21,8 @@ final class TestLakestreamConfig {
                 .setCatalogCredential(null)
                 .setCatalogToken(null)
                 .setMetadataCacheMaxTables(100)
-                .setMetadataCacheMaxLakeFiles(200_000));
+                .setMetadataCacheMaxLakeFiles(200_000)
+                .setLakeKeyCacheMaxSize(DataSize.of(128, MEGABYTE)));
     }
 
     @Test
@@ -33,7 +36,8 @@ final class TestLakestreamConfig {
                 "lakestream.catalog.credential", "client:secret",
                 "lakestream.catalog.token", "token",
                 "lakestream.metadata-cache.max-tables", "7",
-                "lakestream.metadata-cache.max-lake-files", "1000");
+                "lakestream.metadata-cache.max-lake-files", "1000",
+                "lakestream.lake-key-cache.max-size", "16MB");
         LakestreamConfig expected = new LakestreamConfig()
                 .setCatalogType("rest")
                 .setWarehouse("s3://bucket/warehouse")
@@ -43,7 +47,8 @@ final class TestLakestreamConfig {
                 .setCatalogCredential("client:secret")
                 .setCatalogToken("token")
                 .setMetadataCacheMaxTables(7)
-                .setMetadataCacheMaxLakeFiles(1000);
+                .setMetadataCacheMaxLakeFiles(1000)
+                .setLakeKeyCacheMaxSize(DataSize.of(16, MEGABYTE));
         assertFullMapping(properties, expected);
     }
 }

@@ -204,21 +204,7 @@ final class TestLakestreamParquetMerge extends AbstractReadPathTest {
                 "CREATE TABLE random_merge (id bigint, v bigint) WITH (primary_key = ARRAY['id'], bucket_count = 3)");
         Map<Long, Long> oracle = new TreeMap<>();
         for (int round = 0; round < 20; round++) {
-            List<Long> keys = distinctKeys(random, 1 + random.nextInt(30));
-            if (random.nextInt(4) == 0 && !oracle.isEmpty()) {
-                String in = keys.stream().map(String::valueOf).collect(joining(", "));
-                long present = keys.stream().filter(oracle::containsKey).count();
-                assertUpdate("DELETE FROM random_merge WHERE id IN (" + in + ")", present);
-                keys.forEach(oracle::remove);
-            } else {
-                List<String> rows = new ArrayList<>();
-                for (long key : keys) {
-                    long value = random.nextInt(1000);
-                    oracle.put(key, value);
-                    rows.add("(" + key + ", " + value + ")");
-                }
-                assertUpdate("INSERT INTO random_merge VALUES " + String.join(", ", rows), rows.size());
-            }
+            changeKeysAtRandom(random, "random_merge", distinctKeys(random, 1 + random.nextInt(30)), oracle);
             switch (random.nextInt(5)) {
                 case 0 -> tables.tier("random_merge");
                 case 1 -> tierAndCompact("random_merge");

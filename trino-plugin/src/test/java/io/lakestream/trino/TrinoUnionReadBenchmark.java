@@ -7,6 +7,7 @@ import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.write.LakestreamWriter;
+import io.trino.Session;
 import io.trino.operator.OperatorStats;
 import io.trino.spi.QueryId;
 import io.trino.spi.metrics.Count;
@@ -60,10 +61,12 @@ public final class TrinoUnionReadBenchmark {
             List.of("scan 4 columns", "scan with filter qty < 10", "point lookup");
 
     private final DistributedQueryRunner trino;
+    private final Session session;
     private final int rounds;
     private final int warmup;
 
-    private TrinoUnionReadBenchmark(DistributedQueryRunner trino, int rounds, int warmup) {
+    private TrinoUnionReadBenchmark(DistributedQueryRunner trino, Session session, int rounds, int warmup) {
+        this.session = session;
         this.trino = trino;
         this.rounds = rounds;
         this.warmup = warmup;
@@ -111,7 +114,8 @@ public final class TrinoUnionReadBenchmark {
                         new TableTiering(compacting, allocator, threads, TieringHooks.NONE, Clock.systemUTC()), table);
                 tables.add(table);
             }
-            TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
+            TrinoUnionReadBenchmark bench =
+                    new TrinoUnionReadBenchmark(trino, trino.getDefaultSession(), rounds, warmup);
             OUT.printf(
                     "table: %,d rows, %d buckets, primary key id; %d cores; median of %d interleaved rounds after %d warm-up%n",
                     rows, buckets, Runtime.getRuntime().availableProcessors(), rounds, warmup);
@@ -139,9 +143,18 @@ public final class TrinoUnionReadBenchmark {
             }
             OUT.println("\n(2) 5% of the keys updated: lakestream.tests.bench, union read with the updates in the log"
                     + " tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes");
+            // the first merges of the tail find the lake key cache empty: one run each, reported as they are
+            for (int q = 0; q < 2; q++) {
+                bench.printMergeCounters(
+                        "first run (key cache cold), " + SCAN_NAMES.get(q),
+                        SCANS.get(q).formatted("lakestream.tests.bench"));
+                double stock = bench.time(SCANS.get(q).formatted("iceberg.tests.bench_deletes"))
+                        .seconds();
+                OUT.printf("first run of the stock connector on bench_deletes: %.3f s%n", stock);
+            }
             bench.header("lakestream s", "iceberg s");
             bench.compareScans(2, "lakestream.tests.bench", "iceberg.tests.bench_deletes", 0.7);
-            bench.printMergeCounters(SCANS.getFirst().formatted("lakestream.tests.bench"));
+            bench.printMergeCounters("after (2)", SCANS.getFirst().formatted("lakestream.tests.bench"));
             // what the equality deletes cost the stock connector (the goal of (2) assumes a high cost)
             OUT.println("\n(3) reference, no goal: the stock connector on bench_deletes (5% as equality deletes)"
                     + " vs on bench (the compacted lake, the 5% not tiered there)");
@@ -152,6 +165,19 @@ public final class TrinoUnionReadBenchmark {
                     + " (the same lake files, the tail not read)");
             bench.header("union s", "lake only s");
             bench.compareScans(2, "lakestream.tests.bench", "lakestream.tests.\"bench$lake\"", Double.NaN);
+            // (2) without the lake key cache: each merge decodes the key column of the lake files
+            OUT.println("\n(5) reference, no goal: (2) with the lake key cache off (session property"
+                    + " lake_key_cache_enabled = false)");
+            TrinoUnionReadBenchmark noKeyCache = new TrinoUnionReadBenchmark(
+                    trino,
+                    Session.builder(trino.getDefaultSession())
+                            .setCatalogSessionProperty("lakestream", "lake_key_cache_enabled", "false")
+                            .build(),
+                    rounds,
+                    warmup);
+            noKeyCache.header("lakestream s", "iceberg s");
+            noKeyCache.compareScans(2, "lakestream.tests.bench", "iceberg.tests.bench_deletes", Double.NaN);
+            noKeyCache.printMergeCounters("after (5)", SCANS.getFirst().formatted("lakestream.tests.bench"));
         } finally {
             threads.shutdownNow();
         }
@@ -181,9 +207,14 @@ public final class TrinoUnionReadBenchmark {
         OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
     }
 
-    /** The union read's merge counters (how many lake rows were merged in key order, see docs/trino.md). */
-    private void printMergeCounters(String sql) {
-        QueryId id = trino.executeWithPlan(trino.getDefaultSession(), sql).queryId();
+    /**
+     * Runs a union read once and prints its time and merge counters (how many lake rows were merged in key
+     * order, see docs/trino.md, and the lake key cache's hits and misses, in lake files).
+     */
+    private void printMergeCounters(String label, String sql) {
+        long start = System.nanoTime();
+        QueryId id = trino.executeWithPlan(session, sql).queryId();
+        double seconds = (System.nanoTime() - start) / 1e9;
         Metrics metrics =
                 trino
                         .getCoordinator()
@@ -195,10 +226,15 @@ public final class TrinoUnionReadBenchmark {
                         .map(OperatorStats::getConnectorMetrics)
                         .reduce(Metrics.EMPTY, Metrics::mergeWith);
         OUT.printf(
-                "union read counters: lake rows %,d, hidden %,d, merged in key order %,d%n",
+                "%s: %.3f s; union read counters: lake rows %,d, hidden %,d, merged in key order %,d;"
+                        + " lake key cache hits %d, misses %d (files)%n",
+                label,
+                seconds,
                 total(metrics, LakestreamMetrics.LAKE_ROWS),
                 total(metrics, LakestreamMetrics.LAKE_ROWS_HIDDEN),
-                total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER));
+                total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER),
+                total(metrics, LakestreamMetrics.LAKE_KEY_CACHE_HITS),
+                total(metrics, LakestreamMetrics.LAKE_KEY_CACHE_MISSES));
     }
 
     private static long total(Metrics metrics, String name) {
@@ -225,16 +261,16 @@ public final class TrinoUnionReadBenchmark {
      * must return the same rows (checked).
      */
     private void compare(String name, String ours, String stock, double goal) {
-        MaterializedResult a = trino.execute(ours);
-        MaterializedResult b = trino.execute(stock);
+        MaterializedResult a = trino.execute(session, ours);
+        MaterializedResult b = trino.execute(session, stock);
         // a reference comparison (no goal) reads two different states: only their sizes match
         if (!Double.isNaN(goal) && !a.getMaterializedRows().equals(b.getMaterializedRows())) {
             throw new IllegalStateException(
                     "different results: %s vs %s".formatted(a.getMaterializedRows(), b.getMaterializedRows()));
         }
         for (int i = 0; i < warmup; i++) {
-            trino.execute(ours);
-            trino.execute(stock);
+            trino.execute(session, ours);
+            trino.execute(session, stock);
         }
         List<Timing> oursTimings = new ArrayList<>();
         List<Timing> stockTimings = new ArrayList<>();
@@ -264,7 +300,7 @@ public final class TrinoUnionReadBenchmark {
     private Timing time(String sql) {
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
-        trino.execute(sql);
+        trino.execute(session, sql);
         return new Timing((System.nanoTime() - start) / 1e9, (processCpuNanos() - startCpu) / 1e9);
     }
 
