@@ -80,17 +80,12 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
         result.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
         result.put(CatalogProperties.WAREHOUSE_LOCATION, warehouseLocation());
         if (type.equals("jdbc")) {
-            String jdbcUrl = uri.orElse("jdbc:sqlite:"
-                    + Path.of(warehouse.replaceFirst("^file:", "")).resolve(EMBEDDED_CATALOG_FILE));
-            result.put(CatalogProperties.URI, jdbcUrl);
+            result.put(
+                    CatalogProperties.URI,
+                    uri.orElse("jdbc:sqlite:"
+                            + Path.of(warehouse.replaceFirst("^file:", "")).resolve(EMBEDDED_CATALOG_FILE)));
             // V1 adds view support to the catalog tables; SQLite needs no extra setup for it.
             result.putIfAbsent("jdbc.schema-version", "V1");
-            if (jdbcUrl.startsWith("jdbc:sqlite:")) {
-                // Write-ahead log: a commit is one fsync of the log instead of the rollback journal's
-                // several (journal, database, journal deletion); commits stay durable (synchronous=FULL).
-                // Every lake commit (tiering, compaction) pays it: about 4-8 ms down to 1-2 ms here.
-                result.putIfAbsent("jdbc.journal_mode", "WAL");
-            }
             if (warehouseLocation().startsWith("file:")) {
                 // A local warehouse: plain java.nio instead of Hadoop's checksummed local file system.
                 result.putIfAbsent(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());

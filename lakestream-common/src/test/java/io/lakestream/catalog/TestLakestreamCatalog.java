@@ -13,9 +13,6 @@ import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.catalog.Namespace;
@@ -92,30 +89,6 @@ class TestLakestreamCatalog {
                         .build());
         assertThat(warehouse.load("t").log().paths().root()).isEqualTo(logPath.toString());
         assertThat(table.lake().properties()).containsEntry("lakestream.log.path", logPath.toString());
-    }
-
-    @Test
-    void embeddedCatalogCommitsThroughAWriteAheadLog() throws Exception {
-        warehouse.createPrimaryKeyTable("orders", 2);
-        Path database = directory.resolve(CatalogConfig.EMBEDDED_CATALOG_FILE);
-        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + database);
-                ResultSet mode = connection.createStatement().executeQuery("PRAGMA journal_mode");
-                ResultSet sync = connection.createStatement().executeQuery("PRAGMA synchronous")) {
-            assertThat(mode.next()).isTrue();
-            assertThat(mode.getString(1)).isEqualTo("wal");
-            assertThat(sync.next()).isTrue();
-            assertThat(sync.getInt(1)).as("FULL: every commit is durable").isEqualTo(2);
-        }
-        // a URI the user gives keeps its own journal mode when set
-        CatalogConfig own = new CatalogConfig(
-                "jdbc",
-                directory.toString(),
-                Optional.of("jdbc:sqlite:" + directory.resolve("own.db")),
-                Map.of("jdbc.journal_mode", "DELETE"));
-        assertThat(own.icebergProperties()).containsEntry("jdbc.journal_mode", "DELETE");
-        CatalogConfig postgres =
-                new CatalogConfig("jdbc", directory.toString(), Optional.of("jdbc:postgresql://db/catalog"), Map.of());
-        assertThat(postgres.icebergProperties()).doesNotContainKey("jdbc.journal_mode");
     }
 
     @Test
