@@ -56,9 +56,6 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
 
     abstract int size();
 
-    /** Approximate heap bytes held. */
-    abstract long memoryBytes();
-
     static final class LongKeys extends LastChangeIndex {
         private static final long EMPTY = -1;
 
@@ -141,11 +138,6 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
             return size + (nullKeyPosition >= 0 ? 1 : 0);
         }
 
-        @Override
-        long memoryBytes() {
-            return slots.length * 8L;
-        }
-
         private int slot(long key) {
             long hash = key * 0x9E3779B97F4A7C15L;
             return (int) (hash ^ (hash >>> 32)) & mask;
@@ -199,11 +191,6 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         @Override
         int size() {
             return size;
-        }
-
-        @Override
-        long memoryBytes() {
-            return arena.length + slots.length * 8L + entryHash.length * (4L + 4 + 4 + 8);
         }
 
         @Override
