@@ -79,6 +79,11 @@ run_java() {
     # a module may add JVM flags of its own (Spark: what its launcher adds to every JVM)
     flags="$flags $(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' "$ROOT/$module/pom.xml")"
     classpath="$ROOT/$module/target/classes:$(cat "$ROOT/$module/target/$scope-classpath.txt")"
+    # a jar the program loads in a class loader of its own stays off the class path (e.g. Spark's stock
+    # Iceberg runtime, whose relocated Parquet clashes with ours)
+    if [ -n "${LAKESTREAM_CLASSPATH_EXCLUDE:-}" ]; then
+        classpath=$(tr ':' '\n' <<< "$classpath" | grep -v -- "$LAKESTREAM_CLASSPATH_EXCLUDE" | paste -sd:)
+    fi
     [ "$scope" = test ] && classpath="$ROOT/$module/target/test-classes:$classpath"
     # shellcheck disable=SC2086
     "$JAVA_HOME/bin/java" ${LAKESTREAM_JAVA_OPTS:--Xmx2g} $flags -cp "$classpath" "$main" "$@"

@@ -19,7 +19,7 @@ import java.util.Locale;
  *
  * <p>Each round inserts into fresh tables (creating and dropping them is not timed), alternating which
  * side goes first. Prints the median seconds and the ratios (Iceberg / Lakestream; goal: Lakestream at
- * least 2x faster). Arguments: {@code --rows} (2,000,000), {@code --warmup} (1), {@code --rounds} (3).
+ * least 2x faster). Arguments: {@code --rows} (2,000,000), {@code --warmup} (2), {@code --rounds} (5).
  */
 public final class SparkInsertBenchmark {
     private static final String NS = "bench_insert";
@@ -36,8 +36,8 @@ public final class SparkInsertBenchmark {
 
     public static void main(String[] args) throws Exception {
         long rows = arg(args, "--rows", 2_000_000);
-        int warmup = (int) arg(args, "--warmup", 1);
-        int rounds = (int) arg(args, "--rounds", 3);
+        int warmup = (int) arg(args, "--warmup", 2);
+        int rounds = (int) arg(args, "--rounds", 5);
         SparkTesting testing = SparkTesting.get();
         testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
         String select = SELECT.formatted(rows);

@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * (results must match). Prints the median of the measured rounds and the ratios (ours / stock; lower is
  * better for us). The goals are judged on the scans alone; the aggregate queries' ratios are printed for
  * information: their aggregate is Spark's own work, the same on both sides, and dilutes the difference
- * between the reads. Arguments: {@code --rows} (1,000,000), {@code --warmup} (2), {@code --rounds} (5).
+ * between the reads. Arguments: {@code --rows} (3,000,000, the size of the Trino program's table), {@code
+ * --warmup} (3), {@code --rounds} (9). At a million rows a scan took 0.15-0.3 s and fixed per-query costs
+ * and the host's noise moved the ratios by up to 0.3 between runs (docs/benchmarks.md, session 7).
  */
 public final class SparkUnionReadBenchmark {
     private static final String NS = "bench";
@@ -32,9 +34,9 @@ public final class SparkUnionReadBenchmark {
     private SparkUnionReadBenchmark() {}
 
     public static void main(String[] args) throws Exception {
-        long rows = arg(args, "--rows", 1_000_000);
-        int warmup = (int) arg(args, "--warmup", 2);
-        int rounds = (int) arg(args, "--rounds", 5);
+        long rows = arg(args, "--rows", 3_000_000);
+        int warmup = (int) arg(args, "--warmup", 3);
+        int rounds = (int) arg(args, "--rounds", 9);
         SparkTesting testing = SparkTesting.get();
         ExecutorService threads = Executors.newFixedThreadPool(2);
         TableTiering compacting = SparkTables.tiering(threads, 1, 2);
