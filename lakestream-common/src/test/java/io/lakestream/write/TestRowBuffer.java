@@ -292,6 +292,38 @@ class TestRowBuffer {
         }
     }
 
+    /**
+     * An engine reuses its row buffer for the next row as soon as the writer returns: the writer keeps
+     * rows in a batch of many rows, so it must have copied the bytes by then.
+     */
+    @Test
+    void theCallersBytesMayChangeOnceTheSetterReturns() throws IOException {
+        SplittableRandom random = new SplittableRandom(8);
+        byte[] reused = new byte[64];
+        Map<Long, String> strings = new HashMap<>();
+        List<StagedSegment> segments;
+        try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 500)) {
+            for (long id = 0; id < 2500; id++) {
+                setTyped(writer.row(), randomRow(random, id), random, false);
+                String value = "row " + id + " " + "x".repeat(random.nextInt(40));
+                byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+                System.arraycopy(utf8, 0, reused, 1, utf8.length);
+                writer.row().setUtf8(position("string"), reused, 1, utf8.length);
+                strings.put(id, value);
+                writer.upsertRow();
+                Arrays.fill(reused, (byte) '?');
+            }
+            segments = writer.prepare();
+        }
+        Map<Long, String> written = new HashMap<>();
+        for (List<List<Object>> rows : readSegments(segments).values()) {
+            for (List<Object> row : rows) {
+                written.put((Long) row.get(2), row.get(position("string") + 2).toString());
+            }
+        }
+        assertThat(written).isEqualTo(strings);
+    }
+
     @Test
     void typedRowsNeedTheTablesKind() {
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37)) {
