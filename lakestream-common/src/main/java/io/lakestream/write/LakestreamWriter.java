@@ -25,8 +25,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.data.Record;
 
 /**
- * The Java writer API: one writer is one transaction. Rows go to their bucket's segment as they
- * come; {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
+ * The Java writer API: one writer is one transaction. Each row is validated when it is written and
+ * kept in a batch; every 1,024 rows (and at {@link #prepare}) the batch goes to the buckets'
+ * segments. {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
  * not at all. An invalid row aborts the writer, so nothing of its transaction becomes visible.
  *
  * <p>Not thread-safe: use one writer per thread.
