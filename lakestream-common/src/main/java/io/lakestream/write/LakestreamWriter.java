@@ -6,7 +6,6 @@ import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
-import io.lakestream.bucket.BucketFunction;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSchema;
@@ -26,8 +25,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.data.Record;
 
 /**
- * The Java writer API: one writer is one transaction. Rows go to their bucket's segment as they
- * come; {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
+ * The Java writer API: one writer is one transaction. Each row is validated when it is written and
+ * kept in a batch; every 1,024 rows (and at {@link #prepare}) the batch goes to the buckets'
+ * segments. {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
  * not at all. An invalid row aborts the writer, so nothing of its transaction becomes visible.
  *
  * <p>Not thread-safe: use one writer per thread.
@@ -42,22 +42,21 @@ public final class LakestreamWriter implements AutoCloseable {
     private final BufferAllocator allocator;
     private final RowConverter rowConverter;
     private final Schema arrowSchema;
-    private final ValueConverter[] converters;
+    private final ColumnWriter[] columnWriters;
     private final boolean hasPrimaryKey;
-    /** Empty for a table without a bucket key: rows are spread round-robin. */
-    private final Optional<BucketFunction> bucketFunction;
+    /**
+     * The rows not yet in their segments (both the boxed methods and the typed setters fill its row
+     * being set), written a batch at a time: routed to buckets, then column by column.
+     */
+    private final RowBatch batch;
 
-    private final int[] bucketKeyPositions;
-    private final int[] bucketKeyHashes;
-    /** The row being written through the boxed methods, reused for every row. */
-    private final ConvertedRow boxedRow;
-    /** The row being written through the typed setters ({@link #row()}). */
+    private final BucketRouter router;
+    /** The typed setters ({@link #row()}) of the batch's row being set. */
     private final RowBuffer rowBuffer;
 
     private final SegmentWriter[] segments;
     private final Clock clock;
     private final int batchRows;
-    private int nextRoundRobinBucket;
     private State state = State.OPEN;
     private String abortReason;
 
@@ -83,18 +82,25 @@ public final class LakestreamWriter implements AutoCloseable {
         this.batchRows = batchRows;
         this.arrowSchema = LogSchema.arrowSchema(definition.schema());
         this.rowConverter = new RowConverter(definition);
-        this.converters = new ValueConverter[rowConverter.columnCount()];
+        ValueConverter[] converters = new ValueConverter[rowConverter.columnCount()];
+        this.columnWriters = new ColumnWriter[converters.length];
+        boolean[] holdsObjects = new boolean[converters.length];
         for (int i = 0; i < converters.length; i++) {
             converters[i] = rowConverter.converter(i);
+            columnWriters[i] = new ColumnWriter(converters[i], i);
+            holdsObjects[i] = converters[i].holdsObjects();
         }
         this.hasPrimaryKey = definition.hasPrimaryKey();
-        this.bucketFunction = table.bucketFunction();
-        this.bucketKeyPositions = table.bucketKeyPositions();
-        this.bucketKeyHashes = new int[bucketKeyPositions.length];
-        this.boxedRow = new ConvertedRow(converters.length);
-        this.rowBuffer = new RowBuffer(converters);
+        this.batch = new RowBatch(converters.length, RowBatch.DEFAULT_CAPACITY, holdsObjects);
+        this.router = new BucketRouter(
+                table.bucketFunction(),
+                table.bucketKeyPositions(),
+                converters,
+                definition.bucketCount(),
+                RowBatch.DEFAULT_CAPACITY,
+                ThreadLocalRandom.current().nextInt(definition.bucketCount()));
+        this.rowBuffer = new RowBuffer(converters, batch);
         this.segments = new SegmentWriter[definition.bucketCount()];
-        this.nextRoundRobinBucket = ThreadLocalRandom.current().nextInt(definition.bucketCount());
     }
 
     /** Appends a row to an append-only table. */
@@ -196,6 +202,9 @@ public final class LakestreamWriter implements AutoCloseable {
         requireOpen();
         List<StagedSegment> staged = new ArrayList<>();
         try {
+            if (batch.size() > 0) {
+                writeBatch();
+            }
             for (SegmentWriter segment : segments) {
                 if (segment != null) {
                     staged.add(segment.finish());
@@ -227,33 +236,31 @@ public final class LakestreamWriter implements AutoCloseable {
     private void write(ChangeType changeType, Map<String, ?> values) {
         requireOpen();
         try {
-            rowConverter.convert(values, changeType, boxedRow);
+            rowConverter.convert(values, changeType, batch);
         } catch (LakestreamException e) {
             throw rejected(e);
         }
-        writeConverted(changeType, boxedRow);
+        finishRow(changeType);
     }
 
     private void write(ChangeType changeType, Record values) {
         requireOpen();
         try {
-            rowConverter.convert(values, changeType, boxedRow);
+            rowConverter.convert(values, changeType, batch);
         } catch (LakestreamException e) {
             throw rejected(e);
         }
-        writeConverted(changeType, boxedRow);
+        finishRow(changeType);
     }
 
     private void writeRowBuffer(ChangeType changeType) {
         requireOpen();
-        ConvertedRow buffered = rowBuffer.row();
         try {
-            rowConverter.validate(buffered, rowBuffer.rejected(), changeType);
+            rowConverter.validate(batch, rowBuffer.rejected(), changeType);
         } catch (LakestreamException e) {
             throw rejected(e);
         }
-        writeConverted(changeType, buffered);
-        rowBuffer.clear();
+        finishRow(changeType);
     }
 
     /** An invalid row aborts the writer: nothing of its transaction becomes visible. */
@@ -263,27 +270,46 @@ public final class LakestreamWriter implements AutoCloseable {
         return e;
     }
 
-    private void writeConverted(ChangeType changeType, ConvertedRow row) {
-        int bucket = bucketOf(row);
-        SegmentWriter segment = segments[bucket];
-        if (segment == null) {
-            segment = new SegmentWriter(log, bucket, arrowSchema, converters, allocator, batchRows);
-            segments[bucket] = segment;
+    /** Keeps the validated row being set; a full batch goes to the segments. */
+    private void finishRow(ChangeType changeType) {
+        rowBuffer.clearRejected();
+        batch.finishRow(changeType.code(), clock.millis() * 1000);
+        if (batch.isFull()) {
+            try {
+                writeBatch();
+            } catch (RuntimeException e) {
+                // a segment may hold part of the batch: nothing of this transaction may be committed
+                abort("writing a segment failed: " + e.getMessage());
+                allocator.close();
+                throw e;
+            }
         }
-        segment.write(changeType, clock.millis() * 1000, row);
     }
 
-    private int bucketOf(ConvertedRow row) {
-        if (bucketFunction.isEmpty()) {
-            int bucket = nextRoundRobinBucket;
-            nextRoundRobinBucket = (nextRoundRobinBucket + 1) % segments.length;
-            return bucket;
+    /** Writes the batch's rows to their buckets' segments, in order, and empties the batch. */
+    private void writeBatch() {
+        try {
+            router.route(batch);
+            int[] rows = router.rows();
+            for (int bucket = 0; bucket < segments.length; bucket++) {
+                int start = router.start(bucket);
+                int end = router.end(bucket);
+                if (start < end) {
+                    segment(bucket).write(batch, rows, start, end);
+                }
+            }
+        } finally {
+            batch.clear();
         }
-        for (int i = 0; i < bucketKeyHashes.length; i++) {
-            int position = bucketKeyPositions[i];
-            bucketKeyHashes[i] = converters[position].bucketHash(row, position);
+    }
+
+    private SegmentWriter segment(int bucket) {
+        SegmentWriter segment = segments[bucket];
+        if (segment == null) {
+            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows);
+            segments[bucket] = segment;
         }
-        return bucketFunction.get().bucketOfHashes(bucketKeyHashes);
+        return segment;
     }
 
     private void abort(String reason) {

@@ -20,26 +20,27 @@ import org.apache.iceberg.util.DateTimeUtil;
  * the column's fast path does not take (another type, a widening, a decimal of another scale) hands
  * the equivalent boxed value to the boxed conversion, so both paths accept the same values.
  *
- * <p>Byte arrays passed to {@link #setUtf8} and {@link #setBytes} are kept, not copied, until the
- * row is written: the caller must not change them before.
+ * <p>The bytes passed to {@link #setUtf8} and {@link #setBytes} are copied when the setter is
+ * called, so the caller may reuse its array right away. The rows are kept in the writer's {@link
+ * RowBatch} and written to their segments a batch at a time.
  */
 public final class RowBuffer {
     private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     private final ValueConverter[] converters;
     private final Kind[] kinds;
-    private final ConvertedRow row;
+    /** The writer's batch: the setters fill its row being set (index {@code batch.size()}). */
+    private final RowBatch batch;
     /** Per column, a value the column cannot hold (reported when the row is written), else null. */
     private final Object[] rejected;
 
     private boolean anyRejected;
 
-    RowBuffer(ValueConverter[] converters) {
+    RowBuffer(ValueConverter[] converters, RowBatch batch) {
         this.converters = converters;
         this.kinds = Arrays.stream(converters).map(ValueConverter::kind).toArray(Kind[]::new);
-        this.row = new ConvertedRow(converters.length);
+        this.batch = batch;
         this.rejected = new Object[converters.length];
-        clear();
     }
 
     public int columnCount() {
@@ -47,8 +48,8 @@ public final class RowBuffer {
     }
 
     public void setNull(int column) {
-        row.nulls[column] = true;
-        rejected[column] = null;
+        batch.nulls[column][batch.size()] = true;
+        accepted(column);
     }
 
     public void setBoolean(int column, boolean value) {
@@ -159,25 +160,20 @@ public final class RowBuffer {
     public void setValue(int column, Object value) {
         if (value == null) {
             setNull(column);
-        } else if (converters[column].convert(value, row, column)) {
-            row.nulls[column] = false;
-            rejected[column] = null;
+        } else if (converters[column].convert(value, batch, column)) {
+            batch.nulls[column][batch.size()] = false;
+            accepted(column);
         } else {
             reject(column, value);
         }
-    }
-
-    ConvertedRow row() {
-        return row;
     }
 
     Object[] rejected() {
         return rejected;
     }
 
-    /** After a row is written: every column null again. */
-    void clear() {
-        Arrays.fill(row.nulls, true);
+    /** After a row is written (or replaced by a boxed row): no value rejected. */
+    void clearRejected() {
         if (anyRejected) {
             Arrays.fill(rejected, null);
             anyRejected = false;
@@ -185,20 +181,29 @@ public final class RowBuffer {
     }
 
     private void setLongSlot(int column, long value) {
-        row.longs[column] = value;
-        row.nulls[column] = false;
-        rejected[column] = null;
+        int row = batch.size();
+        batch.longs[column][row] = value;
+        batch.nulls[column][row] = false;
+        accepted(column);
     }
 
     private void setBytesSlot(int column, byte[] bytes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        row.setBytes(column, bytes, offset, length);
-        row.nulls[column] = false;
-        rejected[column] = null;
+        batch.setBytes(column, bytes, offset, length);
+        batch.nulls[column][batch.size()] = false;
+        accepted(column);
+    }
+
+    /** Column {@code column} holds what was set last: forget a value rejected before. */
+    private void accepted(int column) {
+        // no store per value in the common case of nothing rejected
+        if (anyRejected) {
+            rejected[column] = null;
+        }
     }
 
     private void reject(int column, Object value) {
-        row.nulls[column] = false;
+        batch.nulls[column][batch.size()] = false;
         rejected[column] = value;
         anyRejected = true;
     }

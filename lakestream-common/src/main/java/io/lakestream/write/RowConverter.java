@@ -15,7 +15,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Validates a row against the table schema and converts it, in schema order, into a {@link
- * ConvertedRow}. A delete row needs only the primary key; its other columns are stored as null.
+ * RowBatch} (its row being set). A delete row needs only the primary key; its other columns are
+ * stored as null.
  *
  * <p>Everything that depends only on the schema is resolved once: the converter of each column and,
  * for {@link Record} input, where each table column is in the record's struct (cached per struct, so
@@ -61,23 +62,24 @@ final class RowConverter {
         return converters[column];
     }
 
-    void convert(Map<String, ?> row, ChangeType changeType, ConvertedRow converted) {
+    void convert(Map<String, ?> row, ChangeType changeType, RowBatch converted) {
         for (String name : row.keySet()) {
             if (!positions.containsKey(name)) {
                 throw invalid("unknown column '%s'; the table's columns are %s".formatted(name, positions.keySet()));
             }
         }
         boolean delete = changeType == ChangeType.DELETE;
+        int index = converted.size();
         for (int i = 0; i < names.length; i++) {
             if (delete && !keyColumn[i]) {
-                converted.nulls[i] = true;
+                converted.nulls[i][index] = true;
             } else {
                 convertValue(i, row.get(names[i]), converted);
             }
         }
     }
 
-    void convert(Record record, ChangeType changeType, ConvertedRow converted) {
+    void convert(Record record, ChangeType changeType, RowBatch converted) {
         Types.StructType struct = record.struct();
         if (struct != lastStruct) {
             lastFieldPositions = fieldPositions(struct);
@@ -85,9 +87,10 @@ final class RowConverter {
         }
         int[] fieldPositions = lastFieldPositions;
         boolean delete = changeType == ChangeType.DELETE;
+        int index = converted.size();
         for (int i = 0; i < names.length; i++) {
             if (delete && !keyColumn[i]) {
-                converted.nulls[i] = true;
+                converted.nulls[i][index] = true;
                 continue;
             }
             Object value;
@@ -123,18 +126,19 @@ final class RowConverter {
     }
 
     /**
-     * Validates a row filled by a {@link RowBuffer}'s typed setters exactly as {@link #convert} validates
-     * a boxed row, in the same column order and with the same errors: {@code rejected[i]} is the value
-     * of column {@code i} a setter could not convert (null if none). For a delete, non-key columns are
-     * set to null and not checked.
+     * Validates the row being set in {@code batch} by a {@link RowBuffer}'s typed setters exactly as
+     * {@link #convert} validates a boxed row, in the same column order and with the same errors: {@code
+     * rejected[i]} is the value of column {@code i} a setter could not convert (null if none). For a
+     * delete, non-key columns are set to null and not checked.
      */
-    void validate(ConvertedRow row, Object[] rejected, ChangeType changeType) {
+    void validate(RowBatch batch, Object[] rejected, ChangeType changeType) {
         boolean delete = changeType == ChangeType.DELETE;
-        boolean[] nulls = row.nulls;
+        boolean[][] nulls = batch.nulls;
+        int index = batch.size();
         for (int i = 0; i < nulls.length; i++) {
             if (delete && !keyColumn[i]) {
-                nulls[i] = true;
-            } else if (nulls[i]) {
+                nulls[i][index] = true;
+            } else if (nulls[i][index]) {
                 checkNullable(i);
             } else if (rejected[i] != null) {
                 throw cannotHold(i, rejected[i]);
@@ -142,16 +146,16 @@ final class RowConverter {
         }
     }
 
-    private void convertValue(int column, Object value, ConvertedRow converted) {
+    private void convertValue(int column, Object value, RowBatch converted) {
         if (value == null) {
             checkNullable(column);
-            converted.nulls[column] = true;
+            converted.nulls[column][converted.size()] = true;
             return;
         }
         if (!converters[column].convert(value, converted, column)) {
             throw cannotHold(column, value);
         }
-        converted.nulls[column] = false;
+        converted.nulls[column][converted.size()] = false;
     }
 
     private void checkNullable(int column) {

@@ -3,7 +3,6 @@ package io.lakestream.write;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
@@ -28,7 +27,7 @@ final class SegmentWriter implements AutoCloseable {
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
-    private final ValueConverter[] converters;
+    private final ColumnWriter[] columnWriters;
     private final FieldVector[] vectors;
     private final TinyIntVector changeTypes;
     private final TimeStampMicroTZVector timestamps;
@@ -57,13 +56,13 @@ final class SegmentWriter implements AutoCloseable {
             StreamLog log,
             int bucket,
             Schema arrowSchema,
-            ValueConverter[] converters,
+            ColumnWriter[] columnWriters,
             BufferAllocator allocator,
             int batchRows) {
         this.log = log;
         this.bucket = bucket;
         this.relativePath = LogPaths.newSegmentPath(bucket);
-        this.converters = converters;
+        this.columnWriters = columnWriters;
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);
         try {
@@ -93,21 +92,40 @@ final class SegmentWriter implements AutoCloseable {
         ensureBatchCapacity();
     }
 
-    void write(ChangeType changeType, long timestampMicros, ConvertedRow row) {
-        int index = rowsInBatch;
-        ValueConverter.setBit(changeTypeValidity, index);
-        MemoryUtil.putByte(changeTypeData + index, changeType.code());
-        ValueConverter.setBit(timestampValidity, index);
-        MemoryUtil.putLong(timestampData + (long) index * Long.BYTES, timestampMicros);
-        for (int i = 0; i < userVectors.length; i++) {
-            converters[i].write(userVectors[i], validityAddresses[i], dataAddresses[i], index, row, i);
+    /**
+     * Appends the batch rows {@code rows[from]} to {@code rows[to - 1]}, in that order, column by
+     * column; a record batch is written out whenever it holds {@code batchRows} rows.
+     */
+    void write(RowBatch batch, int[] rows, int from, int to) {
+        while (from < to) {
+            int count = Math.min(to - from, batchRows - rowsInBatch);
+            writeSystemColumns(batch, rows, from, count);
+            for (int i = 0; i < userVectors.length; i++) {
+                columnWriters[i].write(
+                        userVectors[i], validityAddresses[i], dataAddresses[i], batch, rows, from, count, rowsInBatch);
+            }
+            rowsInBatch += count;
+            rowCount += count;
+            from += count;
+            if (rowsInBatch == batchRows) {
+                flushBatch();
+            }
         }
-        rowsInBatch++;
-        rowCount++;
-        minTimestamp = Math.min(minTimestamp, timestampMicros);
-        maxTimestamp = Math.max(maxTimestamp, timestampMicros);
-        if (rowsInBatch == batchRows) {
-            flushBatch();
+    }
+
+    private void writeSystemColumns(RowBatch batch, int[] rows, int from, int count) {
+        byte[] changeTypeCodes = batch.changeTypes;
+        long[] timestampMicros = batch.timestamps;
+        for (int i = 0; i < count; i++) {
+            int row = rows[from + i];
+            int index = rowsInBatch + i;
+            long timestamp = timestampMicros[row];
+            ColumnWriter.setBit(changeTypeValidity, index);
+            MemoryUtil.putByte(changeTypeData + index, changeTypeCodes[row]);
+            ColumnWriter.setBit(timestampValidity, index);
+            MemoryUtil.putLong(timestampData + (long) index * Long.BYTES, timestamp);
+            minTimestamp = Math.min(minTimestamp, timestamp);
+            maxTimestamp = Math.max(maxTimestamp, timestamp);
         }
     }
 

@@ -14,12 +14,6 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Arrays;
 import java.util.UUID;
-import org.apache.arrow.memory.util.MemoryUtil;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.DecimalVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.util.DecimalUtility;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.BucketUtil;
@@ -27,9 +21,10 @@ import org.apache.iceberg.util.DateTimeUtil;
 
 /**
  * Converts the Java values a caller hands the writer for one column into the form the log stores
- * (a slot of a {@link ConvertedRow}), or says that a value does not fit; then writes converted values
- * into the column's Arrow vector (the log's Arrow types, see {@link io.lakestream.log.LogSchema}).
- * Chosen once per column; converting and writing allocate nothing for fixed-width types.
+ * (a value of a {@link RowBatch}), or says that a value does not fit; {@link ColumnWriter} then writes
+ * converted values into the column's Arrow vector (the log's Arrow types, see {@link
+ * io.lakestream.log.LogSchema}). Chosen once per column; converting allocates nothing for fixed-width
+ * types.
  *
  * <p>Accepted values are Iceberg's generic values plus lossless widenings: int to long, float to
  * double, a decimal with fewer fraction digits (or an Integer, Long or BigInteger for a decimal),
@@ -54,7 +49,7 @@ final class ValueConverter {
         }
     }
 
-    /** How a column's values are held in a {@link ConvertedRow} and written into its vector. */
+    /** How a column's values are held in a {@link RowBatch} and written into its vector. */
     enum Kind {
         BOOLEAN,
         INTEGER,
@@ -80,21 +75,10 @@ final class ValueConverter {
     private final int precision;
     private final int scale;
     private final int fixedLength;
-    /**
-     * Bytes per value of a non-null value {@link #write} stores inline (4, 8, or 16 for a decimal held
-     * as a long on a little-endian machine), 0 for the kinds written out of line.
-     */
-    private final int inlineWidth;
 
     private ValueConverter(Type type, Kind kind, int precision, int scale, int fixedLength) {
         this.type = type;
         this.kind = kind;
-        this.inlineWidth = switch (kind) {
-            case INTEGER, FLOAT, DATE -> Integer.BYTES;
-            case LONG, DOUBLE, TIME, TIMESTAMP, TIMESTAMPTZ -> Long.BYTES;
-            case LONG_DECIMAL -> MemoryUtil.LITTLE_ENDIAN ? DecimalVector.TYPE_WIDTH : 0;
-            default -> 0;
-        };
         this.precision = precision;
         this.scale = scale;
         this.fixedLength = fixedLength;
@@ -156,38 +140,39 @@ final class ValueConverter {
     }
 
     /**
-     * Converts a non-null value into slot {@code column} of {@code row}; false if a column of this
-     * type cannot hold it (the row is then invalid and the slot undefined).
+     * Converts a non-null value into column {@code column} of the row being set in {@code batch};
+     * false if a column of this type cannot hold it (the row is then invalid and the value undefined).
      */
-    boolean convert(Object value, ConvertedRow row, int column) {
-        long[] longs = row.longs;
+    boolean convert(Object value, RowBatch batch, int column) {
+        long[] longs = batch.longs[column];
+        int row = batch.size();
         switch (kind) {
             case BOOLEAN -> {
                 if (!(value instanceof Boolean bool)) {
                     return false;
                 }
-                longs[column] = bool ? 1 : 0;
+                longs[row] = bool ? 1 : 0;
             }
             case INTEGER -> {
                 if (value instanceof Integer i) {
-                    longs[column] = i;
+                    longs[row] = i;
                 } else if (value instanceof Short s) {
-                    longs[column] = s;
+                    longs[row] = s;
                 } else if (value instanceof Byte b) {
-                    longs[column] = b;
+                    longs[row] = b;
                 } else {
                     return false;
                 }
             }
             case LONG -> {
                 if (value instanceof Long l) {
-                    longs[column] = l;
+                    longs[row] = l;
                 } else if (value instanceof Integer i) {
-                    longs[column] = i;
+                    longs[row] = i;
                 } else if (value instanceof Short s) {
-                    longs[column] = s;
+                    longs[row] = s;
                 } else if (value instanceof Byte b) {
-                    longs[column] = b;
+                    longs[row] = b;
                 } else {
                     return false;
                 }
@@ -196,56 +181,56 @@ final class ValueConverter {
                 if (!(value instanceof Float f)) {
                     return false;
                 }
-                longs[column] = Float.floatToRawIntBits(f);
+                longs[row] = Float.floatToRawIntBits(f);
             }
             case DOUBLE -> {
                 if (value instanceof Double d) {
-                    longs[column] = Double.doubleToRawLongBits(d);
+                    longs[row] = Double.doubleToRawLongBits(d);
                 } else if (value instanceof Float f) {
-                    longs[column] = Double.doubleToRawLongBits(f);
+                    longs[row] = Double.doubleToRawLongBits(f);
                 } else {
                     return false;
                 }
             }
             case LONG_DECIMAL -> {
-                return longDecimal(value, longs, column);
+                return longDecimal(value, longs, row);
             }
             case DECIMAL -> {
                 BigDecimal decimal = decimal(value);
                 if (decimal == null) {
                     return false;
                 }
-                row.objects[column] = decimal;
+                batch.objects[column][row] = decimal;
             }
             case DATE -> {
                 if (!(value instanceof LocalDate date)) {
                     return false;
                 }
                 // the days since 1970-01-01 as an int, like Iceberg's DateTimeUtil.daysFromDate
-                longs[column] = (int) date.toEpochDay();
+                longs[row] = (int) date.toEpochDay();
             }
             case TIME -> {
                 if (!(value instanceof LocalTime time)) {
                     return false;
                 }
                 // truncated to microseconds
-                longs[column] = time.toNanoOfDay() / 1000;
+                longs[row] = time.toNanoOfDay() / 1000;
             }
             case TIMESTAMP -> {
                 if (!(value instanceof LocalDateTime timestamp)) {
                     return false;
                 }
-                return micros(timestamp.toEpochSecond(ZoneOffset.UTC), timestamp.getNano(), longs, column);
+                return micros(timestamp.toEpochSecond(ZoneOffset.UTC), timestamp.getNano(), longs, row);
             }
             case TIMESTAMPTZ -> {
                 if (value instanceof OffsetDateTime timestamp) {
-                    return micros(timestamp.toEpochSecond(), timestamp.getNano(), longs, column);
+                    return micros(timestamp.toEpochSecond(), timestamp.getNano(), longs, row);
                 }
                 if (value instanceof ZonedDateTime timestamp) {
-                    return micros(timestamp.toEpochSecond(), timestamp.getNano(), longs, column);
+                    return micros(timestamp.toEpochSecond(), timestamp.getNano(), longs, row);
                 }
                 if (value instanceof Instant timestamp) {
-                    return micros(timestamp.getEpochSecond(), timestamp.getNano(), longs, column);
+                    return micros(timestamp.getEpochSecond(), timestamp.getNano(), longs, row);
                 }
                 return false;
             }
@@ -259,166 +244,60 @@ final class ValueConverter {
                 } else {
                     return false;
                 }
-                row.setBytes(column, utf8, 0, utf8.length);
+                batch.setBytes(column, utf8, 0, utf8.length);
             }
             case UUID -> {
                 if (!(value instanceof UUID)) {
                     return false;
                 }
-                row.objects[column] = value;
+                batch.objects[column][row] = value;
             }
             case FIXED -> {
                 byte[] bytes = bytes(value);
                 if (bytes == null || bytes.length != fixedLength) {
                     return false;
                 }
-                row.setBytes(column, bytes, 0, bytes.length);
+                batch.setBytes(column, bytes, 0, bytes.length);
             }
             case BINARY -> {
                 byte[] bytes = bytes(value);
                 if (bytes == null) {
                     return false;
                 }
-                row.setBytes(column, bytes, 0, bytes.length);
+                batch.setBytes(column, bytes, 0, bytes.length);
             }
         }
         return true;
     }
 
     /**
-     * Writes the converted value in slot {@code column} of {@code row}, or a null, at {@code index}
-     * of this column's vector. {@code validityAddress} and {@code dataAddress} are the current
-     * addresses of the vector's validity and data buffers: fixed-width values are stored there
-     * directly, without Arrow's per-access checks, so the caller must have made room for {@code
-     * index} (see {@code SegmentWriter}) and must pass the addresses of the buffers after any
-     * reallocation. Variable-width values grow their vector as needed.
+     * Iceberg's bucket hash of the converted non-null value of {@code row} in {@code column}, as {@link
+     * BucketFunction#hash} computes it.
      */
-    void write(FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
-        // the fixed-width kinds, kept small enough for the JIT to inline into the segment writer's loop
-        int width = inlineWidth;
-        if (width != 0 && !row.nulls[column]) {
-            long value = row.longs[column];
-            long address = dataAddress + (long) index * width;
-            setBit(validityAddress, index);
-            if (width == Long.BYTES) {
-                MemoryUtil.putLong(address, value);
-            } else if (width == Integer.BYTES) {
-                MemoryUtil.putInt(address, (int) value);
-            } else {
-                // a decimal: 128-bit little-endian two's complement, the long then its sign extension
-                MemoryUtil.putLong(address, value);
-                MemoryUtil.putLong(address + Long.BYTES, value < 0 ? -1L : 0L);
-            }
-            return;
-        }
-        if (kind == Kind.STRING || kind == Kind.BINARY) {
-            BaseVariableWidthVector variableWidth = (BaseVariableWidthVector) vector;
-            if (row.nulls[column]) {
-                // the slot still holds the previous value's bytes
-                writeVariableWidth(variableWidth, index, null, 0, 0);
-            } else {
-                writeVariableWidth(
-                        variableWidth, index, (byte[]) row.objects[column], row.offsets[column], row.lengths[column]);
-            }
-            return;
-        }
-        writeOutOfLine(vector, validityAddress, dataAddress, index, row, column);
-    }
-
-    /** The kinds {@link #write} does not store inline, and their nulls. */
-    private void writeOutOfLine(
-            FieldVector vector, long validityAddress, long dataAddress, int index, ConvertedRow row, int column) {
-        if (row.nulls[column]) {
-            vector.setNull(index);
-            return;
-        }
-        long value = row.longs[column];
-        switch (kind) {
-            case BOOLEAN -> {
-                setBit(validityAddress, index);
-                if (value != 0) {
-                    setBit(dataAddress, index);
-                } else {
-                    clearBit(dataAddress, index);
-                }
-            }
-            case LONG_DECIMAL -> {
-                // on a big-endian machine (little-endian ones store it inline)
-                setBit(validityAddress, index);
-                DecimalUtility.writeLongToArrowBuf(
-                        value, ((DecimalVector) vector).getDataBuffer(), index, DecimalVector.TYPE_WIDTH);
-            }
-            case DECIMAL -> ((DecimalVector) vector).set(index, (BigDecimal) row.objects[column]);
-            case UUID -> ((FixedSizeBinaryVector) vector).set(index, uuidBytes((UUID) row.objects[column]));
-            case FIXED -> {
-                setBit(validityAddress, index);
-                MemoryUtil.copyToMemory(
-                        (byte[]) row.objects[column],
-                        row.offsets[column],
-                        dataAddress + (long) index * fixedLength,
-                        fixedLength);
-            }
-        }
-    }
-
-    /**
-     * Writes {@code length} bytes of {@code bytes} from {@code offset} (or a null, if {@code bytes}
-     * is null) at {@code index} of a variable-width vector. Rows are written in order from 0, so the
-     * value starts where the previous one ended; writing the offsets of nulls too keeps that true and
-     * leaves Arrow no holes to fill (its {@code setSafe} checks and fills per value).
-     */
-    private static void writeVariableWidth(
-            BaseVariableWidthVector vector, int index, byte[] bytes, int offset, int length) {
-        long offsetAddress = vector.getOffsetBufferAddress();
-        int start = MemoryUtil.getInt(offsetAddress + (long) index * BaseVariableWidthVector.OFFSET_WIDTH);
-        int end = start + length;
-        if (bytes != null) {
-            while (end > vector.getDataBuffer().capacity()) {
-                vector.reallocDataBuffer();
-            }
-            MemoryUtil.copyToMemory(bytes, offset, vector.getDataBufferAddress() + start, length);
-            setBit(vector.getValidityBufferAddress(), index);
-        }
-        MemoryUtil.putInt(offsetAddress + (long) (index + 1) * BaseVariableWidthVector.OFFSET_WIDTH, end);
-        vector.setLastSet(index);
-    }
-
-    /** Sets bit {@code index} of the bitmap at {@code address} (Arrow's LSB-first bit order). */
-    static void setBit(long address, int index) {
-        long byteAddress = address + (index >>> 3);
-        MemoryUtil.putByte(byteAddress, (byte) (MemoryUtil.getByte(byteAddress) | (1 << (index & 7))));
-    }
-
-    private static void clearBit(long address, int index) {
-        long byteAddress = address + (index >>> 3);
-        MemoryUtil.putByte(byteAddress, (byte) (MemoryUtil.getByte(byteAddress) & ~(1 << (index & 7))));
-    }
-
-    /** Iceberg's bucket hash of the converted non-null value, as {@link BucketFunction#hash} computes it. */
-    int bucketHash(ConvertedRow row, int column) {
+    int bucketHash(RowBatch batch, int column, int row) {
         return switch (kind) {
-            case INTEGER, DATE -> BucketUtil.hash((int) row.longs[column]);
-            case LONG, TIME, TIMESTAMP, TIMESTAMPTZ -> BucketUtil.hash(row.longs[column]);
-            default -> otherBucketHash(row, column);
+            case INTEGER, DATE -> Murmur3.hashLong((int) batch.longs[column][row]);
+            case LONG, TIME, TIMESTAMP, TIMESTAMPTZ -> Murmur3.hashLong(batch.longs[column][row]);
+            default -> otherBucketHash(batch, column, row);
         };
     }
 
-    private int otherBucketHash(ConvertedRow row, int column) {
+    private int otherBucketHash(RowBatch batch, int column, int row) {
         return switch (kind) {
             // the hash of the (UTF-8) bytes, as BucketFunction.hash of a byte[]
             case STRING, FIXED, BINARY ->
                 BucketUtil.hash(
-                        ByteBuffer.wrap((byte[]) row.objects[column], row.offsets[column], row.lengths[column]));
-            default -> BucketFunction.hash(type, icebergValue(row, column));
+                        ByteBuffer.wrap(batch.bytes[column], batch.starts[column][row], batch.lengths[column][row]));
+            default -> BucketFunction.hash(type, icebergValue(batch, column, row));
         };
     }
 
-    /** The converted value as Iceberg's generic value (null for a null). */
-    Object icebergValue(ConvertedRow row, int column) {
-        if (row.nulls[column]) {
+    /** The converted value of {@code row} in {@code column} as Iceberg's generic value (null for a null). */
+    Object icebergValue(RowBatch batch, int column, int row) {
+        if (batch.nulls[column][row]) {
             return null;
         }
-        long value = row.longs[column];
+        long value = batch.longs[column][row];
         return switch (kind) {
             case BOOLEAN -> value != 0;
             case INTEGER -> (int) value;
@@ -432,16 +311,25 @@ final class ValueConverter {
             case TIMESTAMPTZ -> DateTimeUtil.timestamptzFromMicros(value);
             case STRING ->
                 new String(
-                        (byte[]) row.objects[column], row.offsets[column], row.lengths[column], StandardCharsets.UTF_8);
-            case FIXED, BINARY ->
-                Arrays.copyOfRange(
-                        (byte[]) row.objects[column], row.offsets[column], row.offsets[column] + row.lengths[column]);
-            case DECIMAL, UUID -> row.objects[column];
+                        batch.bytes[column],
+                        batch.starts[column][row],
+                        batch.lengths[column][row],
+                        StandardCharsets.UTF_8);
+            case FIXED, BINARY -> {
+                int start = batch.starts[column][row];
+                yield Arrays.copyOfRange(batch.bytes[column], start, start + batch.lengths[column][row]);
+            }
+            case DECIMAL, UUID -> batch.objects[column][row];
         };
     }
 
+    /** Whether the column keeps its converted values as objects ({@link RowBatch#objects}). */
+    boolean holdsObjects() {
+        return kind == Kind.DECIMAL || kind == Kind.UUID;
+    }
+
     /** A decimal of precision 1 to 18 as its unscaled long at the column's scale. */
-    private boolean longDecimal(Object value, long[] longs, int column) {
+    private boolean longDecimal(Object value, long[] longs, int index) {
         long unscaled;
         int valueScale;
         int valuePrecision;
@@ -451,7 +339,7 @@ final class ValueConverter {
                 return false;
             }
             if (decimal.signum() == 0) {
-                longs[column] = 0;
+                longs[index] = 0;
                 return true;
             }
             valuePrecision = decimal.precision();
@@ -480,7 +368,7 @@ final class ValueConverter {
                 return false;
             }
             if (unscaled == 0) {
-                longs[column] = 0;
+                longs[index] = 0;
                 return true;
             }
             valuePrecision = digitCount(unscaled);
@@ -489,7 +377,7 @@ final class ValueConverter {
             }
         }
         // fewer fraction digits than the column: scale up (at most 17 powers of ten, checked above)
-        longs[column] = unscaled * POWERS_OF_TEN[scale - valueScale];
+        longs[index] = unscaled * POWERS_OF_TEN[scale - valueScale];
         return true;
     }
 
@@ -534,9 +422,9 @@ final class ValueConverter {
      * Microseconds since 1970-01-01T00:00:00Z, truncated (toward the past, as {@code nano} is never
      * negative); false if they overflow a long.
      */
-    private static boolean micros(long epochSecond, int nano, long[] longs, int column) {
+    private static boolean micros(long epochSecond, int nano, long[] longs, int index) {
         try {
-            longs[column] = Math.addExact(Math.multiplyExact(epochSecond, 1_000_000L), nano / 1000);
+            longs[index] = Math.addExact(Math.multiplyExact(epochSecond, 1_000_000L), nano / 1000);
             return true;
         } catch (ArithmeticException e) {
             return false;
@@ -554,13 +442,6 @@ final class ValueConverter {
             return bytes;
         }
         return null;
-    }
-
-    private static byte[] uuidBytes(UUID uuid) {
-        return ByteBuffer.allocate(16)
-                .putLong(uuid.getMostSignificantBits())
-                .putLong(uuid.getLeastSignificantBits())
-                .array();
     }
 
     /** How a type is spelled to a Java caller, for error messages. */

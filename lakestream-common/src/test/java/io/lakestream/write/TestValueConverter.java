@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -45,8 +46,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The writer's value conversion (validate, convert once into a {@link ConvertedRow}, write into the
- * Arrow vector, bucket hash) against the semantics it replaced: {@link Legacy} is the previous
+ * The writer's value conversion (validate, convert once into a {@link RowBatch}, write into the
+ * Arrow vector with {@link ColumnWriter}, bucket hash) against the semantics it replaced: {@link Legacy} is the previous
  * conversion to Iceberg generic values followed by the previous per-type vector writes. For every
  * type and many values (decimals of precision up to 18 and above, negative values and scales,
  * timestamps before 1970, sub-microsecond nanos, widened inputs, wrong types) both must accept the
@@ -126,7 +127,7 @@ class TestValueConverter {
         // the row; now they are rejected like any value the column cannot hold.
         for (Type type : List.of(Types.TimestampType.withoutZone(), Types.TimestampType.withZone())) {
             ValueConverter converter = ValueConverter.forType(type);
-            ConvertedRow row = new ConvertedRow(1);
+            RowBatch row = batch(converter, 1);
             for (Object value : List.of(
                     LocalDateTime.MAX,
                     LocalDateTime.MIN,
@@ -215,8 +216,6 @@ class TestValueConverter {
     void utf8ValuesAreWrittenAndHashedLikeTheirStrings() {
         Type type = Types.StringType.get();
         ValueConverter converter = ValueConverter.forType(type);
-        ConvertedRow fromString = new ConvertedRow(1);
-        ConvertedRow fromUtf8 = new ConvertedRow(1);
         List<String> strings = List.of("", "abc", "Grüße, 世界 🌍", "x".repeat(1000));
         try (VarCharVector expected = (VarCharVector) LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
                         .createVector(allocator);
@@ -224,16 +223,22 @@ class TestValueConverter {
                         .createVector(allocator)) {
             expected.allocateNew();
             actual.allocateNew();
-            for (int i = 0; i < strings.size(); i++) {
-                String value = strings.get(i);
+            RowBatch fromString = batch(converter, strings.size());
+            RowBatch fromUtf8 = batch(converter, strings.size());
+            for (String value : strings) {
+                int row = fromUtf8.size();
                 assertThat(converter.convert(value, fromString, 0)).isTrue();
                 assertThat(converter.convert(new Utf8Value(value.getBytes(StandardCharsets.UTF_8)), fromUtf8, 0))
                         .isTrue();
-                assertThat(converter.icebergValue(fromUtf8, 0)).isEqualTo(value);
-                assertThat(converter.bucketHash(fromUtf8, 0)).isEqualTo(BucketFunction.hash(type, value));
-                converter.write(expected, 0, 0, i, fromString, 0);
-                converter.write(actual, 0, 0, i, fromUtf8, 0);
+                fromString.nulls[0][row] = false;
+                fromUtf8.nulls[0][row] = false;
+                assertThat(converter.icebergValue(fromUtf8, 0, row)).isEqualTo(value);
+                assertThat(converter.bucketHash(fromUtf8, 0, row)).isEqualTo(BucketFunction.hash(type, value));
+                fromString.finishRow((byte) 0, 0);
+                fromUtf8.finishRow((byte) 0, 0);
             }
+            writeColumn(converter, expected, fromString);
+            writeColumn(converter, actual, fromUtf8);
             expected.setValueCount(strings.size());
             actual.setValueCount(strings.size());
             for (int i = 0; i < strings.size(); i++) {
@@ -296,7 +301,7 @@ class TestValueConverter {
 
     private void assertSameAsLegacy(Type type, List<Object> values) {
         ValueConverter converter = ValueConverter.forType(type);
-        ConvertedRow row = new ConvertedRow(1);
+        RowBatch row = batch(converter, values.size() + 1);
         try (FieldVector actual = LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
                         .createVector(allocator);
                 FieldVector expected = LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
@@ -317,25 +322,24 @@ class TestValueConverter {
                 if (!accepted) {
                     continue;
                 }
-                row.nulls[0] = false;
-                assertThat(converter.icebergValue(row, 0))
+                row.nulls[0][row.size()] = false;
+                assertThat(converter.icebergValue(row, 0, row.size()))
                         .as("%s %s", type, value)
                         .isEqualTo(canonical);
                 if (isKeyType(type)) {
-                    assertThat(converter.bucketHash(row, 0))
+                    assertThat(converter.bucketHash(row, 0, row.size()))
                             .as("%s %s", type, value)
                             .isEqualTo(BucketFunction.hash(type, canonical));
                 }
-                converter.write(
-                        actual, actual.getValidityBufferAddress(), actual.getDataBufferAddress(), index, row, 0);
+                row.finishRow((byte) 0, 0);
                 Legacy.write(type, expected, index, canonical);
                 index++;
             }
-            // and a null after the values
-            row.nulls[0] = true;
-            converter.write(actual, actual.getValidityBufferAddress(), actual.getDataBufferAddress(), index, row, 0);
+            // and a null after the values (a row not set is null)
+            row.finishRow((byte) 0, 0);
             expected.setNull(index);
             index++;
+            writeColumn(converter, actual, row);
             actual.setValueCount(index);
             expected.setValueCount(index);
             assertThat(index).as("%s: values accepted", type).isGreaterThan(1);
@@ -351,6 +355,30 @@ class TestValueConverter {
                         .isEqualTo(bytes(expectedBuffers.get(i)));
             }
         }
+    }
+
+    private static RowBatch batch(ValueConverter converter, int capacity) {
+        return new RowBatch(1, capacity, new boolean[] {converter.holdsObjects()});
+    }
+
+    /**
+     * Writes the batch's rows into the vector as a segment does, in two calls (the second one at the
+     * index where the first ended).
+     */
+    private static void writeColumn(ValueConverter converter, FieldVector vector, RowBatch batch) {
+        ColumnWriter writer = new ColumnWriter(converter, 0);
+        int[] rows = IntStream.range(0, batch.size()).toArray();
+        int half = rows.length / 2;
+        writer.write(vector, vector.getValidityBufferAddress(), vector.getDataBufferAddress(), batch, rows, 0, half, 0);
+        writer.write(
+                vector,
+                vector.getValidityBufferAddress(),
+                vector.getDataBufferAddress(),
+                batch,
+                rows,
+                half,
+                rows.length - half,
+                half);
     }
 
     private static boolean isKeyType(Type type) {

@@ -171,7 +171,8 @@ class TestLakestreamWriter {
     @Test
     void aWriterThatDiesBeforeCommitLeavesNothingVisible() throws IOException {
         LakestreamWriter writer = new LakestreamWriter(keyed, warehouse.allocator());
-        for (long id = 0; id < 50; id++) {
+        // more rows than one row batch (1,024), so the writer has written segments
+        for (long id = 0; id < 5000; id++) {
             writer.upsert(Map.of("id", id));
         }
         // The "process" stops here: segments are on disk, no commit was published.
