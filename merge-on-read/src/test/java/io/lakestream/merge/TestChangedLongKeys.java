@@ -61,6 +61,65 @@ class TestChangedLongKeys {
         }
     }
 
+    /**
+     * {@link ChangedLongKeys#retainUnchangedInAscendingRange}: a range of a file whose keys ascend (duplicates,
+     * extremes, changed keys below, among and above the rows, dense and sparse), against a set of the changed
+     * keys as the oracle; the kept rows are offsets from the range's start.
+     */
+    @Test
+    void ascendingRangesKeepExactlyTheUnchangedKeys() {
+        Random random = new Random(11);
+        for (int round = 0; round < 2_000; round++) {
+            int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
+            Set<Long> changed = new HashSet<>();
+            LongKeyIndex index = new LongKeyIndex(1);
+            int changes = random.nextInt(round % 4 == 0 ? 5 : 3_000);
+            for (int i = 0; i < changes; i++) {
+                long key = randomKey(random, range);
+                changed.add(key);
+                index.put(key, i);
+            }
+            ChangedLongKeys keys = new ChangedLongKeys(index);
+            long[] fileKeys = new long[random.nextInt(3_000)];
+            for (int i = 0; i < fileKeys.length; i++) {
+                fileKeys[i] = randomKey(random, range);
+            }
+            Arrays.sort(fileKeys);
+            assertThat(ChangedLongKeys.ascending(fileKeys)).isTrue();
+            int from = fileKeys.length == 0 ? 0 : random.nextInt(fileKeys.length);
+            int to = from + random.nextInt(fileKeys.length - from + 1);
+            int[] expected = IntStream.range(from, to)
+                    .filter(row -> !changed.contains(fileKeys[row]))
+                    .map(row -> row - from)
+                    .toArray();
+            int[] kept = new int[to - from];
+            int count = keys.retainUnchangedInAscendingRange(fileKeys, from, to, kept);
+            assertThat(Arrays.copyOf(kept, count)).as("round %s", round).containsExactly(expected);
+            assertThat(keys.rowsInKeyOrder()).isEqualTo(to - from);
+        }
+    }
+
+    @Test
+    void gallopingFindsTheFirstRowAtOrAboveAKey() {
+        long[] rowKeys = {Long.MIN_VALUE, -5, -5, 0, 3, 3, 3, 9, 100, Long.MAX_VALUE, Long.MAX_VALUE};
+        for (int from = 0; from <= rowKeys.length; from++) {
+            for (int to = from; to <= rowKeys.length; to++) {
+                for (long key : new long[] {Long.MIN_VALUE, -6, -5, -4, 0, 3, 4, 9, 10, 101, Long.MAX_VALUE}) {
+                    int expected = from;
+                    while (expected < to && rowKeys[expected] < key) {
+                        expected++;
+                    }
+                    assertThat(AscendingLongKeys.firstAtLeast(rowKeys, from, to, key))
+                            .as("from %s to %s key %s", from, to, key)
+                            .isEqualTo(expected);
+                }
+            }
+        }
+        assertThat(ChangedLongKeys.ascending(new long[] {1, 1, 2})).isTrue();
+        assertThat(ChangedLongKeys.ascending(new long[] {1, 2, 1})).isFalse();
+        assertThat(ChangedLongKeys.ascending(new long[0])).isTrue();
+    }
+
     @Test
     void ascendingRowsBeyondEveryChangedKeyAndAmongThem() {
         LongKeyIndex index = new LongKeyIndex();

@@ -307,17 +307,21 @@ public final class TrinoUnionReadBenchmark {
         long start = System.nanoTime();
         long minNanos = minSeconds * 1_000_000_000L;
         int round = 0;
+        // each round's seconds: they fall while the JIT compiles, and level off once it is done
+        StringBuilder roundSeconds = new StringBuilder();
         while (round < minRounds || System.nanoTime() - start < minNanos) {
+            long roundStart = System.nanoTime();
             for (Section section : sections) {
                 for (Comparison query : section.queries()) {
                     runBoth(query, round);
                 }
             }
+            roundSeconds.append(" %.1f".formatted((System.nanoTime() - roundStart) / 1e9));
             round++;
         }
         OUT.printf(
-                "%nJVM warm-up: %d rounds of every query of every section, both sides interleaved, %.0f s%n",
-                round, (System.nanoTime() - start) / 1e9);
+                "%nJVM warm-up: %d rounds of every query of every section, both sides interleaved, %.0f s; rounds (s):%s%n",
+                round, (System.nanoTime() - start) / 1e9, roundSeconds);
     }
 
     /** Runs one query for a while, recording a JFR profile of that time alone into a file of its own. */
