@@ -25,15 +25,8 @@ class TestChangedLongKeys {
         for (int round = 0; round < 400; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
-            Set<Long> changed = new HashSet<>();
-            LongKeyIndex index = new LongKeyIndex(1);
-            int changes = random.nextInt(2_000);
-            for (int i = 0; i < changes; i++) {
-                long key = randomKey(random, range);
-                changed.add(key);
-                index.put(key, i);
-            }
-            ChangedLongKeys keys = new ChangedLongKeys(index);
+            Set<Long> changed = randomKeys(random, range, random.nextInt(2_000));
+            ChangedLongKeys keys = changedKeys(changed);
 
             long[] rowKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < rowKeys.length; i++) {
@@ -71,15 +64,8 @@ class TestChangedLongKeys {
         Random random = new Random(11);
         for (int round = 0; round < 2_000; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
-            Set<Long> changed = new HashSet<>();
-            LongKeyIndex index = new LongKeyIndex(1);
-            int changes = random.nextInt(round % 4 == 0 ? 5 : 3_000);
-            for (int i = 0; i < changes; i++) {
-                long key = randomKey(random, range);
-                changed.add(key);
-                index.put(key, i);
-            }
-            ChangedLongKeys keys = new ChangedLongKeys(index);
+            Set<Long> changed = randomKeys(random, range, random.nextInt(round % 4 == 0 ? 5 : 3_000));
+            ChangedLongKeys keys = changedKeys(changed);
             long[] fileKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < fileKeys.length; i++) {
                 fileKeys[i] = randomKey(random, range);
@@ -143,6 +129,23 @@ class TestChangedLongKeys {
         Arrays.fill(extremes, 0, 10, Long.MIN_VALUE);
         Arrays.fill(extremes, 10, 20, Long.MAX_VALUE);
         assertThat(keys.retainUnchanged(extremes, identity(20), 20)).isZero();
+    }
+
+    private static Set<Long> randomKeys(Random random, int range, int count) {
+        Set<Long> keys = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(randomKey(random, range));
+        }
+        return keys;
+    }
+
+    private static ChangedLongKeys changedKeys(Set<Long> keys) {
+        LongKeyIndex index = new LongKeyIndex(1);
+        long value = 0;
+        for (long key : keys) {
+            index.put(key, value++);
+        }
+        return new ChangedLongKeys(index);
     }
 
     private static long randomKey(Random random, int range) {

@@ -43,19 +43,19 @@ final class LakestreamMetrics {
     private LakestreamMetrics() {}
 
     static Metrics of(MergeCounters counters) {
-        return of(
+        return new Metrics(counts(
                 counters.lakeRows(),
                 counters.logRows(),
                 counters.lakeRowsHidden(),
                 counters.logRowsSuperseded(),
                 counters.mergePasses(),
                 0,
-                0);
+                0));
     }
 
     /** The counters of a split read by the fast path: lake rows only, no merge. */
     static Metrics fastPath(long lakeRows) {
-        return of(lakeRows, 0, 0, 0, 0, 1, 0);
+        return new Metrics(counts(lakeRows, 0, 0, 0, 0, 1, 0));
     }
 
     /**
@@ -71,18 +71,6 @@ final class LakestreamMetrics {
                 .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
                 .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
                 .buildOrThrow());
-    }
-
-    private static Metrics of(
-            long lakeRows,
-            long logRows,
-            long lakeRowsHidden,
-            long logRowsSuperseded,
-            long mergePasses,
-            long fastPathSplits,
-            long parquetMergeSplits) {
-        return new Metrics(counts(
-                lakeRows, logRows, lakeRowsHidden, logRowsSuperseded, mergePasses, fastPathSplits, parquetMergeSplits));
     }
 
     private static Map<String, Metric<?>> counts(
