@@ -58,6 +58,62 @@ final class AscendingLongKeys {
         return kept;
     }
 
+    /**
+     * The rows of {@code rowKeys[from, to)}, whose keys ascend, whose key is not one of these keys, written into
+     * {@code kept} as offsets from {@code from}; returns how many. Each changed key in the range is found by a
+     * galloping search from the last one (a few comparisons for the rows between two changed keys), and the
+     * rows between are written without reading their keys: cheaper than {@link #retainAbsent} when the changed
+     * keys are a small share of the rows, the case of a merge that reads every row of a page.
+     */
+    int retainAbsentInRange(long[] rowKeys, int from, int to, int[] kept) {
+        int count = 0;
+        int row = from;
+        if (from < to) {
+            for (int next = lowerBound(rowKeys[from]); next < keys.length && row < to; next++) {
+                long changed = keys[next];
+                int hit = firstAtLeast(rowKeys, row, to, changed);
+                while (row < hit) {
+                    kept[count++] = row++ - from;
+                }
+                while (row < to && rowKeys[row] == changed) {
+                    row++; // hidden
+                }
+            }
+        }
+        while (row < to) {
+            kept[count++] = row++ - from;
+        }
+        return count;
+    }
+
+    /**
+     * The first row in {@code [from, to)} whose key is at least {@code key} ({@code to} if none), keys ascending:
+     * steps of doubling length from {@code from}, then a binary search in the last step.
+     */
+    static int firstAtLeast(long[] rowKeys, int from, int to, long key) {
+        if (from >= to || rowKeys[from] >= key) {
+            return from;
+        }
+        // invariant: rowKeys[low] < key, and high == to or rowKeys[high] >= key
+        int low = from;
+        int step = 1;
+        int high = from + 1;
+        while (high < to && rowKeys[high] < key) {
+            low = high;
+            step = Math.min(step << 1, to - from);
+            high = (int) Math.min(to, (long) low + step);
+        }
+        while (high - low > 1) {
+            int middle = (low + high) >>> 1;
+            if (rowKeys[middle] < key) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        return high;
+    }
+
     /** The index of the first key {@code >= key}. */
     private int lowerBound(long key) {
         int found = Arrays.binarySearch(keys, key);

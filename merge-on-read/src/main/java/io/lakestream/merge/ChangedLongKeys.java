@@ -57,7 +57,34 @@ public final class ChangedLongKeys implements ChangedKeys {
         return index.retainAbsent(keys, positions, size);
     }
 
-    /** Rows {@link #retainUnchanged} has merged in key order so far (the rest were probed in the hash index). */
+    /**
+     * The rows of {@code keys[from, to)}, whose keys the caller knows to ascend (a lake file written in key
+     * order, checked once), whose key the tail does not change, written into {@code kept} as offsets from
+     * {@code from} (a page's positions when the page is rows {@code [from, to)} of the file); returns how many.
+     * The changed keys are found among the rows by galloping searches, without comparing every row.
+     */
+    public int retainUnchangedInAscendingRange(long[] keys, int from, int to, int[] kept) {
+        if (ascending == null) {
+            ascending = new AscendingLongKeys(index.sortedKeys());
+        }
+        rowsInKeyOrder += to - from;
+        return ascending.retainAbsentInRange(keys, from, to, kept);
+    }
+
+    /** True if {@code keys} never descend along the array. */
+    public static boolean ascending(long[] keys) {
+        for (int i = 1; i < keys.length; i++) {
+            if (keys[i] < keys[i - 1]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Rows {@link #retainUnchanged} and {@link #retainUnchangedInAscendingRange} have merged in key order so far (the
+     * rest were probed in the hash index).
+     */
     public long rowsInKeyOrder() {
         return rowsInKeyOrder;
     }

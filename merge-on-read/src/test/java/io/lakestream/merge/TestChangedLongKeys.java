@@ -25,15 +25,8 @@ class TestChangedLongKeys {
         for (int round = 0; round < 400; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
-            Set<Long> changed = new HashSet<>();
-            LongKeyIndex index = new LongKeyIndex(1);
-            int changes = random.nextInt(2_000);
-            for (int i = 0; i < changes; i++) {
-                long key = randomKey(random, range);
-                changed.add(key);
-                index.put(key, i);
-            }
-            ChangedLongKeys keys = new ChangedLongKeys(index);
+            Set<Long> changed = randomKeys(random, range, random.nextInt(2_000));
+            ChangedLongKeys keys = changedKeys(changed);
 
             long[] rowKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < rowKeys.length; i++) {
@@ -61,6 +54,58 @@ class TestChangedLongKeys {
         }
     }
 
+    /**
+     * {@link ChangedLongKeys#retainUnchangedInAscendingRange}: a range of a file whose keys ascend (duplicates,
+     * extremes, changed keys below, among and above the rows, dense and sparse), against a set of the changed
+     * keys as the oracle; the kept rows are offsets from the range's start.
+     */
+    @Test
+    void ascendingRangesKeepExactlyTheUnchangedKeys() {
+        Random random = new Random(11);
+        for (int round = 0; round < 2_000; round++) {
+            int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
+            Set<Long> changed = randomKeys(random, range, random.nextInt(round % 4 == 0 ? 5 : 3_000));
+            ChangedLongKeys keys = changedKeys(changed);
+            long[] fileKeys = new long[random.nextInt(3_000)];
+            for (int i = 0; i < fileKeys.length; i++) {
+                fileKeys[i] = randomKey(random, range);
+            }
+            Arrays.sort(fileKeys);
+            assertThat(ChangedLongKeys.ascending(fileKeys)).isTrue();
+            int from = fileKeys.length == 0 ? 0 : random.nextInt(fileKeys.length);
+            int to = from + random.nextInt(fileKeys.length - from + 1);
+            int[] expected = IntStream.range(from, to)
+                    .filter(row -> !changed.contains(fileKeys[row]))
+                    .map(row -> row - from)
+                    .toArray();
+            int[] kept = new int[to - from];
+            int count = keys.retainUnchangedInAscendingRange(fileKeys, from, to, kept);
+            assertThat(Arrays.copyOf(kept, count)).as("round %s", round).containsExactly(expected);
+            assertThat(keys.rowsInKeyOrder()).isEqualTo(to - from);
+        }
+    }
+
+    @Test
+    void gallopingFindsTheFirstRowAtOrAboveAKey() {
+        long[] rowKeys = {Long.MIN_VALUE, -5, -5, 0, 3, 3, 3, 9, 100, Long.MAX_VALUE, Long.MAX_VALUE};
+        for (int from = 0; from <= rowKeys.length; from++) {
+            for (int to = from; to <= rowKeys.length; to++) {
+                for (long key : new long[] {Long.MIN_VALUE, -6, -5, -4, 0, 3, 4, 9, 10, 101, Long.MAX_VALUE}) {
+                    int expected = from;
+                    while (expected < to && rowKeys[expected] < key) {
+                        expected++;
+                    }
+                    assertThat(AscendingLongKeys.firstAtLeast(rowKeys, from, to, key))
+                            .as("from %s to %s key %s", from, to, key)
+                            .isEqualTo(expected);
+                }
+            }
+        }
+        assertThat(ChangedLongKeys.ascending(new long[] {1, 1, 2})).isTrue();
+        assertThat(ChangedLongKeys.ascending(new long[] {1, 2, 1})).isFalse();
+        assertThat(ChangedLongKeys.ascending(new long[0])).isTrue();
+    }
+
     @Test
     void ascendingRowsBeyondEveryChangedKeyAndAmongThem() {
         LongKeyIndex index = new LongKeyIndex();
@@ -84,6 +129,23 @@ class TestChangedLongKeys {
         Arrays.fill(extremes, 0, 10, Long.MIN_VALUE);
         Arrays.fill(extremes, 10, 20, Long.MAX_VALUE);
         assertThat(keys.retainUnchanged(extremes, identity(20), 20)).isZero();
+    }
+
+    private static Set<Long> randomKeys(Random random, int range, int count) {
+        Set<Long> keys = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(randomKey(random, range));
+        }
+        return keys;
+    }
+
+    private static ChangedLongKeys changedKeys(Set<Long> keys) {
+        LongKeyIndex index = new LongKeyIndex(1);
+        long value = 0;
+        for (long key : keys) {
+            index.put(key, value++);
+        }
+        return new ChangedLongKeys(index);
     }
 
     private static long randomKey(Random random, int range) {

@@ -73,9 +73,11 @@ final class HiddenLakeKeys {
      * {@link ChangedLongKeys} key): position {@code p} of the page is row {@code firstRow + p} of the file.
      *
      * @param fileKeys the key of each row of the file ({@link LakeKeyCache})
+     * @param fileKeysAscend whether {@code fileKeys} ascend along the file's rows
      * @param positionCount the page's rows
      */
-    int retainByFileRow(long[] fileKeys, long firstRow, int positionCount, int[] positions, int size) {
+    int retainByFileRow(
+            long[] fileKeys, boolean fileKeysAscend, long firstRow, int positionCount, int[] positions, int size) {
         if (size == 0 || changedKeys.size() == 0) {
             return size;
         }
@@ -85,11 +87,19 @@ final class HiddenLakeKeys {
                     "A lake file has more rows than the %d of its cached keys (a page of rows %d to %d): it was changed after its commit"
                             .formatted(fileKeys.length, firstRow, firstRow + positionCount));
         }
+        ChangedLongKeys longs = (ChangedLongKeys) changedKeys;
+        if (fileKeysAscend && size == positionCount) {
+            // every row of the page, in key order: find the changed keys among the file's rows, no copy
+            int from = (int) firstRow;
+            int kept = longs.retainUnchangedInAscendingRange(fileKeys, from, from + positionCount, positions);
+            hiddenRows += size - kept;
+            return kept;
+        }
         if (longKeys.length < positionCount) {
             longKeys = new long[positionCount];
         }
         System.arraycopy(fileKeys, (int) firstRow, longKeys, 0, positionCount);
-        int kept = ((ChangedLongKeys) changedKeys).retainUnchanged(longKeys, positions, size);
+        int kept = longs.retainUnchanged(longKeys, positions, size);
         hiddenRows += size - kept;
         return kept;
     }

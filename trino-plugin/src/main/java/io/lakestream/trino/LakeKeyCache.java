@@ -7,6 +7,7 @@ import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.ExecutionError;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import com.google.inject.Inject;
+import io.lakestream.merge.ChangedLongKeys;
 import io.lakestream.plan.LakeFile;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -28,10 +29,16 @@ final class LakeKeyCache {
     private static final long ENTRY_OVERHEAD_BYTES = 160;
 
     private final long maxBytes;
-    private final Optional<Cache<FileKey, long[]>> cache;
+    private final Optional<Cache<FileKey, FileKeys>> cache;
 
-    /** The keys of one lake file, and whether they came from the cache. */
-    record Keys(long[] keys, boolean hit) {}
+    /**
+     * The keys of one lake file, whether they ascend along the file's rows (checked once, when read), and
+     * whether they came from the cache.
+     */
+    record Keys(long[] keys, boolean ascending, boolean hit) {}
+
+    /** A cache entry: the keys of a file by row, and whether they ascend (compaction sorts by key). */
+    private record FileKeys(long[] keys, boolean ascending) {}
 
     /** A lake data file's identity, as the lake's metadata gives it, and the key column's field id. */
     private record FileKey(String path, long fileSizeBytes, long recordCount, int keyFieldId) {}
@@ -51,7 +58,7 @@ final class LakeKeyCache {
                 : Optional.of(CacheBuilder.newBuilder()
                         .concurrencyLevel(1)
                         .maximumWeight(maxBytes)
-                        .<FileKey, long[]>weigher((key, keys) -> weight(keys.length))
+                        .<FileKey, FileKeys>weigher((key, keys) -> weight(keys.keys().length))
                         .build());
     }
 
@@ -65,15 +72,19 @@ final class LakeKeyCache {
      * and kept.
      */
     Keys keys(LakeFile file, int keyFieldId, Supplier<long[]> reader) {
-        Cache<FileKey, long[]> keys = cache.orElseThrow(() -> new IllegalStateException("the cache is off"));
+        Cache<FileKey, FileKeys> keys = cache.orElseThrow(() -> new IllegalStateException("the cache is off"));
         FileKey key = new FileKey(file.path(), file.fileSizeBytes(), file.recordCount(), keyFieldId);
-        long[] cached = keys.getIfPresent(key);
+        FileKeys cached = keys.getIfPresent(key);
         if (cached != null) {
-            return new Keys(cached, true);
+            return new Keys(cached.keys(), cached.ascending(), true);
         }
         try {
             // concurrent readers of the same file wait for one read
-            return new Keys(keys.get(key, reader::get), false);
+            FileKeys read = keys.get(key, () -> {
+                long[] fileKeys = reader.get();
+                return new FileKeys(fileKeys, ChangedLongKeys.ascending(fileKeys));
+            });
+            return new Keys(read.keys(), read.ascending(), false);
         } catch (ExecutionException | UncheckedExecutionException | ExecutionError e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
@@ -85,7 +96,7 @@ final class LakeKeyCache {
     /** The bytes the cached keys take now. */
     long cachedBytes() {
         return cache.map(keys -> keys.asMap().values().stream()
-                        .mapToLong(array -> weight(array.length))
+                        .mapToLong(entry -> weight(entry.keys().length))
                         .sum())
                 .orElse(0L);
     }

@@ -61,7 +61,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     private LakeParquetFile current;
     /** The keys of the current file's rows, if they come from the key cache. */
-    private Optional<long[]> currentKeys = Optional.empty();
+    private Optional<LakeKeyCache.Keys> currentKeys = Optional.empty();
     /** The file row of the current page's first row (with {@link #currentKeys}). */
     private long pageFirstRow;
 
@@ -235,7 +235,10 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         if (hiddenKeys.isPresent()) {
             int left = rows;
             rows = currentKeys
-                    .map(keys -> hiddenKeys.get().retainByFileRow(keys, pageFirstRow, positionCount, positions, left))
+                    .map(keys -> hiddenKeys
+                            .get()
+                            .retainByFileRow(
+                                    keys.keys(), keys.ascending(), pageFirstRow, positionCount, positions, left))
                     .orElseGet(() -> hiddenKeys.get().retain(page, current::channel, positions, left));
         }
         if (rows > 0 && rows < positionCount) {
@@ -266,7 +269,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         return false;
     }
 
-    private long[] cachedKeys(LakeFile file) {
+    private LakeKeyCache.Keys cachedKeys(LakeFile file) {
         LakeParquetFile.ReadColumn key = readColumns.getLast();
         LakeKeyCache.Keys keys =
                 keyCache.orElseThrow().keys(file, key.fieldId(), () -> LakeKeyColumn.read(file, key, fileSystem));
@@ -275,7 +278,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         } else {
             keyCacheMisses++;
         }
-        return keys.keys();
+        return keys;
     }
 
     private void closeCurrent() {

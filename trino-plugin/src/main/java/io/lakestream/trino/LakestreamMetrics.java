@@ -3,7 +3,9 @@ package io.lakestream.trino;
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.merge.MergeCounters;
 import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
+import java.util.Map;
 
 /**
  * The union-read counters of a split as connector metrics: the engine sums them over all splits of a
@@ -41,19 +43,19 @@ final class LakestreamMetrics {
     private LakestreamMetrics() {}
 
     static Metrics of(MergeCounters counters) {
-        return of(
+        return new Metrics(counts(
                 counters.lakeRows(),
                 counters.logRows(),
                 counters.lakeRowsHidden(),
                 counters.logRowsSuperseded(),
                 counters.mergePasses(),
                 0,
-                0);
+                0));
     }
 
     /** The counters of a split read by the fast path: lake rows only, no merge. */
     static Metrics fastPath(long lakeRows) {
-        return of(lakeRows, 0, 0, 0, 0, 1, 0);
+        return new Metrics(counts(lakeRows, 0, 0, 0, 0, 1, 0));
     }
 
     /**
@@ -62,14 +64,16 @@ final class LakestreamMetrics {
      */
     static Metrics parquetMerge(
             long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder, long keyCacheHits, long keyCacheMisses) {
-        return of(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1)
-                .mergeWith(new Metrics(ImmutableMap.of(
-                        LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder),
-                        LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits),
-                        LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))));
+        // one map, not a merge of two: the engine asks for the metrics after every page
+        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(10)
+                .putAll(counts(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1))
+                .put(LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder))
+                .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
+                .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
+                .buildOrThrow());
     }
 
-    private static Metrics of(
+    private static Map<String, Metric<?>> counts(
             long lakeRows,
             long logRows,
             long lakeRowsHidden,
@@ -77,13 +81,13 @@ final class LakestreamMetrics {
             long mergePasses,
             long fastPathSplits,
             long parquetMergeSplits) {
-        return new Metrics(ImmutableMap.of(
+        return ImmutableMap.of(
                 LAKE_ROWS, new LongCount(lakeRows),
                 LOG_ROWS, new LongCount(logRows),
                 LAKE_ROWS_HIDDEN, new LongCount(lakeRowsHidden),
                 LOG_ROWS_SUPERSEDED, new LongCount(logRowsSuperseded),
                 MERGE_PASSES, new LongCount(mergePasses),
                 FAST_PATH_SPLITS, new LongCount(fastPathSplits),
-                PARQUET_MERGE_SPLITS, new LongCount(parquetMergeSplits)));
+                PARQUET_MERGE_SPLITS, new LongCount(parquetMergeSplits));
     }
 }

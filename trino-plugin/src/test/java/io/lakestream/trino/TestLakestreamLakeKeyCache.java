@@ -95,6 +95,10 @@ final class TestLakestreamLakeKeyCache extends AbstractReadPathTest {
         cachedFiles += count(metrics, LakestreamMetrics.LAKE_KEY_CACHE_HITS)
                 + count(metrics, LakestreamMetrics.LAKE_KEY_CACHE_MISSES);
         assertThat(cachedFiles).as("seed " + seed).isPositive();
+        // compaction sorts a bucket by key: the merged buckets' rows (no filter) are matched in key order
+        assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER))
+                .as("seed " + seed)
+                .isPositive();
         assertValuesEqualOracle("SELECT v FROM random_keys", oracle.values(), "seed " + seed + ", at the end");
         assertSameWithoutCache("SELECT v FROM random_keys WHERE v < 500", "seed " + seed + ", at the end");
     }

@@ -16,20 +16,29 @@ import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedResult;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.ToDoubleFunction;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -41,13 +50,22 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *   <li>fully tiered and compacted: a scan of several columns, the same with a filter, and a point
  *       lookup by key, {@code lakestream.t} against {@code iceberg.t} (goal: ratio at most 1.1);
  *   <li>5% of the keys updated in the log tail: the Lakestream union read against the stock
- *       connector reading the same logical state tiered as equality deletes (goal: at most 0.7).
+ *       connector reading the same logical state tiered as equality deletes (goal: at most 0.7);
  * </ol>
  *
- * <p>Both sides return the same rows (checked) and are timed in interleaved rounds, so that a change of
- * the machine's load during the run hits both. Run: see docs/benchmarks.md; options {@code --rows}
- * (3,000,000), {@code --buckets} (4), {@code --rounds} (5), {@code --warmup} (2); {@code --profile-tail-seconds N}
- * skips the measurements after (1) and runs the union read with the 5% tail for N seconds, for a profiler.
+ * and three references without a goal: (3) what the equality deletes cost the stock connector, (4) what the
+ * union read costs over a read of our own lake alone, (5) (2) with the lake key cache off.
+ *
+ * <p>Every table of every section is written and tiered first. Then each query of each section runs once on
+ * both sides, printed as the cold first runs; then a JVM warm-up runs every query of every section on both
+ * sides, interleaved, for {@code --warmup-rounds} rounds (5) and at least {@code --warmup-seconds} (0), so that
+ * the section measured first is not measured while the JIT still compiles whichever side ran less so far.
+ * Then each section: both sides return the same rows (checked where there is a goal), {@code --warmup} (2)
+ * more interleaved rounds, and {@code --rounds} (5) timed rounds, the two sides interleaved round by round
+ * (alternating which runs first) so that a change of the machine's load hits both. Other options: {@code
+ * --rows} (3,000,000), {@code --buckets} (4). {@code --profile-tail-seconds N} replaces the measurements: after
+ * the warm-up it records a JFR profile of the union read with the 5% tail for N seconds, then one of the same
+ * query on {@code "t$lake"} (the same lake files, no tail) for N seconds, each into its own file.
  */
 public final class TrinoUnionReadBenchmark {
     // Trino's logging takes over System.out once a server starts; results go to the real stdout
@@ -59,17 +77,47 @@ public final class TrinoUnionReadBenchmark {
             "SELECT id, name, qty, price FROM %s WHERE id = 1234567");
     private static final List<String> SCAN_NAMES =
             List.of("scan 4 columns", "scan with filter qty < 10", "point lookup");
+    /** Fully tiered and compacted, no log tail: section (1), and the compacted side of (3). */
+    private static final String COMPACTED = "bench";
+    /** The same rows, then 5% of the keys updated in its log tail (the union read of (2), (4), (5)). */
+    private static final String TAIL = "bench_tail";
+    /** The same rows and update as {@link #TAIL}, the update tiered as equality deletes (the stock side of (2)). */
+    private static final String DELETES = "bench_deletes";
 
     private final DistributedQueryRunner trino;
-    private final Session session;
     private final int rounds;
     private final int warmup;
 
-    private TrinoUnionReadBenchmark(DistributedQueryRunner trino, Session session, int rounds, int warmup) {
-        this.session = session;
+    private TrinoUnionReadBenchmark(DistributedQueryRunner trino, int rounds, int warmup) {
         this.trino = trino;
         this.rounds = rounds;
         this.warmup = warmup;
+    }
+
+    /** The same query on two sides, timed against each other. */
+    private record Comparison(String name, Session session, String ours, String theirs) {}
+
+    /** A section of the output: comparisons with one goal (NaN: a reference without a goal). */
+    private record Section(String title, String oursLabel, String theirsLabel, double goal, List<Comparison> queries) {
+        static Section of(
+                String title,
+                String oursLabel,
+                String theirsLabel,
+                double goal,
+                Session session,
+                int queries,
+                String ours,
+                String theirs) {
+            List<Comparison> comparisons = new ArrayList<>();
+            for (int q = 0; q < queries; q++) {
+                comparisons.add(new Comparison(
+                        SCAN_NAMES.get(q),
+                        session,
+                        SCANS.get(q).formatted(ours),
+                        SCANS.get(q).formatted(theirs)));
+            }
+            return new Section(title, oursLabel, theirsLabel, goal, List.copyOf(comparisons));
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -77,6 +125,8 @@ public final class TrinoUnionReadBenchmark {
         int buckets = 4;
         int rounds = 5;
         int warmup = 2;
+        int warmupRounds = 5;
+        int warmupSeconds = 0;
         int profileSeconds = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             int value = Integer.parseInt(args[i + 1]);
@@ -85,6 +135,8 @@ public final class TrinoUnionReadBenchmark {
                 case "--buckets" -> buckets = value;
                 case "--rounds" -> rounds = value;
                 case "--warmup" -> warmup = value;
+                case "--warmup-rounds" -> warmupRounds = value;
+                case "--warmup-seconds" -> warmupSeconds = value;
                 case "--profile-tail-seconds" -> profileSeconds = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -96,15 +148,17 @@ public final class TrinoUnionReadBenchmark {
                         .build();
                 LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(warehouse));
                 RootAllocator allocator = new RootAllocator()) {
-            // two tables with the same rows: "bench" keeps the 5% update in its log tail (the union read),
-            // "bench_deletes" gets it tiered as equality deletes (what the stock connector reads), so
-            // that both sides of (2) are measured in the same rounds, interleaved
+            long setupStart = System.nanoTime();
+            // three tables with the same rows, tiered and compacted; then the same 5% update in TAIL's log tail
+            // (the union read) and in DELETES, tiered as equality deletes (what the stock connector reads), so
+            // that every section's state exists before the first measurement and both sides of a section are
+            // measured in the same rounds, interleaved
             TieringConfig compacting = TieringConfig.builder()
                     .compactionDeleteFiles(1)
                     .retention(Duration.ofDays(1))
                     .build();
-            List<LakestreamTable> tables = new ArrayList<>();
-            for (String name : List.of("bench", "bench_deletes")) {
+            Map<String, LakestreamTable> tables = new LinkedHashMap<>();
+            for (String name : List.of(COMPACTED, TAIL, DELETES)) {
                 trino.execute("CREATE TABLE lakestream.tests." + name
                         + " (id bigint, name varchar, qty integer, price double)"
                         + " WITH (primary_key = ARRAY['id'], bucket_count = " + buckets + ")");
@@ -112,22 +166,10 @@ public final class TrinoUnionReadBenchmark {
                 write(table, allocator, new Random(7), rows, rows, true);
                 tierFully(
                         new TableTiering(compacting, allocator, threads, TieringHooks.NONE, Clock.systemUTC()), table);
-                tables.add(table);
+                tables.put(name, table);
             }
-            TrinoUnionReadBenchmark bench =
-                    new TrinoUnionReadBenchmark(trino, trino.getDefaultSession(), rounds, warmup);
-            OUT.printf(
-                    "table: %,d rows, %d buckets, primary key id; %d cores; median of %d interleaved rounds after %d warm-up%n",
-                    rows, buckets, Runtime.getRuntime().availableProcessors(), rounds, warmup);
-
-            OUT.println("\n(1) fully tiered and compacted: lakestream.tests.bench vs iceberg.tests.bench");
-            bench.header("lakestream s", "iceberg s");
-            bench.compareScans(SCANS.size(), "lakestream.tests.bench", "iceberg.tests.bench", 1.1);
-
-            // 5% of the keys updated (the same keys and values in both tables); bench_deletes tiered
-            // without compaction, i.e. with equality deletes
-            for (LakestreamTable table : tables) {
-                write(table, allocator, new Random(11), rows / 20, rows, false);
+            for (String name : List.of(TAIL, DELETES)) {
+                write(tables.get(name), allocator, new Random(11), rows / 20, rows, false);
             }
             TieringConfig noCompaction = TieringConfig.builder()
                     .compactionDeleteFiles(Integer.MAX_VALUE)
@@ -136,54 +178,170 @@ public final class TrinoUnionReadBenchmark {
                     .build();
             tierFully(
                     new TableTiering(noCompaction, allocator, threads, TieringHooks.NONE, Clock.systemUTC()),
-                    tables.get(1));
+                    tables.get(DELETES));
+            OUT.printf(
+                    "table: %,d rows, %d buckets, primary key id; %d cores; set-up (3 tables) %.0f s%n",
+                    rows, buckets, Runtime.getRuntime().availableProcessors(), (System.nanoTime() - setupStart) / 1e9);
+
+            List<Section> sections = sections(trino.getDefaultSession());
+            TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
+            bench.printColdRuns(sections);
+            bench.warmUp(sections, warmupRounds, warmupSeconds);
             if (profileSeconds > 0) {
-                loopForProfiler(trino, SCANS.getFirst().formatted("lakestream.tests.bench"), profileSeconds);
+                String sql = SCANS.getFirst();
+                bench.profile(sql.formatted("lakestream.tests." + TAIL), "union", profileSeconds);
+                bench.profile(sql.formatted("lakestream.tests.\"" + TAIL + "$lake\""), "lake", profileSeconds);
                 System.exit(0);
             }
-            OUT.println("\n(2) 5% of the keys updated: lakestream.tests.bench, union read with the updates in the log"
-                    + " tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes");
-            // the first merges of the tail find the lake key cache empty: one run each, reported as they are
-            for (int q = 0; q < 2; q++) {
-                bench.printMergeCounters(
-                        "first run (key cache cold), " + SCAN_NAMES.get(q),
-                        SCANS.get(q).formatted("lakestream.tests.bench"));
-                double stock = bench.time(SCANS.get(q).formatted("iceberg.tests.bench_deletes"))
-                        .seconds();
-                OUT.printf("first run of the stock connector on bench_deletes: %.3f s%n", stock);
+            OUT.printf("%nmedian of %d interleaved rounds after %d warm-up rounds per query%n", rounds, warmup);
+            for (Section section : sections) {
+                bench.measure(section);
             }
-            bench.header("lakestream s", "iceberg s");
-            bench.compareScans(2, "lakestream.tests.bench", "iceberg.tests.bench_deletes", 0.7);
-            bench.printMergeCounters("after (2)", SCANS.getFirst().formatted("lakestream.tests.bench"));
-            // what the equality deletes cost the stock connector (the goal of (2) assumes a high cost)
-            OUT.println("\n(3) reference, no goal: the stock connector on bench_deletes (5% as equality deletes)"
-                    + " vs on bench (the compacted lake, the 5% not tiered there)");
-            bench.header("deletes s", "compacted s");
-            bench.compareScans(2, "iceberg.tests.bench_deletes", "iceberg.tests.bench", Double.NaN);
-            // what the merge costs us: the union read against a scan of our own lake alone (no tail, no key column)
-            OUT.println("\n(4) reference, no goal: the union read of bench (5% in the log tail) vs \"bench$lake\""
-                    + " (the same lake files, the tail not read)");
-            bench.header("union s", "lake only s");
-            bench.compareScans(2, "lakestream.tests.bench", "lakestream.tests.\"bench$lake\"", Double.NaN);
-            // (2) without the lake key cache: each merge decodes the key column of the lake files
-            OUT.println("\n(5) reference, no goal: (2) with the lake key cache off (session property"
-                    + " lake_key_cache_enabled = false)");
-            TrinoUnionReadBenchmark noKeyCache = new TrinoUnionReadBenchmark(
-                    trino,
-                    Session.builder(trino.getDefaultSession())
-                            .setCatalogSessionProperty("lakestream", "lake_key_cache_enabled", "false")
-                            .build(),
-                    rounds,
-                    warmup);
-            noKeyCache.header("lakestream s", "iceberg s");
-            noKeyCache.compareScans(2, "lakestream.tests.bench", "iceberg.tests.bench_deletes", Double.NaN);
-            noKeyCache.printMergeCounters("after (5)", SCANS.getFirst().formatted("lakestream.tests.bench"));
+            bench.printMergeCounters(
+                    "a union read after the sections", SCANS.getFirst().formatted("lakestream.tests." + TAIL));
         } finally {
             threads.shutdownNow();
         }
         System.exit(0);
     }
 
+    private static List<Section> sections(Session session) {
+        String tail = "lakestream.tests." + TAIL;
+        String deletes = "iceberg.tests." + DELETES;
+        return List.of(
+                Section.of(
+                        "(1) fully tiered and compacted: lakestream.tests.bench vs iceberg.tests.bench",
+                        "lakestream s",
+                        "iceberg s",
+                        1.1,
+                        session,
+                        SCANS.size(),
+                        "lakestream.tests." + COMPACTED,
+                        "iceberg.tests." + COMPACTED),
+                Section.of(
+                        "(2) 5% of the keys updated: lakestream.tests.bench_tail, union read with the updates in the"
+                                + " log tail, vs iceberg.tests.bench_deletes, the same state tiered as equality deletes",
+                        "lakestream s", "iceberg s", 0.7, session, 2, tail, deletes),
+                // what the equality deletes cost the stock connector (the goal of (2) assumes a high cost)
+                Section.of(
+                        "(3) reference, no goal: the stock connector on bench_deletes (5% as equality deletes)"
+                                + " vs on bench (compacted, without the update)",
+                        "deletes s", "compacted s", Double.NaN, session, 2, deletes, "iceberg.tests." + COMPACTED),
+                // what the merge costs us: the union read against a scan of our own lake alone (no tail, no key)
+                Section.of(
+                        "(4) reference, no goal: the union read of bench_tail (5% in the log tail) vs"
+                                + " \"bench_tail$lake\" (the same lake files, the tail not read)",
+                        "union s",
+                        "lake only s",
+                        Double.NaN,
+                        session,
+                        2,
+                        tail,
+                        "lakestream.tests.\"" + TAIL + "$lake\""),
+                // (2) without the lake key cache: each merge decodes the key column of the lake files
+                Section.of(
+                        "(5) reference, no goal: (2) with the lake key cache off (session property"
+                                + " lake_key_cache_enabled = false)",
+                        "lakestream s",
+                        "iceberg s",
+                        Double.NaN,
+                        Session.builder(session)
+                                .setCatalogSessionProperty("lakestream", "lake_key_cache_enabled", "false")
+                                .build(),
+                        2,
+                        tail,
+                        deletes));
+    }
+
+    /**
+     * The first run of every query of every section, in section order, ours then theirs: what a query costs
+     * before the JIT has compiled its code (and, for the union reads, before the lake key cache holds the
+     * files' keys). Each depends on what ran before it, so these are printed as they are, with no ratio goal.
+     */
+    private void printColdRuns(List<Section> sections) {
+        OUT.println("\ncold first runs (each query's first run in this JVM, in this order; no warm-up)");
+        header("ours s", "theirs s");
+        Map<Session, Set<String>> ran = new IdentityHashMap<>();
+        for (Section section : sections) {
+            for (Comparison query : section.queries()) {
+                Set<String> ranInSession = ran.computeIfAbsent(query.session(), _ -> new HashSet<>());
+                Optional<Run> ours = ranInSession.add(query.ours())
+                        ? Optional.of(run(query.session(), query.ours()))
+                        : Optional.empty();
+                Optional<Run> theirs = ranInSession.add(query.theirs())
+                        ? Optional.of(run(query.session(), query.theirs()))
+                        : Optional.empty();
+                if (ours.isEmpty() && theirs.isEmpty()) {
+                    continue;
+                }
+                OUT.printf(
+                        "%-28s %14s %14s %8s    %-14s %s%n",
+                        section.title().substring(0, 4) + query.name(),
+                        ours.map(run -> "%.3f".formatted(run.timing().seconds()))
+                                .orElse("(ran above)"),
+                        theirs.map(run -> "%.3f".formatted(run.timing().seconds()))
+                                .orElse("(ran above)"),
+                        ours.isPresent() && theirs.isPresent()
+                                ? "%.2f"
+                                        .formatted(ours.get().timing().seconds()
+                                                / theirs.get().timing().seconds())
+                                : "",
+                        "",
+                        ours.isPresent() && theirs.isPresent()
+                                ? "%.2f"
+                                        .formatted(ours.get().timing().cpuSeconds()
+                                                / theirs.get().timing().cpuSeconds())
+                                : "");
+                if (ours.isPresent() && query.ours().equals(SCANS.getFirst().formatted("lakestream.tests." + TAIL))) {
+                    printMergeCounters("  its union read", ours.get().id());
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs every query of every section on both sides, interleaved (which side runs first alternates by round),
+     * until both {@code minRounds} rounds and {@code minSeconds} have passed: both sides get the same warm-up.
+     */
+    private void warmUp(List<Section> sections, int minRounds, int minSeconds) {
+        long start = System.nanoTime();
+        long minNanos = minSeconds * 1_000_000_000L;
+        int round = 0;
+        // each round's seconds: they fall while the JIT compiles, and level off once it is done
+        StringBuilder roundSeconds = new StringBuilder();
+        while (round < minRounds || System.nanoTime() - start < minNanos) {
+            long roundStart = System.nanoTime();
+            for (Section section : sections) {
+                for (Comparison query : section.queries()) {
+                    runBoth(query, round);
+                }
+            }
+            roundSeconds.append(" %.1f".formatted((System.nanoTime() - roundStart) / 1e9));
+            round++;
+        }
+        OUT.printf(
+                "%nJVM warm-up: %d rounds of every query of every section, both sides interleaved, %.0f s; rounds (s):%s%n",
+                round, (System.nanoTime() - start) / 1e9, roundSeconds);
+    }
+
+    /** Runs one query for a while, recording a JFR profile of that time alone into a file of its own. */
+    private void profile(String sql, String label, int seconds) throws IOException {
+        Path file = Files.createTempFile("lakestream-trino-profile-" + label + "-", ".jfr");
+        int runs = 0;
+        try (Recording recording = new Recording(Configuration.getConfiguration("profile"))) {
+            recording.start();
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() < end) {
+                trino.execute(sql);
+                runs++;
+            }
+            recording.stop();
+            recording.dump(file);
+        } catch (ParseException e) {
+            throw new IllegalStateException("the JDK's JFR profile settings cannot be read", e);
+        }
+        OUT.printf("profile of '%s': %d runs in %d s, %s%n", sql, runs, seconds, file);
+    }
     /** Tiers until the log has nothing left: one pass tiers at most the configured records per bucket. */
     private static void tierFully(TableTiering tiering, LakestreamTable table) {
         while (tiering.tier(table).changesTiered() > 0) {
@@ -191,30 +349,8 @@ public final class TrinoUnionReadBenchmark {
         }
     }
 
-    /**
-     * Runs one query for a while and prints when (epoch milliseconds), for a profiler started with the JVM:
-     * its samples between the two times are of that query alone.
-     */
-    private static void loopForProfiler(DistributedQueryRunner trino, String sql, int seconds) {
-        trino.execute(sql);
-        OUT.printf("profiling '%s' from %d%n", sql, System.currentTimeMillis());
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        int runs = 0;
-        while (System.nanoTime() < end) {
-            trino.execute(sql);
-            runs++;
-        }
-        OUT.printf("profiling ended at %d after %d runs%n", System.currentTimeMillis(), runs);
-    }
-
-    /**
-     * Runs a union read once and prints its time and merge counters (how many lake rows were merged in key
-     * order, see docs/trino.md, and the lake key cache's hits and misses, in lake files).
-     */
-    private void printMergeCounters(String label, String sql) {
-        long start = System.nanoTime();
-        QueryId id = trino.executeWithPlan(session, sql).queryId();
-        double seconds = (System.nanoTime() - start) / 1e9;
+    /** Prints the union read counters of a query that ran (merged in key order: see docs/trino.md). */
+    private void printMergeCounters(String label, QueryId id) {
         Metrics metrics =
                 trino
                         .getCoordinator()
@@ -226,10 +362,9 @@ public final class TrinoUnionReadBenchmark {
                         .map(OperatorStats::getConnectorMetrics)
                         .reduce(Metrics.EMPTY, Metrics::mergeWith);
         OUT.printf(
-                "%s: %.3f s; union read counters: lake rows %,d, hidden %,d, merged in key order %,d;"
+                "%s: union read counters: lake rows %,d, hidden %,d, merged in key order %,d;"
                         + " lake key cache hits %d, misses %d (files)%n",
                 label,
-                seconds,
                 total(metrics, LakestreamMetrics.LAKE_ROWS),
                 total(metrics, LakestreamMetrics.LAKE_ROWS_HIDDEN),
                 total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER),
@@ -237,71 +372,93 @@ public final class TrinoUnionReadBenchmark {
                 total(metrics, LakestreamMetrics.LAKE_KEY_CACHE_MISSES));
     }
 
+    /** Runs a union read once and prints its time and merge counters. */
+    private void printMergeCounters(String label, String sql) {
+        Run run = run(trino.getDefaultSession(), sql);
+        printMergeCounters("%s (%.3f s)".formatted(label, run.timing().seconds()), run.id());
+    }
+
     private static long total(Metrics metrics, String name) {
         return metrics.getMetrics().get(name) instanceof Count<?> count ? count.getTotal() : 0;
     }
 
-    /** {@link #compare} of the first {@code queries} scans on two tables. */
-    private void compareScans(int queries, String ours, String theirs, double goal) {
-        for (int q = 0; q < queries; q++) {
-            compare(
-                    SCAN_NAMES.get(q),
-                    SCANS.get(q).formatted(ours),
-                    SCANS.get(q).formatted(theirs),
-                    goal);
-        }
-    }
-
-    private void header(String left, String right) {
+    private static void header(String left, String right) {
         OUT.printf("%-28s %14s %14s %8s    %-14s %s%n", "query", left, right, "ratio", "goal", "CPU s ratio");
     }
 
     /**
-     * Runs both queries in interleaved rounds and prints the ratio of their medians; with a goal, they
-     * must return the same rows (checked).
+     * Times each query of a section on both sides in interleaved rounds, after its own warm-up, and prints the
+     * ratio of their medians; with a goal, both sides must return the same rows (checked).
      */
-    private void compare(String name, String ours, String stock, double goal) {
-        MaterializedResult a = trino.execute(session, ours);
-        MaterializedResult b = trino.execute(session, stock);
-        // a reference comparison (no goal) reads two different states: only their sizes match
-        if (!Double.isNaN(goal) && !a.getMaterializedRows().equals(b.getMaterializedRows())) {
-            throw new IllegalStateException(
-                    "different results: %s vs %s".formatted(a.getMaterializedRows(), b.getMaterializedRows()));
-        }
-        for (int i = 0; i < warmup; i++) {
-            trino.execute(session, ours);
-            trino.execute(session, stock);
-        }
-        List<Timing> oursTimings = new ArrayList<>();
-        List<Timing> stockTimings = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-            // alternate which side runs first, so neither always finds the other's warm caches
-            if (round % 2 == 0) {
-                oursTimings.add(time(ours));
-                stockTimings.add(time(stock));
-            } else {
-                stockTimings.add(time(stock));
-                oursTimings.add(time(ours));
+    private void measure(Section section) {
+        OUT.println("\n" + section.title());
+        header(section.oursLabel(), section.theirsLabel());
+        for (Comparison query : section.queries()) {
+            MaterializedResult a = trino.execute(query.session(), query.ours());
+            MaterializedResult b = trino.execute(query.session(), query.theirs());
+            // a reference comparison (no goal) reads two different states: only their sizes match
+            if (!Double.isNaN(section.goal()) && !a.getMaterializedRows().equals(b.getMaterializedRows())) {
+                throw new IllegalStateException(
+                        "different results: %s vs %s".formatted(a.getMaterializedRows(), b.getMaterializedRows()));
             }
+            for (int i = 0; i < warmup; i++) {
+                runBoth(query, i);
+            }
+            List<Timing> oursTimings = new ArrayList<>();
+            List<Timing> theirTimings = new ArrayList<>();
+            for (int round = 0; round < rounds; round++) {
+                Timing[] both = runBoth(query, round);
+                oursTimings.add(both[0]);
+                theirTimings.add(both[1]);
+            }
+            double oursSeconds = median(oursTimings, Timing::seconds);
+            double theirSeconds = median(theirTimings, Timing::seconds);
+            double ratio = oursSeconds / theirSeconds;
+            double goal = section.goal();
+            String verdict = Double.isNaN(goal) ? "" : "<=%.1f %s".formatted(goal, ratio <= goal ? "met" : "MISSED");
+            // CPU seconds of the whole process: less sensitive than wall time to other programs on the machine
+            double cpuRatio = median(oursTimings, Timing::cpuSeconds) / median(theirTimings, Timing::cpuSeconds);
+            OUT.printf(
+                    "%-28s %14.3f %14.3f %8.2f    %-14s %.2f%n",
+                    query.name(), oursSeconds, theirSeconds, ratio, verdict, cpuRatio);
         }
-        double oursSeconds = median(oursTimings, Timing::seconds);
-        double stockSeconds = median(stockTimings, Timing::seconds);
-        double ratio = oursSeconds / stockSeconds;
-        String verdict = Double.isNaN(goal) ? "" : "<=%.1f %s".formatted(goal, ratio <= goal ? "met" : "MISSED");
-        // CPU seconds of the whole process: less sensitive than wall time to other programs on the machine
-        double cpuRatio = median(oursTimings, Timing::cpuSeconds) / median(stockTimings, Timing::cpuSeconds);
-        OUT.printf(
-                "%-28s %14.3f %14.3f %8.2f    %-14s %.2f%n", name, oursSeconds, stockSeconds, ratio, verdict, cpuRatio);
+    }
+
+    /**
+     * Runs a query on both sides, ours first in even rounds and theirs first in odd ones, so that neither
+     * always finds the other's warm caches; returns ours and theirs.
+     */
+    private Timing[] runBoth(Comparison query, int round) {
+        Timing[] both = new Timing[2];
+        if (round % 2 == 0) {
+            both[0] = time(query.session(), query.ours());
+            both[1] = time(query.session(), query.theirs());
+        } else {
+            both[1] = time(query.session(), query.theirs());
+            both[0] = time(query.session(), query.ours());
+        }
+        return both;
     }
 
     /** Wall and process CPU seconds of one query. */
     private record Timing(double seconds, double cpuSeconds) {}
 
-    private Timing time(String sql) {
+    private Timing time(Session session, String sql) {
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
         trino.execute(session, sql);
         return new Timing((System.nanoTime() - start) / 1e9, (processCpuNanos() - startCpu) / 1e9);
+    }
+
+    /** One run of a query: its time and id (for its counters). */
+    private record Run(Timing timing, QueryId id) {}
+
+    /** {@link #time} that also keeps the query's id. */
+    private Run run(Session session, String sql) {
+        long startCpu = processCpuNanos();
+        long start = System.nanoTime();
+        QueryId id = trino.executeWithPlan(session, sql).queryId();
+        return new Run(new Timing((System.nanoTime() - start) / 1e9, (processCpuNanos() - startCpu) / 1e9), id);
     }
 
     private static long processCpuNanos() {
