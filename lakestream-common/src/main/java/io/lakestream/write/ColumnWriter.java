@@ -2,7 +2,6 @@ package io.lakestream.write;
 
 import io.lakestream.write.ValueConverter.Kind;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
 import java.util.UUID;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -10,6 +9,7 @@ import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.util.DecimalUtility;
+import org.apache.iceberg.util.UUIDUtil;
 
 /**
  * Writes one column of many rows of a {@link RowBatch} into the column's Arrow vector in a segment:
@@ -189,12 +189,8 @@ final class ColumnWriter {
             if (values[row] instanceof BigDecimal decimal) {
                 ((DecimalVector) vector).set(index + i, decimal);
             } else {
-                UUID uuid = (UUID) values[row];
-                byte[] bytes = ByteBuffer.allocate(16)
-                        .putLong(uuid.getMostSignificantBits())
-                        .putLong(uuid.getLeastSignificantBits())
-                        .array();
-                ((FixedSizeBinaryVector) vector).set(index + i, bytes);
+                // 16 bytes, most significant first: Iceberg's (and the log's) UUID bytes
+                ((FixedSizeBinaryVector) vector).set(index + i, UUIDUtil.convert((UUID) values[row]));
             }
         }
     }
