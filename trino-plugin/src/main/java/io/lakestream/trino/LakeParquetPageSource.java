@@ -22,7 +22,6 @@ import io.trino.spi.metrics.Metrics;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.type.Type;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,7 +85,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
      * @param changedKeys the keys the split's log tail changes, if it has one: their lake rows are
      *     dropped
      * @param keyCache where the keys of lake files are kept, if the merge may take them from there
-     *     ({@link LakeKeyCache}): used for a key of one integer column that the query does not read
+     *     ({@link LakeKeyCache}): used for a key of one integer column that the query does not read, to
+     *     match the tail's keys or equality deletes on the key
      */
     LakeParquetPageSource(
             Supplier<LakestreamTable> table,
@@ -102,20 +102,19 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.limit = handle.limit();
         this.files = split.lakeFiles().iterator();
 
-        Map<Integer, Type> read = new LinkedHashMap<>();
+        LakeReadColumns read = new LakeReadColumns();
         List<Output> outputs = new ArrayList<>(columns.size());
         for (LakestreamColumnHandle column : columns) {
             switch (column.kind()) {
                 case USER ->
-                    outputs.add(new ColumnOutput(
-                            readColumn(read, column.fieldId().orElseThrow(), column.type()), column.type()));
+                    outputs.add(
+                            new ColumnOutput(read.add(column.fieldId().orElseThrow(), column.type()), column.type()));
                 case ROW_ID -> {
                     List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
                     List<Type> keyTypes = column.type().getTypeParameters();
                     List<ColumnOutput> fields = new ArrayList<>(key.size());
                     for (int i = 0; i < key.size(); i++) {
-                        fields.add(new ColumnOutput(
-                                readColumn(read, key.get(i).fieldId(), keyTypes.get(i)), keyTypes.get(i)));
+                        fields.add(new ColumnOutput(read.add(key.get(i).fieldId(), keyTypes.get(i)), keyTypes.get(i)));
                     }
                     outputs.add(new RowIdOutput(fields));
                 }
@@ -140,8 +139,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             int fieldId = column.fieldId().orElseThrow();
             constraint.put(fieldId, domain);
             if (!domain.isAll()) {
-                domains.add(new LakeRowFilter.ColumnDomain(
-                        readColumn(read, fieldId, column.type()), column.type(), domain));
+                domains.add(new LakeRowFilter.ColumnDomain(read.add(fieldId, column.type()), column.type(), domain));
             }
         });
         this.filter = new LakeRowFilter(domains);
@@ -158,9 +156,9 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         }
         boolean longKeyEqualityDeletes = !longKey.isEmpty() && equalityColumns.contains(longKey);
         // the key from the cache only where the query would read the key column just to merge
-        this.keyCache = keyCache.filter(
-                _ -> (changedKeys.isPresent() && changedKeys.get() instanceof ChangedLongKeys || longKeyEqualityDeletes)
-                        && !read.containsKey(longKey.getFirst()));
+        this.keyCache = keyCache.filter(_ ->
+                ((changedKeys.isPresent() && changedKeys.get() instanceof ChangedLongKeys) || longKeyEqualityDeletes)
+                        && !read.contains(longKey.getFirst()));
         if (longKeyEqualityDeletes) {
             // last, like the tail's key below: with the cache, files whose keys come from it are read without it
             readIcebergColumn(read, longKey.getFirst());
@@ -174,20 +172,14 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                     icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
             int[] keyReadColumns = new int[key.size()];
             for (int i = 0; i < keyReadColumns.length; i++) {
-                keyReadColumns[i] = readColumn(read, key.get(i).fieldId(), keyTypes.get(i));
+                keyReadColumns[i] = read.add(key.get(i).fieldId(), keyTypes.get(i));
             }
             return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
         });
-        this.readColumns = read.entrySet().stream()
-                .map(entry -> new LakeParquetFile.ReadColumn(entry.getKey(), entry.getValue()))
-                .toList();
-        Map<Integer, Integer> readColumnOfField = new HashMap<>();
-        for (int i = 0; i < readColumns.size(); i++) {
-            readColumnOfField.put(readColumns.get(i).fieldId(), i);
-        }
+        this.readColumns = read.columns();
         this.deletes = hasDeletes
-                ? Optional.of(new LakeFileDeletes(
-                        new LakeDeleteFileReader(fileSystem), this.table.get(), readColumnOfField::get))
+                ? Optional.of(
+                        new LakeFileDeletes(new LakeDeleteFileReader(fileSystem), this.table.get(), read::indexOf))
                 : Optional.empty();
         // with the cache, the key column was added last: files whose keys come from it are read without it
         this.readColumnsWithoutKey =
@@ -197,23 +189,11 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     }
 
     /** Registers a column of the table's current schema by field id (if it has it: else loading the deletes fails). */
-    private void readIcebergColumn(Map<Integer, Type> read, int fieldId) {
+    private void readIcebergColumn(LakeReadColumns read, int fieldId) {
         Types.NestedField field = table.get().definition().schema().findField(fieldId);
         if (field != null) {
-            readColumn(read, fieldId, LakestreamTypes.toTrinoType(field.type()));
+            read.add(fieldId, LakestreamTypes.toTrinoType(field.type()));
         }
-    }
-
-    private static int readColumn(Map<Integer, Type> read, int fieldId, Type type) {
-        read.putIfAbsent(fieldId, type);
-        int index = 0;
-        for (Integer id : read.keySet()) {
-            if (id == fieldId) {
-                return index;
-            }
-            index++;
-        }
-        throw new IllegalStateException("unreachable");
     }
 
     @Override
