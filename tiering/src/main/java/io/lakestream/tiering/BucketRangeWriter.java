@@ -92,6 +92,12 @@ public final class BucketRangeWriter {
 
     private final Optional<ColumnarParquetSettings> columnarDeleteSettings;
     private final Schema keySchema;
+    /** Per round, not per file or task: see {@link ColumnarFileLayout} and {@link ReusedFileBuilders}. */
+    private final Optional<ColumnarFileLayout> dataLayout;
+
+    private final Optional<ColumnarFileLayout> deleteLayout;
+    private final ReusedFileBuilders fileBuilders;
+    private final MetricsConfig metricsConfig;
 
     public BucketRangeWriter(
             LakestreamTable table,
@@ -147,6 +153,12 @@ public final class BucketRangeWriter {
         this.columnarDeleteSettings =
                 columnar ? ColumnarParquetSettings.forDeletes(lake.properties(), writerDefaults) : Optional.empty();
         this.keySchema = keySchema;
+        this.dataLayout = columnarSettings.map(ignored -> ColumnarFileLayout.of(lakeSchema));
+        this.deleteLayout = columnarDeleteSettings
+                .filter(ignored -> definition.hasPrimaryKey())
+                .map(ignored -> ColumnarFileLayout.of(keySchema));
+        this.fileBuilders = new ReusedFileBuilders(lake.spec());
+        this.metricsConfig = MetricsConfig.forTable(lake);
         this.sampledColumns = lakeSchema.columns().stream()
                 .filter(column ->
                         column != bucketColumn && !definition.primaryKey().contains(column.name()))
@@ -192,7 +204,7 @@ public final class BucketRangeWriter {
         if (columnarSettings.isPresent()) {
             return ColumnarFileWriter.data(
                     columnarTarget(files, partition, bucket, columnarSettings.get(), plainColumns),
-                    lake.schema(),
+                    dataLayout.orElseThrow(),
                     bucketFieldId);
         }
         return new RowFileWriter<>(
@@ -207,7 +219,8 @@ public final class BucketRangeWriter {
             OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
         if (columnarDeleteSettings.isPresent()) {
             return ColumnarFileWriter.equalityDeletes(
-                    columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns), keySchema);
+                    columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns),
+                    deleteLayout.orElseThrow());
         }
         return new RowFileWriter<>(
                 new RollingEqualityDeleteWriter<>(
@@ -224,12 +237,12 @@ public final class BucketRangeWriter {
             Set<String> plainColumns) {
         return new ColumnarFileWriter.Target(
                 files,
-                lake.spec(),
+                fileBuilders,
                 partition,
                 vectorPositions,
                 bucket,
                 settings.withDictionaryDisabled(plainColumns),
-                MetricsConfig.forTable(lake),
+                metricsConfig,
                 targetFileSizeBytes);
     }
 

@@ -15,9 +15,7 @@ import org.apache.iceberg.FieldMetrics;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -56,21 +54,22 @@ final class ColumnarParquetFile {
     private long length;
 
     /**
-     * @param fileSchema the file's columns (flat, of types {@link #supports} accepts)
+     * @param layout the file's columns (flat, of types {@link #supports} accepts)
      * @param vectorPositions field id → position of the column's vector in the batches written
      * @param bucketFieldId the column whose value is {@code bucket} in every row
      * @param extraMetadata key-value metadata besides the Iceberg schema
      */
     ColumnarParquetFile(
             OutputFile output,
-            Schema fileSchema,
+            ColumnarFileLayout layout,
             Map<Integer, Integer> vectorPositions,
             OptionalInt bucketFieldId,
             int bucket,
             ColumnarParquetSettings settings,
             Map<String, String> extraMetadata) {
         this.output = requireNonNull(output, "output is null");
-        this.parquetSchema = ParquetSchemaUtil.convert(fileSchema, "table");
+        Schema fileSchema = layout.schema();
+        this.parquetSchema = layout.parquetSchema();
         this.rowGroupSizeBytes = settings.rowGroupSizeBytes();
         this.compressor = new PageCompressor(settings, settings.pageSizeBytes());
         List<ColumnDescriptor> descriptors = parquetSchema.getColumns();
@@ -85,7 +84,7 @@ final class ColumnarParquetFile {
                     descriptor, field, settings, compressor, isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
         }
         Map<String, String> allMetadata = new LinkedHashMap<>(extraMetadata);
-        allMetadata.put("iceberg.schema", SchemaParser.toJson(fileSchema));
+        allMetadata.put("iceberg.schema", layout.schemaJson());
         this.metadata = Map.copyOf(allMetadata);
         try {
             this.writer = new ParquetFileWriter(

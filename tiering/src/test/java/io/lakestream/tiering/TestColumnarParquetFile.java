@@ -141,8 +141,8 @@ class TestColumnarParquetFile {
         Table table = table("deletes", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "4096"));
         Schema keySchema = SCHEMA.select("id", "s", "dec_18");
         List<Record> rows = randomRows(new Random(5), 3000, SCHEMA);
-        ColumnarFileWriter<DeleteFile> writer =
-                ColumnarFileWriter.equalityDeletes(target(table, SCHEMA, Long.MAX_VALUE, "deletes"), keySchema);
+        ColumnarFileWriter<DeleteFile> writer = ColumnarFileWriter.equalityDeletes(
+                target(table, SCHEMA, Long.MAX_VALUE, "deletes"), ColumnarFileLayout.of(keySchema));
         writeBatches(writer, rows, null, new ArrayList<>());
         DeleteFile file = single(writer.finish());
 
@@ -182,8 +182,8 @@ class TestColumnarParquetFile {
         Schema logSchema = new Schema(lakeSchema.columns().subList(0, 2));
         Table table = table("rolling", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "2048"));
         List<Record> rows = randomRows(new Random(3), 5000, logSchema);
-        ColumnarFileWriter<DataFile> writer =
-                ColumnarFileWriter.data(target(table, logSchema, 8192, "rolling"), lakeSchema, OptionalInt.of(100));
+        ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                target(table, logSchema, 8192, "rolling"), ColumnarFileLayout.of(lakeSchema), OptionalInt.of(100));
         writeBatches(writer, logSchema, rows, null, new ArrayList<>());
         List<DataFile> files = writer.finish();
 
@@ -350,7 +350,7 @@ class TestColumnarParquetFile {
             Table table, Schema logSchema, long targetFileSizeBytes, String operation) {
         return new ColumnarFileWriter.Target(
                 OutputFileFactory.builderFor(table, 1, 1).operationId(operation).build(),
-                table.spec(),
+                new ReusedFileBuilders(table.spec()),
                 null,
                 positions(logSchema),
                 7,
@@ -362,8 +362,8 @@ class TestColumnarParquetFile {
     /** Writes the rows as batches, all or a random selection of each; {@code written} gets the rows written. */
     private List<DataFile> writeColumnar(
             Table table, Schema schema, List<Record> rows, Random selection, List<Record> written) {
-        ColumnarFileWriter<DataFile> writer =
-                ColumnarFileWriter.data(target(table, schema, Long.MAX_VALUE, "data"), schema, OptionalInt.empty());
+        ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                target(table, schema, Long.MAX_VALUE, "data"), ColumnarFileLayout.of(schema), OptionalInt.empty());
         try {
             writeBatches(writer, schema, rows, selection, written);
             return writer.finish();
