@@ -97,6 +97,8 @@ public final class BucketRangeWriter {
 
     private final Optional<ColumnarFileLayout> deleteLayout;
     private final ReusedFileBuilders fileBuilders;
+    private final ReusePool<GrowableBytes> pageBuffers = new ReusePool<>();
+    private final ReusePool<long[]> indexTables = new ReusePool<>();
     private final MetricsConfig metricsConfig;
 
     public BucketRangeWriter(
@@ -238,6 +240,7 @@ public final class BucketRangeWriter {
         return new ColumnarFileWriter.Target(
                 files,
                 fileBuilders,
+                pageBuffers,
                 partition,
                 vectorPositions,
                 bucket,
@@ -316,7 +319,7 @@ public final class BucketRangeWriter {
             List<BitSet> lastChange = new ArrayList<>();
             long changes = 0;
             ArrowRow row = new ArrowRow(bucket);
-            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes, task.records());
+            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes, task.records(), indexTables);
             try (LogRangeReader reader = openRange(task)) {
                 while (reader.hasNext()) {
                     LogBatch batch = reader.next();
@@ -334,6 +337,7 @@ public final class BucketRangeWriter {
                     changes += rows;
                 }
             }
+            index.release(); // the positions are marked in lastChange: the index's table goes to the next task
 
             StructLike partition = lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.

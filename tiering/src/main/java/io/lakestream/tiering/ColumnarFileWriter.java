@@ -36,6 +36,7 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
     record Target(
             OutputFileFactory files,
             ReusedFileBuilders builders,
+            ReusePool<GrowableBytes> scratch,
             StructLike partition,
             Map<Integer, Integer> vectorPositions,
             int bucket,
@@ -45,6 +46,7 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
         Target {
             requireNonNull(files, "files is null");
             requireNonNull(builders, "builders is null");
+            requireNonNull(scratch, "scratch is null");
             vectorPositions = Map.copyOf(vectorPositions);
             requireNonNull(settings, "settings is null");
             requireNonNull(metricsConfig, "metricsConfig is null");
@@ -142,6 +144,7 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
                 bucketFieldId,
                 target.bucket(),
                 target.settings(),
+                target.scratch(),
                 metadata);
     }
 

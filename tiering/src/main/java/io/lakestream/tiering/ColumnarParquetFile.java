@@ -66,6 +66,7 @@ final class ColumnarParquetFile {
             OptionalInt bucketFieldId,
             int bucket,
             ColumnarParquetSettings settings,
+            ReusePool<GrowableBytes> scratch,
             Map<String, String> extraMetadata) {
         this.output = requireNonNull(output, "output is null");
         Schema fileSchema = layout.schema();
@@ -81,7 +82,12 @@ final class ColumnarParquetFile {
             boolean isBucket = bucketFieldId.isPresent() && bucketFieldId.getAsInt() == field.fieldId();
             this.vectorPositions[i] = isBucket ? -1 : vectorPositions.get(field.fieldId());
             encoders.add(encoder(
-                    descriptor, field, settings, compressor, isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
+                    descriptor,
+                    field,
+                    settings,
+                    compressor,
+                    scratch,
+                    isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
         }
         Map<String, String> allMetadata = new LinkedHashMap<>(extraMetadata);
         allMetadata.put("iceberg.schema", layout.schemaJson());
@@ -116,11 +122,12 @@ final class ColumnarParquetFile {
             Types.NestedField field,
             ColumnarParquetSettings settings,
             PageCompressor compressor,
+            ReusePool<GrowableBytes> scratch,
             OptionalInt constant) {
         String name = field.name();
         PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
         if (physical == PrimitiveTypeName.BINARY) {
-            return new BinaryColumnEncoder(descriptor, name, settings, compressor);
+            return new BinaryColumnEncoder(descriptor, name, settings, compressor, scratch);
         }
         FixedWidthColumnEncoder.Kind kind = switch (physical) {
             case INT32 -> FixedWidthColumnEncoder.Kind.INT32;
@@ -134,7 +141,7 @@ final class ColumnarParquetFile {
         // Arrow holds decimals in 16 bytes, dates and times in their own width
         int sourceWidth = field.type().typeId() == Type.TypeID.DECIMAL ? 16 : physicalWidth(kind);
         return new FixedWidthColumnEncoder(
-                descriptor, name, field.fieldId(), settings, compressor, kind, sourceWidth, constant);
+                descriptor, name, field.fieldId(), settings, compressor, scratch, kind, sourceWidth, constant);
     }
 
     private static int physicalWidth(FixedWidthColumnEncoder.Kind kind) {
@@ -211,6 +218,7 @@ final class ColumnarParquetFile {
             writer.end(metadata);
             footer = writer.getFooter();
             length = writer.getPos();
+            encoders.forEach(ColumnEncoder::releaseScratch);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

@@ -17,6 +17,7 @@ import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,6 +94,8 @@ class TestColumnarParquetFile {
     Path directory;
 
     private BufferAllocator allocator;
+    /** Shared by the files of a test, as by the files of a round: later files reuse earlier files' page buffers. */
+    private ReusePool<GrowableBytes> scratch = new ReusePool<>();
 
     @BeforeEach
     void setUp() {
@@ -202,6 +205,32 @@ class TestColumnarParquetFile {
             assertThat(read.get(i).getField("__bucket")).isEqualTo(7);
         }
         assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(rows.size());
+    }
+
+    @Test
+    void reusedPageBuffersWriteTheSameBytesAsNewOnes() throws IOException {
+        for (int seed = 20; seed < 26; seed++) {
+            Random random = new Random(seed);
+            // Dirty the shared buffers with another table's pages (other sizes, other values) first.
+            Table other = table("dirty_" + seed, randomProperties(random));
+            writeColumnar(other, SCHEMA, randomRows(random, 1 + random.nextInt(4000), SCHEMA), null, new ArrayList<>());
+            Map<String, String> properties = randomProperties(random);
+            List<Record> rows = randomRows(random, 1 + random.nextInt(4000), SCHEMA);
+            DataFile reused =
+                    single(writeColumnar(table("reused_" + seed, properties), SCHEMA, rows, null, new ArrayList<>()));
+            scratch = new ReusePool<>();
+            DataFile fresh =
+                    single(writeColumnar(table("fresh_" + seed, properties), SCHEMA, rows, null, new ArrayList<>()));
+
+            assertThat(bytes(reused.location()))
+                    .as("seed %s, properties %s", seed, properties)
+                    .isEqualTo(bytes(fresh.location()));
+        }
+    }
+
+    private static byte[] bytes(String location) throws IOException {
+        return Files.readAllBytes(
+                Path.of(new org.apache.hadoop.fs.Path(location).toUri().getPath()));
     }
 
     @Test
@@ -351,6 +380,7 @@ class TestColumnarParquetFile {
         return new ColumnarFileWriter.Target(
                 OutputFileFactory.builderFor(table, 1, 1).operationId(operation).build(),
                 new ReusedFileBuilders(table.spec()),
+                scratch,
                 null,
                 positions(logSchema),
                 7,
