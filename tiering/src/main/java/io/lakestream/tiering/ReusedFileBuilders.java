@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
@@ -33,20 +35,30 @@ final class ReusedFileBuilders {
     }
 
     DataFile dataFile(Consumer<DataFiles.Builder> describe) {
-        DataFiles.Builder builder = dataBuilders.take(reused -> true, () -> DataFiles.builder(spec));
-        builder.clear();
-        describe.accept(builder);
-        DataFile file = builder.build();
-        dataBuilders.give(builder);
-        return file;
+        return build(
+                dataBuilders,
+                () -> DataFiles.builder(spec),
+                DataFiles.Builder::clear,
+                describe,
+                DataFiles.Builder::build);
     }
 
     DeleteFile deleteFile(Consumer<FileMetadata.Builder> describe) {
-        FileMetadata.Builder builder = deleteBuilders.take(reused -> true, () -> FileMetadata.deleteFileBuilder(spec));
-        builder.clear();
+        return build(
+                deleteBuilders,
+                () -> FileMetadata.deleteFileBuilder(spec),
+                FileMetadata.Builder::clear,
+                describe,
+                FileMetadata.Builder::build);
+    }
+
+    private static <B, F> F build(
+            ReusePool<B> builders, Supplier<B> create, Consumer<B> clear, Consumer<B> describe, Function<B, F> build) {
+        B builder = builders.take(reused -> true, create);
+        clear.accept(builder);
         describe.accept(builder);
-        DeleteFile file = builder.build();
-        deleteBuilders.give(builder);
+        F file = build.apply(builder);
+        builders.give(builder);
         return file;
     }
 }
