@@ -29,8 +29,9 @@ final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
             ColumnDescriptor descriptor,
             String columnName,
             ColumnarParquetSettings settings,
-            PageCompressor compressor) {
-        super(descriptor, columnName, settings, compressor, new BinaryDictionary());
+            PageCompressor compressor,
+            ReusePool<GrowableBytes> scratch) {
+        super(descriptor, columnName, settings, compressor, scratch, new BinaryDictionary());
     }
 
     @Override

@@ -92,6 +92,14 @@ public final class BucketRangeWriter {
 
     private final Optional<ColumnarParquetSettings> columnarDeleteSettings;
     private final Schema keySchema;
+    /** Per round, not per file or task: see {@link ColumnarFileLayout} and {@link ReusedFileBuilders}. */
+    private final Optional<ColumnarFileLayout> dataLayout;
+
+    private final Optional<ColumnarFileLayout> deleteLayout;
+    private final ReusedFileBuilders fileBuilders;
+    private final ReusePool<GrowableBytes> pageBuffers = new ReusePool<>();
+    private final ReusePool<long[]> indexTables = new ReusePool<>();
+    private final MetricsConfig metricsConfig;
 
     public BucketRangeWriter(
             LakestreamTable table,
@@ -147,6 +155,12 @@ public final class BucketRangeWriter {
         this.columnarDeleteSettings =
                 columnar ? ColumnarParquetSettings.forDeletes(lake.properties(), writerDefaults) : Optional.empty();
         this.keySchema = keySchema;
+        this.dataLayout = columnarSettings.map(ignored -> ColumnarFileLayout.of(lakeSchema));
+        this.deleteLayout = columnarDeleteSettings
+                .filter(ignored -> definition.hasPrimaryKey())
+                .map(ignored -> ColumnarFileLayout.of(keySchema));
+        this.fileBuilders = new ReusedFileBuilders(lake.spec());
+        this.metricsConfig = MetricsConfig.forTable(lake);
         this.sampledColumns = lakeSchema.columns().stream()
                 .filter(column ->
                         column != bucketColumn && !definition.primaryKey().contains(column.name()))
@@ -192,7 +206,7 @@ public final class BucketRangeWriter {
         if (columnarSettings.isPresent()) {
             return ColumnarFileWriter.data(
                     columnarTarget(files, partition, bucket, columnarSettings.get(), plainColumns),
-                    lake.schema(),
+                    dataLayout.orElseThrow(),
                     bucketFieldId);
         }
         return new RowFileWriter<>(
@@ -207,7 +221,8 @@ public final class BucketRangeWriter {
             OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
         if (columnarDeleteSettings.isPresent()) {
             return ColumnarFileWriter.equalityDeletes(
-                    columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns), keySchema);
+                    columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns),
+                    deleteLayout.orElseThrow());
         }
         return new RowFileWriter<>(
                 new RollingEqualityDeleteWriter<>(
@@ -224,12 +239,13 @@ public final class BucketRangeWriter {
             Set<String> plainColumns) {
         return new ColumnarFileWriter.Target(
                 files,
-                lake.spec(),
+                fileBuilders,
+                pageBuffers,
                 partition,
                 vectorPositions,
                 bucket,
                 settings.withDictionaryDisabled(plainColumns),
-                MetricsConfig.forTable(lake),
+                metricsConfig,
                 targetFileSizeBytes);
     }
 
@@ -303,7 +319,7 @@ public final class BucketRangeWriter {
             List<BitSet> lastChange = new ArrayList<>();
             long changes = 0;
             ArrowRow row = new ArrowRow(bucket);
-            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes, task.records());
+            LastChangeIndex index = LastChangeIndex.forKey(keyVectorPositions, keyTypes, task.records(), indexTables);
             try (LogRangeReader reader = openRange(task)) {
                 while (reader.hasNext()) {
                     LogBatch batch = reader.next();
@@ -321,6 +337,7 @@ public final class BucketRangeWriter {
                     changes += rows;
                 }
             }
+            index.release(); // the positions are marked in lastChange: the index's table goes to the next task
 
             StructLike partition = lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.

@@ -56,9 +56,10 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
     protected Statistics<?> pageStatistics;
 
     private final List<EncodedPage> pages = new ArrayList<>();
-    private final GrowableBytes pageBytes = new GrowableBytes(1024);
+    private final ReusePool<GrowableBytes> scratch;
+    private final GrowableBytes pageBytes;
     /** Where a page is compressed before it is kept in a byte array of its compressed size. */
-    private final GrowableBytes compressed = new GrowableBytes(1024);
+    private final GrowableBytes compressed;
 
     private boolean firstPageOfChunk = true;
     private boolean dictionaryUsed;
@@ -71,6 +72,7 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
             String columnName,
             ColumnarParquetSettings settings,
             PageCompressor compressor,
+            ReusePool<GrowableBytes> scratch,
             D dictionary) {
         this.descriptor = descriptor;
         this.columnName = columnName;
@@ -82,9 +84,31 @@ abstract class ColumnEncoder<D extends ParquetDictionary> {
         this.dictionaryAllowed = settings.dictionaryFor(columnName);
         this.dictionaryMode = dictionaryAllowed;
         this.compressor = compressor;
+        // Page buffers come from the round's earlier files when there are any, already grown to their page
+        // size: growing them again for every file (a page of strings passes 512 KB) was most of the tiering
+        // threads' garbage, and G1 starts a marking cycle for an array that large.
+        this.scratch = scratch;
         // grows to the page size when pages are that large; most pages end at the row limit well below it
-        this.plain = new GrowableBytes(Math.min(pageSizeBytes, 1 << 16) + 64);
+        this.plain = takeScratch(Math.min(pageSizeBytes, 1 << 16) + 64);
+        this.pageBytes = takeScratch(1024);
+        this.compressed = takeScratch(1024);
         this.pageStatistics = newStatistics();
+    }
+
+    private GrowableBytes takeScratch(int initialCapacity) {
+        GrowableBytes buffer = scratch.take(reused -> true, () -> new GrowableBytes(initialCapacity));
+        buffer.clear();
+        return buffer;
+    }
+
+    /**
+     * Gives the page buffers to the round's next file: call once the file is complete (pages keep copies of
+     * their bytes), and use the encoder no more.
+     */
+    final void releaseScratch() {
+        scratch.give(plain);
+        scratch.give(pageBytes);
+        scratch.give(compressed);
     }
 
     /**

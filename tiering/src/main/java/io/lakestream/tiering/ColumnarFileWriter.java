@@ -12,13 +12,10 @@ import java.util.stream.IntStream;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -38,7 +35,8 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
     /** Where a task's files go and how they are laid out. */
     record Target(
             OutputFileFactory files,
-            PartitionSpec spec,
+            ReusedFileBuilders builders,
+            ReusePool<GrowableBytes> scratch,
             StructLike partition,
             Map<Integer, Integer> vectorPositions,
             int bucket,
@@ -47,7 +45,8 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
             long targetFileSizeBytes) {
         Target {
             requireNonNull(files, "files is null");
-            requireNonNull(spec, "spec is null");
+            requireNonNull(builders, "builders is null");
+            requireNonNull(scratch, "scratch is null");
             vectorPositions = Map.copyOf(vectorPositions);
             requireNonNull(settings, "settings is null");
             requireNonNull(metricsConfig, "metricsConfig is null");
@@ -55,7 +54,7 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
     }
 
     private final Target target;
-    private final Schema schema;
+    private final ColumnarFileLayout layout;
     private final OptionalInt bucketFieldId;
     private final Map<String, String> metadata;
     private final Function<ColumnarParquetFile, F> describe;
@@ -65,37 +64,36 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
 
     private ColumnarFileWriter(
             Target target,
-            Schema schema,
+            ColumnarFileLayout layout,
             OptionalInt bucketFieldId,
             Map<String, String> metadata,
             Function<ColumnarParquetFile, F> describe) {
         this.target = requireNonNull(target, "target is null");
-        this.schema = requireNonNull(schema, "schema is null");
+        this.layout = requireNonNull(layout, "layout is null");
         this.bucketFieldId = requireNonNull(bucketFieldId, "bucketFieldId is null");
         this.metadata = Map.copyOf(metadata);
         this.describe = requireNonNull(describe, "describe is null");
     }
 
     /** Data files of the lake's schema; {@code bucketFieldId} is the hidden bucket column, if any. */
-    static ColumnarFileWriter<DataFile> data(Target target, Schema schema, OptionalInt bucketFieldId) {
+    static ColumnarFileWriter<DataFile> data(Target target, ColumnarFileLayout layout, OptionalInt bucketFieldId) {
         return new ColumnarFileWriter<>(
                 target,
-                schema,
+                layout,
                 bucketFieldId,
                 Map.of(),
-                file -> DataFiles.builder(target.spec())
-                        .withFormat(FileFormat.PARQUET)
-                        .withPath(file.location())
-                        .withPartition(target.partition())
-                        .withFileSizeInBytes(file.fileLength())
-                        .withMetrics(file.metrics(target.metricsConfig()))
-                        .withSplitOffsets(file.splitOffsets())
-                        .build());
+                file -> target.builders()
+                        .dataFile(builder -> builder.withFormat(FileFormat.PARQUET)
+                                .withPath(file.location())
+                                .withPartition(target.partition())
+                                .withFileSizeInBytes(file.fileLength())
+                                .withMetrics(file.metrics(target.metricsConfig()))
+                                .withSplitOffsets(file.splitOffsets())));
     }
 
-    /** Equality delete files of the key columns {@code keySchema}. */
-    static ColumnarFileWriter<DeleteFile> equalityDeletes(Target target, Schema keySchema) {
-        int[] equalityFieldIds = keySchema.columns().stream()
+    /** Equality delete files of the key columns {@code keyLayout}. */
+    static ColumnarFileWriter<DeleteFile> equalityDeletes(Target target, ColumnarFileLayout keyLayout) {
+        int[] equalityFieldIds = keyLayout.schema().columns().stream()
                 .mapToInt(column -> column.fieldId())
                 .toArray();
         Map<String, String> metadata = Map.of(
@@ -105,18 +103,17 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
                 IntStream.of(equalityFieldIds).mapToObj(Integer::toString).collect(Collectors.joining(", ")));
         return new ColumnarFileWriter<>(
                 target,
-                keySchema,
+                keyLayout,
                 OptionalInt.empty(),
                 metadata,
-                file -> FileMetadata.deleteFileBuilder(target.spec())
-                        .ofEqualityDeletes(equalityFieldIds)
-                        .withFormat(FileFormat.PARQUET)
-                        .withPath(file.location())
-                        .withPartition(target.partition())
-                        .withFileSizeInBytes(file.fileLength())
-                        .withMetrics(file.metrics(target.metricsConfig()))
-                        .withSplitOffsets(file.splitOffsets())
-                        .build());
+                file -> target.builders()
+                        .deleteFile(builder -> builder.ofEqualityDeletes(equalityFieldIds)
+                                .withFormat(FileFormat.PARQUET)
+                                .withPath(file.location())
+                                .withPartition(target.partition())
+                                .withFileSizeInBytes(file.fileLength())
+                                .withMetrics(file.metrics(target.metricsConfig()))
+                                .withSplitOffsets(file.splitOffsets())));
     }
 
     @Override
@@ -135,18 +132,19 @@ final class ColumnarFileWriter<F> implements TieredFileWriter<F> {
     }
 
     private ColumnarParquetFile newFile() {
-        PartitionSpec spec = target.spec();
+        PartitionSpec spec = target.builders().spec();
         EncryptedOutputFile output = spec.isUnpartitioned() || target.partition() == null
                 ? target.files().newOutputFile()
                 : target.files().newOutputFile(spec, target.partition());
         locations.add(output.encryptingOutputFile().location());
         return new ColumnarParquetFile(
                 output.encryptingOutputFile(),
-                schema,
+                layout,
                 target.vectorPositions(),
                 bucketFieldId,
                 target.bucket(),
                 target.settings(),
+                target.scratch(),
                 metadata);
     }
 

@@ -15,9 +15,7 @@ import org.apache.iceberg.FieldMetrics;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -56,21 +54,23 @@ final class ColumnarParquetFile {
     private long length;
 
     /**
-     * @param fileSchema the file's columns (flat, of types {@link #supports} accepts)
+     * @param layout the file's columns (flat, of types {@link #supports} accepts)
      * @param vectorPositions field id → position of the column's vector in the batches written
      * @param bucketFieldId the column whose value is {@code bucket} in every row
      * @param extraMetadata key-value metadata besides the Iceberg schema
      */
     ColumnarParquetFile(
             OutputFile output,
-            Schema fileSchema,
+            ColumnarFileLayout layout,
             Map<Integer, Integer> vectorPositions,
             OptionalInt bucketFieldId,
             int bucket,
             ColumnarParquetSettings settings,
+            ReusePool<GrowableBytes> scratch,
             Map<String, String> extraMetadata) {
         this.output = requireNonNull(output, "output is null");
-        this.parquetSchema = ParquetSchemaUtil.convert(fileSchema, "table");
+        Schema fileSchema = layout.schema();
+        this.parquetSchema = layout.parquetSchema();
         this.rowGroupSizeBytes = settings.rowGroupSizeBytes();
         this.compressor = new PageCompressor(settings, settings.pageSizeBytes());
         List<ColumnDescriptor> descriptors = parquetSchema.getColumns();
@@ -82,10 +82,15 @@ final class ColumnarParquetFile {
             boolean isBucket = bucketFieldId.isPresent() && bucketFieldId.getAsInt() == field.fieldId();
             this.vectorPositions[i] = isBucket ? -1 : vectorPositions.get(field.fieldId());
             encoders.add(encoder(
-                    descriptor, field, settings, compressor, isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
+                    descriptor,
+                    field,
+                    settings,
+                    compressor,
+                    scratch,
+                    isBucket ? OptionalInt.of(bucket) : OptionalInt.empty()));
         }
         Map<String, String> allMetadata = new LinkedHashMap<>(extraMetadata);
-        allMetadata.put("iceberg.schema", SchemaParser.toJson(fileSchema));
+        allMetadata.put("iceberg.schema", layout.schemaJson());
         this.metadata = Map.copyOf(allMetadata);
         try {
             this.writer = new ParquetFileWriter(
@@ -117,11 +122,12 @@ final class ColumnarParquetFile {
             Types.NestedField field,
             ColumnarParquetSettings settings,
             PageCompressor compressor,
+            ReusePool<GrowableBytes> scratch,
             OptionalInt constant) {
         String name = field.name();
         PrimitiveTypeName physical = descriptor.getPrimitiveType().getPrimitiveTypeName();
         if (physical == PrimitiveTypeName.BINARY) {
-            return new BinaryColumnEncoder(descriptor, name, settings, compressor);
+            return new BinaryColumnEncoder(descriptor, name, settings, compressor, scratch);
         }
         FixedWidthColumnEncoder.Kind kind = switch (physical) {
             case INT32 -> FixedWidthColumnEncoder.Kind.INT32;
@@ -135,7 +141,7 @@ final class ColumnarParquetFile {
         // Arrow holds decimals in 16 bytes, dates and times in their own width
         int sourceWidth = field.type().typeId() == Type.TypeID.DECIMAL ? 16 : physicalWidth(kind);
         return new FixedWidthColumnEncoder(
-                descriptor, name, field.fieldId(), settings, compressor, kind, sourceWidth, constant);
+                descriptor, name, field.fieldId(), settings, compressor, scratch, kind, sourceWidth, constant);
     }
 
     private static int physicalWidth(FixedWidthColumnEncoder.Kind kind) {
@@ -212,6 +218,7 @@ final class ColumnarParquetFile {
             writer.end(metadata);
             footer = writer.getFooter();
             length = writer.getPos();
+            encoders.forEach(ColumnEncoder::releaseScratch);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

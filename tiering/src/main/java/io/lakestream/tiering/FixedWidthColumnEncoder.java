@@ -51,10 +51,11 @@ final class FixedWidthColumnEncoder extends ColumnEncoder<LongDictionary> {
             int fieldId,
             ColumnarParquetSettings settings,
             PageCompressor compressor,
+            ReusePool<GrowableBytes> scratch,
             Kind kind,
             int sourceWidth,
             OptionalInt constant) {
-        super(descriptor, columnName, settings, compressor, new LongDictionary(kind.width));
+        super(descriptor, columnName, settings, compressor, scratch, new LongDictionary(kind.width));
         this.kind = kind;
         this.width = kind.width;
         this.sourceWidth = sourceWidth;

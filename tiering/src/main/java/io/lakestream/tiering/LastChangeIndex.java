@@ -23,14 +23,15 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
      * @param positions vector positions of the key columns in the batches
      * @param types the key columns' Iceberg types
      * @param expectedKeys how many keys to size the index for (it grows beyond as needed)
+     * @param tables hash tables of earlier indexes of the round, to reuse (see {@link #release})
      */
-    static LastChangeIndex forKey(int[] positions, Type[] types, long expectedKeys) {
+    static LastChangeIndex forKey(int[] positions, Type[] types, long expectedKeys, ReusePool<long[]> tables) {
         if (positions.length == 1) {
             switch (types[0].typeId()) {
                 case INTEGER, DATE:
-                    return new LongKeys(positions[0], 4, expectedKeys);
+                    return new LongKeys(positions[0], 4, expectedKeys, tables);
                 case LONG, TIME, TIMESTAMP:
-                    return new LongKeys(positions[0], 8, expectedKeys);
+                    return new LongKeys(positions[0], 8, expectedKeys, tables);
                 default:
                     break;
             }
@@ -56,6 +57,9 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
 
     abstract int size();
 
+    /** Gives the index's hash table to the round's next index; use this one no more. */
+    void release() {}
+
     static final class LongKeys extends LastChangeIndex {
         private static final long EMPTY = -1;
 
@@ -71,8 +75,9 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         private int mask;
         private int size;
         private long nullKeyPosition = EMPTY;
+        private final ReusePool<long[]> tables;
 
-        LongKeys(int vectorPosition, int width, long expectedKeys) {
+        LongKeys(int vectorPosition, int width, long expectedKeys, ReusePool<long[]> tables) {
             this.vectorPosition = vectorPosition;
             this.width = width;
             // sized for the range up front (growing from 2,048 slots rehashed a 125,000-key bucket 7 times): a
@@ -80,8 +85,16 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
             // while stays under half full with no rehash, and one whose every change is a new key rehashes
             // once; a table twice that size missed the caches more often. At most 16 MB ahead of need.
             int capacity = Integer.highestOneBit(Math.clamp(expectedKeys, 1 << 11, 1 << 20) - 1) << 1;
-            this.slots = emptySlots(capacity);
+            // A bucket's table is megabytes: allocating one per task made G1 start a marking cycle each time.
+            this.tables = tables;
+            this.slots = tables.take(reused -> reused.length == 2 * capacity, () -> new long[2 * capacity]);
+            markEmpty(slots);
             this.mask = capacity - 1;
+        }
+
+        @Override
+        void release() {
+            tables.give(slots);
         }
 
         /** Reads the keys straight from the vector's buffers: the per-row accessors' checks were most of the loop. */
@@ -146,7 +159,8 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
         private void rehash() {
             long[] old = slots;
             int capacity = (mask + 1) * 2;
-            slots = emptySlots(capacity);
+            slots = new long[2 * capacity];
+            markEmpty(slots);
             mask = capacity - 1;
             for (int i = 0; i < old.length; i += 2) {
                 if (old[i + 1] != EMPTY) {
@@ -160,12 +174,11 @@ abstract sealed class LastChangeIndex permits LastChangeIndex.EncodedKeys, LastC
             }
         }
 
-        private static long[] emptySlots(int capacity) {
-            long[] slots = new long[2 * capacity];
+        /** Empties every slot: a slot is empty by its position alone, whatever its key. */
+        private static void markEmpty(long[] slots) {
             for (int i = 1; i < slots.length; i += 2) {
                 slots[i] = EMPTY;
             }
-            return slots;
         }
     }
 

@@ -53,6 +53,7 @@ public final class TieringService implements AutoCloseable {
     private final BufferAllocator allocator;
     private final ExecutorService writers;
     private final TableTiering tiering;
+    private final LoadedTables loadedTables;
     private final Map<TableIdentifier, TableTieringStatus> statuses = new ConcurrentHashMap<>();
     private ScheduledExecutorService scheduler;
 
@@ -72,6 +73,7 @@ public final class TieringService implements AutoCloseable {
                         .daemon(true)
                         .factory());
         this.tiering = new TableTiering(config, allocator, writers, requireNonNull(hooks, "hooks is null"), clock);
+        this.loadedTables = new LoadedTables(catalog);
     }
 
     /** Starts the scheduled loop: a pass over all tables, then {@link TieringConfig#interval} pause, repeated. */
@@ -121,7 +123,7 @@ public final class TieringService implements AutoCloseable {
                     status.lastError().orElse("backing off"));
         }
         try {
-            LakestreamTable table = catalog.loadTable(identifier);
+            LakestreamTable table = loadedTables.load(identifier);
             TieringResult result = tiering.tier(table);
             statuses.put(identifier, TableTieringStatus.ACTIVE.withResult(result));
             return result;
@@ -134,6 +136,7 @@ public final class TieringService implements AutoCloseable {
 
     private TieringResult recordFailure(
             TableIdentifier identifier, TableTieringStatus status, RuntimeException e, boolean badState) {
+        loadedTables.forget(identifier); // whatever failed, the next round starts from a fresh load
         if (e instanceof LakestreamException lakestream && lakestream.error() == TABLE_NOT_FOUND) {
             statuses.remove(identifier);
             return TieringResult.failure(identifier, TieringResult.Outcome.FAILED, e.getMessage());

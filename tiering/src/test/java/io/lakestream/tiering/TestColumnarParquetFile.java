@@ -17,6 +17,7 @@ import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,6 +94,8 @@ class TestColumnarParquetFile {
     Path directory;
 
     private BufferAllocator allocator;
+    /** Shared by the files of a test, as by the files of a round: later files reuse earlier files' page buffers. */
+    private ReusePool<GrowableBytes> scratch = new ReusePool<>();
 
     @BeforeEach
     void setUp() {
@@ -141,8 +144,8 @@ class TestColumnarParquetFile {
         Table table = table("deletes", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "4096"));
         Schema keySchema = SCHEMA.select("id", "s", "dec_18");
         List<Record> rows = randomRows(new Random(5), 3000, SCHEMA);
-        ColumnarFileWriter<DeleteFile> writer =
-                ColumnarFileWriter.equalityDeletes(target(table, SCHEMA, Long.MAX_VALUE, "deletes"), keySchema);
+        ColumnarFileWriter<DeleteFile> writer = ColumnarFileWriter.equalityDeletes(
+                target(table, SCHEMA, Long.MAX_VALUE, "deletes"), ColumnarFileLayout.of(keySchema));
         writeBatches(writer, rows, null, new ArrayList<>());
         DeleteFile file = single(writer.finish());
 
@@ -182,8 +185,8 @@ class TestColumnarParquetFile {
         Schema logSchema = new Schema(lakeSchema.columns().subList(0, 2));
         Table table = table("rolling", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "2048"));
         List<Record> rows = randomRows(new Random(3), 5000, logSchema);
-        ColumnarFileWriter<DataFile> writer =
-                ColumnarFileWriter.data(target(table, logSchema, 8192, "rolling"), lakeSchema, OptionalInt.of(100));
+        ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                target(table, logSchema, 8192, "rolling"), ColumnarFileLayout.of(lakeSchema), OptionalInt.of(100));
         writeBatches(writer, logSchema, rows, null, new ArrayList<>());
         List<DataFile> files = writer.finish();
 
@@ -202,6 +205,32 @@ class TestColumnarParquetFile {
             assertThat(read.get(i).getField("__bucket")).isEqualTo(7);
         }
         assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(rows.size());
+    }
+
+    @Test
+    void reusedPageBuffersWriteTheSameBytesAsNewOnes() throws IOException {
+        for (int seed = 20; seed < 26; seed++) {
+            Random random = new Random(seed);
+            // Dirty the shared buffers with another table's pages (other sizes, other values) first.
+            Table other = table("dirty_" + seed, randomProperties(random));
+            writeColumnar(other, SCHEMA, randomRows(random, 1 + random.nextInt(4000), SCHEMA), null, new ArrayList<>());
+            Map<String, String> properties = randomProperties(random);
+            List<Record> rows = randomRows(random, 1 + random.nextInt(4000), SCHEMA);
+            DataFile reused =
+                    single(writeColumnar(table("reused_" + seed, properties), SCHEMA, rows, null, new ArrayList<>()));
+            scratch = new ReusePool<>();
+            DataFile fresh =
+                    single(writeColumnar(table("fresh_" + seed, properties), SCHEMA, rows, null, new ArrayList<>()));
+
+            assertThat(bytes(reused.location()))
+                    .as("seed %s, properties %s", seed, properties)
+                    .isEqualTo(bytes(fresh.location()));
+        }
+    }
+
+    private static byte[] bytes(String location) throws IOException {
+        return Files.readAllBytes(
+                Path.of(new org.apache.hadoop.fs.Path(location).toUri().getPath()));
     }
 
     @Test
@@ -350,7 +379,8 @@ class TestColumnarParquetFile {
             Table table, Schema logSchema, long targetFileSizeBytes, String operation) {
         return new ColumnarFileWriter.Target(
                 OutputFileFactory.builderFor(table, 1, 1).operationId(operation).build(),
-                table.spec(),
+                new ReusedFileBuilders(table.spec()),
+                scratch,
                 null,
                 positions(logSchema),
                 7,
@@ -362,8 +392,8 @@ class TestColumnarParquetFile {
     /** Writes the rows as batches, all or a random selection of each; {@code written} gets the rows written. */
     private List<DataFile> writeColumnar(
             Table table, Schema schema, List<Record> rows, Random selection, List<Record> written) {
-        ColumnarFileWriter<DataFile> writer =
-                ColumnarFileWriter.data(target(table, schema, Long.MAX_VALUE, "data"), schema, OptionalInt.empty());
+        ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                target(table, schema, Long.MAX_VALUE, "data"), ColumnarFileLayout.of(schema), OptionalInt.empty());
         try {
             writeBatches(writer, schema, rows, selection, written);
             return writer.finish();

@@ -3,7 +3,9 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.IntFunction;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -51,6 +53,24 @@ class TestDictionaryPredictor {
         // 4096 rows drawn from 1000 values show ~983 distinct; a page of 20,000 then holds about all 1000.
         assertThat(DictionaryPredictor.pageDistinct(4096, 983, 20_000)).isBetween(990.0, 1000.0);
         assertThat(DictionaryPredictor.pageDistinct(4096, 4096, 20_000)).isEqualTo(20_000);
+    }
+
+    @Test
+    void distinctCountEqualsASetsSize() {
+        Random random = new Random(3);
+        for (int round = 0; round < 200; round++) {
+            int count = random.nextInt(5000);
+            int range = 1 + random.nextInt(round % 2 == 0 ? 100 : Integer.MAX_VALUE);
+            int[] values = new int[count + random.nextInt(10)]; // values past count are not counted
+            Set<Integer> oracle = new HashSet<>();
+            for (int i = 0; i < values.length; i++) {
+                values[i] = random.nextInt(range) - range / 2;
+                if (i < count) {
+                    oracle.add(values[i]);
+                }
+            }
+            assertThat(DictionaryPredictor.distinctCount(values, count)).isEqualTo(oracle.size());
+        }
     }
 
     private static boolean predict(org.apache.arrow.vector.FieldVector vector, org.apache.iceberg.types.Type type) {

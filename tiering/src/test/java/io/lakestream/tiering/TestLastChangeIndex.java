@@ -54,10 +54,12 @@ class TestLastChangeIndex {
         for (int c = 0; c < types.length; c++) {
             positions[c] = c;
         }
+        // shared by the rounds, as by a tiering round's tasks: a table released by one is reused, dirty, by the next
+        ReusePool<long[]> tables = new ReusePool<>();
         for (int round = 0; round < 20; round++) {
             int keySpace = 1 + random.nextInt(round % 2 == 0 ? 50 : 20_000);
             // sized for far fewer keys than arrive now and then, so the table rehashes while positions move
-            LastChangeIndex index = LastChangeIndex.forKey(positions, types, 1 + random.nextInt(100));
+            LastChangeIndex index = LastChangeIndex.forKey(positions, types, 1 + random.nextInt(100), tables);
             Map<List<Long>, Long> lastPosition = new HashMap<>();
             List<BitSet> lastChange = new ArrayList<>();
             List<VectorSchemaRoot> batches = new ArrayList<>();
@@ -96,6 +98,7 @@ class TestLastChangeIndex {
                 }
                 assertThat(marked).containsExactlyInAnyOrderElementsOf(lastPosition.values());
                 assertThat(index.size()).isEqualTo(lastPosition.size());
+                index.release();
             } finally {
                 batches.forEach(VectorSchemaRoot::close);
             }
