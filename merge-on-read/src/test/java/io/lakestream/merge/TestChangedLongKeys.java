@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link ChangedLongKeys#retainUnchanged}: rows in key order take the merge walk ({@link AscendingLongKeys}),
- * others the hash probe; both against a set of the changed keys as the oracle.
+ * every row of a batch in key order the galloping search, others the hash probe; all against a set of the
+ * changed keys as the oracle.
  */
 class TestChangedLongKeys {
     private static final long[] EDGES = {
@@ -49,8 +50,11 @@ class TestChangedLongKeys {
             int[] expected = Arrays.stream(rows, 0, size)
                     .filter(row -> !changed.contains(rowKeys[row]))
                     .toArray();
+            boolean inOrder = size >= AscendingLongKeys.MIN_ROWS
+                    && IntStream.range(1, size).allMatch(i -> rowKeys[rows[i - 1]] <= rowKeys[rows[i]]);
             int kept = keys.retainUnchanged(rowKeys, rows, size);
             assertThat(Arrays.copyOf(rows, kept)).as("round %s", round).containsExactly(expected);
+            assertThat(keys.rowsInKeyOrder()).as("round %s", round).isEqualTo(inOrder ? size : 0);
         }
     }
 
@@ -108,11 +112,7 @@ class TestChangedLongKeys {
 
     @Test
     void ascendingRowsBeyondEveryChangedKeyAndAmongThem() {
-        LongKeyIndex index = new LongKeyIndex();
-        for (long key : new long[] {10, 20, 30, Long.MIN_VALUE, Long.MAX_VALUE, 0}) {
-            index.put(key, 1);
-        }
-        ChangedLongKeys keys = new ChangedLongKeys(index);
+        ChangedLongKeys keys = new ChangedLongKeys(new long[] {Long.MIN_VALUE, 0, 10, 20, 30, Long.MAX_VALUE});
         long[] below = LongStream.range(-100, -80).toArray();
         assertThat(keys.retainUnchanged(below, identity(below.length), below.length))
                 .isEqualTo(below.length);
@@ -140,12 +140,8 @@ class TestChangedLongKeys {
     }
 
     private static ChangedLongKeys changedKeys(Set<Long> keys) {
-        LongKeyIndex index = new LongKeyIndex(1);
-        long value = 0;
-        for (long key : keys) {
-            index.put(key, value++);
-        }
-        return new ChangedLongKeys(index);
+        return new ChangedLongKeys(
+                keys.stream().mapToLong(Long::longValue).sorted().toArray());
     }
 
     private static long randomKey(Random random, int range) {
