@@ -24,6 +24,14 @@ public final class ChangedEncodedKeys implements ChangedKeys {
         this.index = index;
     }
 
+    /**
+     * A set of encoded keys from another source than a log tail, probed the same way: the rows of Iceberg
+     * equality delete files. The values of {@code keys} are ignored.
+     */
+    public static ChangedEncodedKeys of(KeyIndex keys) {
+        return new ChangedEncodedKeys(keys);
+    }
+
     static ChangedEncodedKeys read(LakestreamTable table, LogSnapshot log, LogRange range, BufferAllocator allocator) {
         List<Types.NestedField> keyFields = table.definition().primaryKeyFields();
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();

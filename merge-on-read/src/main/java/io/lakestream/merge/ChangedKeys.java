@@ -5,6 +5,8 @@ package io.lakestream.merge;
  * module that merges on its own data structures (Trino's Parquet reader into pages): a lake row whose
  * key is here is hidden by a newer version, whatever that version is. Built by {@link IndexedTail}, whose
  * index also gives the tail's winning rows ({@link UnionSplitReader#tailWinners}).
+ * The same structures hold the keys of Iceberg equality delete files for such a reader
+ * ({@link ChangedLongKeys#of}, {@link ChangedEncodedKeys#of}): a delete hides a lake row the same way.
  *
  * <p>Two layouts, as in the merge itself: {@link ChangedLongKeys} for a key of one {@code int},
  * {@code long} or {@code date} column (primitive longs), {@link ChangedEncodedKeys} for every other

@@ -22,8 +22,16 @@ public final class ChangedLongKeys implements ChangedKeys {
         this.ascending = new AscendingLongKeys(sortedKeys);
     }
 
+    /**
+     * A set of keys from another source than a log tail, matched against lake rows the same way: the keys of
+     * Iceberg equality delete files on the primary key. The values of {@code keys} are ignored.
+     */
+    public static ChangedLongKeys of(LongKeyIndex keys) {
+        return new ChangedLongKeys(keys);
+    }
+
     /** True if the table's primary key is one column these keys can hold. */
-    static boolean supports(LakestreamTable table) {
+    public static boolean supports(LakestreamTable table) {
         List<String> key = table.definition().primaryKey();
         if (key.size() != 1) {
             return false;

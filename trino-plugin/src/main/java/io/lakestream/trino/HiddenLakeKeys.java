@@ -18,7 +18,8 @@ import java.util.function.IntUnaryOperator;
 /**
  * The lake half of a merge by key on Trino pages: drops the lake rows whose primary key the split's
  * log tail changes (a newer version or a delete hides them). The tail's winning rows are returned
- * after the lake rows, see {@link LakeParquetMergePageSource}.
+ * after the lake rows, see {@link LakeParquetMergePageSource}. The same matching drops the rows an
+ * Iceberg equality delete file removes ({@link LakeFileDeletes}): its rows are the keys.
  */
 final class HiddenLakeKeys {
     private final ChangedKeys changedKeys;
@@ -132,6 +133,11 @@ final class HiddenLakeKeys {
             }
         }
         return kept;
+    }
+
+    /** True if the keys are primitive longs (a primary key of one long-like column): {@link #retainByFileRow} applies. */
+    boolean matchesLongs() {
+        return changedKeys instanceof ChangedLongKeys;
     }
 
     /** Lake rows whose keys were matched against the changed keys in key order ({@link ChangedLongKeys}). */

@@ -28,14 +28,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 import org.apache.iceberg.types.Types;
 
 /**
- * The fast path: reads the lake files of a split that has no delete files with Trino's own Parquet
- * reader, and returns its pages as they are (no conversion). Only the enforced filter is applied to
- * the rows (row groups it cannot match are skipped before), and the limit hint stops the split early.
+ * Reads the lake files of a split with Trino's own Parquet reader, and returns its pages as they are (no
+ * conversion). Iceberg's position and equality deletes of the files ({@link LakeFileDeletes}) and the
+ * enforced filter are applied to the rows (row groups the filter cannot match are skipped before), and
+ * the limit hint stops the split early. A split without delete files, filter and tail returns the
+ * reader's pages untouched (the fast path).
  * When the split has a log tail, the lake rows whose key the tail changes are dropped too
  * ({@link HiddenLakeKeys}); the tail itself is read by {@link LakeParquetMergePageSource}. See
  * {@link LakestreamReadPath}.
@@ -49,6 +52,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final Map<Integer, Domain> constraint;
     private final LakeRowFilter filter;
     private final Optional<HiddenLakeKeys> hiddenKeys;
+    private final Optional<LakeFileDeletes> deletes;
     private final Optional<LakeKeyCache> keyCache;
     private final List<LakeParquetFile.ReadColumn> readColumnsWithoutKey;
     /** For each output channel, how it is made from the current file's page. */
@@ -60,6 +64,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
 
     private LakeParquetFile current;
+    /** The Iceberg deletes of the current file. */
+    private LakeFileDeletes.FileDeletes currentDeletes = LakeFileDeletes.FileDeletes.NONE;
     /** The keys of the current file's rows, if they come from the key cache. */
     private Optional<LakeKeyCache.Keys> currentKeys = Optional.empty();
     /** The file row of the current page's first row (with {@link #currentKeys}). */
@@ -79,7 +85,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
      * @param changedKeys the keys the split's log tail changes, if it has one: their lake rows are
      *     dropped
      * @param keyCache where the keys of lake files are kept, if the merge may take them from there
-     *     ({@link LakeKeyCache}): used for a key of one integer column that the query does not read
+     *     ({@link LakeKeyCache}): used for a key of one integer column that the query does not read, to
+     *     match the tail's keys or equality deletes on the key
      */
     LakeParquetPageSource(
             Supplier<LakestreamTable> table,
@@ -95,20 +102,19 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.limit = handle.limit();
         this.files = split.lakeFiles().iterator();
 
-        Map<Integer, Type> read = new LinkedHashMap<>();
+        LakeReadColumns read = new LakeReadColumns();
         List<Output> outputs = new ArrayList<>(columns.size());
         for (LakestreamColumnHandle column : columns) {
             switch (column.kind()) {
                 case USER ->
-                    outputs.add(new ColumnOutput(
-                            readColumn(read, column.fieldId().orElseThrow(), column.type()), column.type()));
+                    outputs.add(
+                            new ColumnOutput(read.add(column.fieldId().orElseThrow(), column.type()), column.type()));
                 case ROW_ID -> {
                     List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
                     List<Type> keyTypes = column.type().getTypeParameters();
                     List<ColumnOutput> fields = new ArrayList<>(key.size());
                     for (int i = 0; i < key.size(); i++) {
-                        fields.add(new ColumnOutput(
-                                readColumn(read, key.get(i).fieldId(), keyTypes.get(i)), keyTypes.get(i)));
+                        fields.add(new ColumnOutput(read.add(key.get(i).fieldId(), keyTypes.get(i)), keyTypes.get(i)));
                     }
                     outputs.add(new RowIdOutput(fields));
                 }
@@ -133,18 +139,32 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             int fieldId = column.fieldId().orElseThrow();
             constraint.put(fieldId, domain);
             if (!domain.isAll()) {
-                domains.add(new LakeRowFilter.ColumnDomain(
-                        readColumn(read, fieldId, column.type()), column.type(), domain));
+                domains.add(new LakeRowFilter.ColumnDomain(read.add(fieldId, column.type()), column.type(), domain));
             }
         });
         this.filter = new LakeRowFilter(domains);
 
+        boolean hasDeletes = LakeFileDeletes.hasDeletes(split);
+        List<Integer> longKey =
+                changedKeys.isPresent() || hasDeletes ? LakeFileDeletes.longPrimaryKey(this.table.get()) : List.of();
+        Set<List<Integer>> equalityColumns = LakeFileDeletes.equalityColumns(split);
+        // equality deletes matched on the pages' own blocks (not on the key cache's keys) need their columns
+        for (List<Integer> fieldIds : equalityColumns) {
+            if (!fieldIds.equals(longKey)) {
+                fieldIds.forEach(fieldId -> readIcebergColumn(read, fieldId));
+            }
+        }
+        boolean longKeyEqualityDeletes = !longKey.isEmpty() && equalityColumns.contains(longKey);
+        // the key from the cache only where the query would read the key column just to merge
+        this.keyCache = keyCache.filter(_ ->
+                ((changedKeys.isPresent() && changedKeys.get() instanceof ChangedLongKeys) || longKeyEqualityDeletes)
+                        && !read.contains(longKey.getFirst()));
+        if (longKeyEqualityDeletes) {
+            // last, like the tail's key below: with the cache, files whose keys come from it are read without it
+            readIcebergColumn(read, longKey.getFirst());
+        }
         List<Types.NestedField> key =
                 changedKeys.isPresent() ? this.table.get().definition().primaryKeyFields() : List.of();
-        // the key from the cache only where the query would read the key column just to merge
-        this.keyCache = keyCache.filter(_ -> changedKeys.isPresent()
-                && changedKeys.get() instanceof ChangedLongKeys
-                && !read.containsKey(key.getFirst().fieldId()));
         this.hiddenKeys = changedKeys.map(keys -> {
             List<org.apache.iceberg.types.Type> icebergKeyTypes =
                     key.stream().map(Types.NestedField::type).toList();
@@ -152,13 +172,15 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                     icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
             int[] keyReadColumns = new int[key.size()];
             for (int i = 0; i < keyReadColumns.length; i++) {
-                keyReadColumns[i] = readColumn(read, key.get(i).fieldId(), keyTypes.get(i));
+                keyReadColumns[i] = read.add(key.get(i).fieldId(), keyTypes.get(i));
             }
             return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
         });
-        this.readColumns = read.entrySet().stream()
-                .map(entry -> new LakeParquetFile.ReadColumn(entry.getKey(), entry.getValue()))
-                .toList();
+        this.readColumns = read.columns();
+        this.deletes = hasDeletes
+                ? Optional.of(
+                        new LakeFileDeletes(new LakeDeleteFileReader(fileSystem), this.table.get(), read::indexOf))
+                : Optional.empty();
         // with the cache, the key column was added last: files whose keys come from it are read without it
         this.readColumnsWithoutKey =
                 this.keyCache.isPresent() ? this.readColumns.subList(0, this.readColumns.size() - 1) : this.readColumns;
@@ -166,16 +188,12 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.finished = handle.constraint().isNone();
     }
 
-    private static int readColumn(Map<Integer, Type> read, int fieldId, Type type) {
-        read.putIfAbsent(fieldId, type);
-        int index = 0;
-        for (Integer id : read.keySet()) {
-            if (id == fieldId) {
-                return index;
-            }
-            index++;
+    /** Registers a column of the table's current schema by field id (if it has it: else loading the deletes fails). */
+    private void readIcebergColumn(LakeReadColumns read, int fieldId) {
+        Types.NestedField field = table.get().definition().schema().findField(fieldId);
+        if (field != null) {
+            read.add(fieldId, LakestreamTypes.toTrinoType(field.type()));
         }
-        throw new IllegalStateException("unreachable");
     }
 
     @Override
@@ -191,7 +209,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 continue;
             }
             pageFirstRow = current.pageFirstRow();
-            lakeRows += page.getPositionCount();
             int rows = retainRows(page);
             if (rows == 0) {
                 continue;
@@ -216,13 +233,14 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     }
 
     /**
-     * Drops the rows the enforced filter rejects and those whose key the tail changes, with one selection of
-     * the page's positions: each step reads its blocks as the reader made them (not through a selection),
-     * and the page's other blocks are selected once.
+     * Drops the rows Iceberg's deletes remove, those the enforced filter rejects and those whose key the
+     * tail changes, with one selection of the page's positions: each step reads its blocks as the reader
+     * made them (not through a selection), and the page's other blocks are selected once.
      */
     private int retainRows(SourcePage page) {
         int positionCount = page.getPositionCount();
-        if (filter.isEmpty() && hiddenKeys.isEmpty()) {
+        if (currentDeletes.isEmpty() && filter.isEmpty() && hiddenKeys.isEmpty()) {
+            lakeRows += positionCount;
             return positionCount;
         }
         // a new array per page: the page may keep the selected positions until its blocks are loaded
@@ -230,16 +248,19 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         for (int position = 0; position < positionCount; position++) {
             positions[position] = position;
         }
-        // the filter first: it is cheaper per row than a key lookup and leaves fewer rows to look up
-        int rows = filter.retain(page, current::channel, positions, positionCount);
+        int rows = positionCount;
+        if (!currentDeletes.rows().isEmpty()) {
+            rows = currentDeletes.rows().retainUndeleted(pageFirstRow, positions, rows);
+        }
+        for (HiddenLakeKeys deleted : currentDeletes.equality()) {
+            rows = retainKeys(deleted, page, positions, rows);
+        }
+        // lake rows are counted with Iceberg's deletes applied, as the union split reader counts them
+        lakeRows += rows;
+        // the filter before the tail: it is cheaper per row than a key lookup and leaves fewer rows to look up
+        rows = filter.retain(page, current::channel, positions, rows);
         if (hiddenKeys.isPresent()) {
-            int left = rows;
-            rows = currentKeys
-                    .map(keys -> hiddenKeys
-                            .get()
-                            .retainByFileRow(
-                                    keys.keys(), keys.ascending(), pageFirstRow, positionCount, positions, left))
-                    .orElseGet(() -> hiddenKeys.get().retain(page, current::channel, positions, left));
+            rows = retainKeys(hiddenKeys.get(), page, positions, rows);
         }
         if (rows > 0 && rows < positionCount) {
             page.selectPositions(positions, 0, rows);
@@ -247,21 +268,34 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         return rows;
     }
 
+    /** Drops the rows whose key is in {@code keys}: keys of one long column from the key cache if it has the file. */
+    private int retainKeys(HiddenLakeKeys keys, SourcePage page, int[] positions, int size) {
+        if (currentKeys.isPresent() && keys.matchesLongs()) {
+            LakeKeyCache.Keys fileKeys = currentKeys.get();
+            return keys.retainByFileRow(
+                    fileKeys.keys(), fileKeys.ascending(), pageFirstRow, page.getPositionCount(), positions, size);
+        }
+        return keys.retain(page, current::channel, positions, size);
+    }
+
     private boolean openNextFile() {
         while (files.hasNext()) {
             LakeFile lakeFile = files.next();
             boolean cachedKeys = keyCache.isPresent() && keyCache.get().fits(lakeFile.recordCount());
-            // with cached keys, each page's rows are found by their row in the file: no page skipping
+            LakeFileDeletes.FileDeletes fileDeletes =
+                    deletes.map(split -> split.load(lakeFile)).orElse(LakeFileDeletes.FileDeletes.NONE);
+            // with cached keys or deleted rows, each page's rows are found by their row in the file: no page skipping
             Optional<LakeParquetFile> file = LakeParquetFile.open(
                     lakeFile,
                     cachedKeys ? readColumnsWithoutKey : readColumns,
                     constraint,
-                    !cachedKeys,
+                    !cachedKeys && fileDeletes.rows().isEmpty(),
                     fileSystem,
                     OPTIONS,
                     memoryContext);
             if (file.isPresent()) {
                 current = file.get();
+                currentDeletes = fileDeletes;
                 currentKeys = cachedKeys ? Optional.of(cachedKeys(lakeFile)) : Optional.empty();
                 return true;
             }
@@ -287,6 +321,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             readTimeNanos += current.readTimeNanos();
             LakeParquetFile file = current;
             current = null;
+            currentDeletes = LakeFileDeletes.FileDeletes.NONE;
             currentKeys = Optional.empty();
             file.close();
         }
@@ -297,7 +332,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         return hiddenKeys
                 .map(keys -> LakestreamMetrics.parquetMerge(
                         lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder(), keyCacheHits, keyCacheMisses))
-                .orElseGet(() -> LakestreamMetrics.fastPath(lakeRows));
+                .orElseGet(() -> LakestreamMetrics.lakeParquet(lakeRows, keyCacheHits, keyCacheMisses));
     }
 
     @Override

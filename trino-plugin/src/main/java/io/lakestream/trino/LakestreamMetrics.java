@@ -29,6 +29,8 @@ final class LakestreamMetrics {
      * ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}).
      */
     static final String PARQUET_MERGE_SPLITS = "lakestream.parquetMergeSplits";
+    /** Splits read by the engine-neutral union split reader, converted from Arrow ({@link LakestreamReadPath#UNION_SPLIT_READER}). */
+    static final String UNION_SPLIT_READER_SPLITS = "lakestream.unionSplitReaderSplits";
 
     /**
      * Lake rows of a merge on Trino's pages whose keys ascended along the page (a lake file written in key
@@ -42,20 +44,26 @@ final class LakestreamMetrics {
 
     private LakestreamMetrics() {}
 
+    /** The counters of a split read by the union split reader. */
     static Metrics of(MergeCounters counters) {
-        return new Metrics(counts(
-                counters.lakeRows(),
-                counters.logRows(),
-                counters.lakeRowsHidden(),
-                counters.logRowsSuperseded(),
-                counters.mergePasses(),
-                0,
-                0));
+        return new Metrics(counts(counters, 1));
     }
 
-    /** The counters of a split read by the fast path: lake rows only, no merge. */
-    static Metrics fastPath(long lakeRows) {
-        return new Metrics(counts(lakeRows, 0, 0, 0, 0, 1, 0));
+    /** The counters of the tail of a split merged on Trino's pages, read by the union split reader over the tail alone. */
+    static Metrics parquetMergeTail(MergeCounters counters) {
+        return new Metrics(counts(counters, 0));
+    }
+
+    /**
+     * The counters of a split read by Trino's Parquet reader without a tail: lake rows only, no merge; lake files
+     * whose keys came from the key cache, to apply equality deletes on the primary key.
+     */
+    static Metrics lakeParquet(long lakeRows, long keyCacheHits, long keyCacheMisses) {
+        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(10)
+                .putAll(counts(lakeRows, 0, 0, 0, 0, 1, 0, 0))
+                .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
+                .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
+                .buildOrThrow());
     }
 
     /**
@@ -66,11 +74,23 @@ final class LakestreamMetrics {
             long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder, long keyCacheHits, long keyCacheMisses) {
         // one map, not a merge of two: the engine asks for the metrics after every page
         return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(10)
-                .putAll(counts(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1))
+                .putAll(counts(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1, 0))
                 .put(LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder))
                 .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
                 .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
                 .buildOrThrow());
+    }
+
+    private static Map<String, Metric<?>> counts(MergeCounters counters, long unionSplitReaderSplits) {
+        return counts(
+                counters.lakeRows(),
+                counters.logRows(),
+                counters.lakeRowsHidden(),
+                counters.logRowsSuperseded(),
+                counters.mergePasses(),
+                0,
+                0,
+                unionSplitReaderSplits);
     }
 
     private static Map<String, Metric<?>> counts(
@@ -80,7 +100,8 @@ final class LakestreamMetrics {
             long logRowsSuperseded,
             long mergePasses,
             long fastPathSplits,
-            long parquetMergeSplits) {
+            long parquetMergeSplits,
+            long unionSplitReaderSplits) {
         return ImmutableMap.of(
                 LAKE_ROWS, new LongCount(lakeRows),
                 LOG_ROWS, new LongCount(logRows),
@@ -88,6 +109,7 @@ final class LakestreamMetrics {
                 LOG_ROWS_SUPERSEDED, new LongCount(logRowsSuperseded),
                 MERGE_PASSES, new LongCount(mergePasses),
                 FAST_PATH_SPLITS, new LongCount(fastPathSplits),
-                PARQUET_MERGE_SPLITS, new LongCount(parquetMergeSplits));
+                PARQUET_MERGE_SPLITS, new LongCount(parquetMergeSplits),
+                UNION_SPLIT_READER_SPLITS, new LongCount(unionSplitReaderSplits));
     }
 }

@@ -36,6 +36,9 @@ import org.apache.iceberg.expressions.Expression;
  * filter) and converts its Arrow batches into pages.
  */
 final class LakestreamPageSource implements ConnectorPageSource {
+    /** Whether this reads only the tail's winners of a split merged on Trino's pages (not a whole split). */
+    private final boolean tailOfParquetMerge;
+
     private final UnionSplit split;
     private final String tableName;
     private final BufferAllocator allocator;
@@ -73,6 +76,7 @@ final class LakestreamPageSource implements ConnectorPageSource {
             BufferAllocator parentAllocator,
             Optional<IndexedTail> indexedTail) {
         this.split = requireNonNull(split, "split is null");
+        this.tailOfParquetMerge = indexedTail.isPresent();
         this.tableName = handle.viewName().toString();
         this.limit = handle.limit();
         List<String> userColumns = new ArrayList<>();
@@ -234,7 +238,7 @@ final class LakestreamPageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return LakestreamMetrics.of(counters);
+        return tailOfParquetMerge ? LakestreamMetrics.parquetMergeTail(counters) : LakestreamMetrics.of(counters);
     }
 
     @Override

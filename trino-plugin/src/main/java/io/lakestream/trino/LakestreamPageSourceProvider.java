@@ -27,8 +27,8 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Opens a split the way {@link LakestreamReadPath} chooses: Trino's Parquet reader over lake files
- * without deletes (with a log tail merged on its pages), otherwise the engine-neutral union split
+ * Opens a split the way {@link LakestreamReadPath} chooses: Trino's Parquet reader over the lake files
+ * (Iceberg deletes applied, a log tail merged on its pages), otherwise the engine-neutral union split
  * reader.
  */
 public final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider {
@@ -64,23 +64,14 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList();
         // the fast path needs the table only for a row id's key columns: load it only when asked
         Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle))::get;
+        // the merge with a tail, and equality deletes on the primary key, may take a lake file's keys from the cache
+        Optional<LakeKeyCache> lakeKeyCache = isLakeKeyCacheEnabled(session) ? Optional.of(keyCache) : Optional.empty();
         ConnectorPageSource source = switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(
-                        lakestreamTable,
-                        fileSystem,
-                        handle,
-                        unionSplit,
-                        columnHandles,
-                        Optional.empty(),
-                        Optional.empty());
+                        lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty(), lakeKeyCache);
             case LAKE_PARQUET_MERGE ->
-                parquetMerge(
-                        lakestreamTable.get(),
-                        handle,
-                        unionSplit,
-                        columnHandles,
-                        isLakeKeyCacheEnabled(session) ? Optional.of(keyCache) : Optional.empty());
+                parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles, lakeKeyCache);
             case UNION_SPLIT_READER ->
                 new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
         };

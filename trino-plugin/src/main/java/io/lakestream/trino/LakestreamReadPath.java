@@ -1,19 +1,19 @@
 package io.lakestream.trino;
 
 import io.lakestream.merge.MergeConfig;
-import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
 import io.trino.spi.connector.ConnectorSession;
 import java.util.List;
 
 /**
- * Chooses how a split is read. A split with no log tail whose lake files have no delete files (the
- * state after tiering and compaction) needs no merge and no delete handling: its lake files are read
- * by Trino's own Parquet reader straight into pages ({@link LakeParquetPageSource}, the fast path).
- * A primary-key split with a log tail over such lake files is merged on those pages
- * ({@link LakeParquetMergePageSource}). Everything else goes through the
- * engine-neutral union split reader ({@link LakestreamPageSource}).
+ * Chooses how a split is read. A split with no log tail needs no merge: its lake files are read by
+ * Trino's own Parquet reader into pages ({@link LakeParquetPageSource}; with no delete files, the state
+ * after tiering and compaction, its pages are returned as they are: the fast path). A primary-key split
+ * with a log tail is merged on those pages ({@link LakeParquetMergePageSource}). Iceberg's delete files
+ * are applied on the pages in both cases. Everything else (the changelog, a tail too long for one merge
+ * pass, the session property off) goes through the engine-neutral union split reader
+ * ({@link LakestreamPageSource}).
  */
 public enum LakestreamReadPath {
     /** Trino's Parquet reader over the lake files, no merge. */
@@ -29,7 +29,7 @@ public enum LakestreamReadPath {
             UnionSplit split,
             List<LakestreamColumnHandle> columns) {
         if (!LakestreamSessionProperties.isNativeParquetReaderEnabled(session)
-                || !readsLakeFilesWithoutDeletes(table, split, columns)) {
+                || !readsLakeFiles(table, split, columns)) {
             return UNION_SPLIT_READER;
         }
         if (split.isLakeOnly()) {
@@ -43,11 +43,9 @@ public enum LakestreamReadPath {
                 : UNION_SPLIT_READER;
     }
 
-    static boolean readsLakeFilesWithoutDeletes(
-            LakestreamTableHandle table, UnionSplit split, List<LakestreamColumnHandle> columns) {
+    static boolean readsLakeFiles(LakestreamTableHandle table, UnionSplit split, List<LakestreamColumnHandle> columns) {
         return (table.mode() == ReadMode.UNION || table.mode() == ReadMode.LAKE)
                 && split.mode() == table.mode()
-                && split.lakeFiles().stream().map(LakeFile::deletes).allMatch(List::isEmpty)
                 // columns the lake files hold (user columns, the primary key as the row id of a DELETE)
                 // or that are constant in a lake split ($bucket; $offset, null for lake rows)
                 && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE);

@@ -85,6 +85,32 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
         Metrics reader = scanMetrics(unionSplitReader(), sql);
         assertThat(count(reader, LakestreamMetrics.FAST_PATH_SPLITS)).isZero();
         assertThat(count(reader, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isZero();
+        assertThat(count(reader, LakestreamMetrics.UNION_SPLIT_READER_SPLITS)).isPositive();
+    }
+
+    /** Both read paths count the same merge: lake rows read (deletes applied) and hidden, log rows read and superseded. */
+    protected void assertSameCountersOnBothPaths(String sql) {
+        Metrics merged = scanMetrics(getSession(), sql);
+        Metrics reference = scanMetrics(unionSplitReader(), sql);
+        for (String counter : List.of(
+                LakestreamMetrics.LAKE_ROWS,
+                LakestreamMetrics.LOG_ROWS,
+                LakestreamMetrics.LAKE_ROWS_HIDDEN,
+                LakestreamMetrics.LOG_ROWS_SUPERSEDED)) {
+            assertThat(count(merged, counter)).as(counter).isEqualTo(count(reference, counter));
+        }
+    }
+
+    /** Every split of the query is read by Trino's Parquet reader, none by the union split reader. */
+    protected void assertReadByTrinoParquetReader(String sql) {
+        Metrics metrics = scanMetrics(getSession(), sql);
+        assertThat(count(metrics, LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
+                .as(sql)
+                .isZero();
+        assertThat(count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)
+                        + count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .as(sql)
+                .isPositive();
     }
 
     protected long fastPathSplits(String sql) {

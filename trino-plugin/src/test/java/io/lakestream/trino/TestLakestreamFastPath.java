@@ -9,8 +9,8 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fast path ({@link LakestreamReadPath#LAKE_PARQUET}): splits without a log tail and without
- * delete files are read by Trino's Parquet reader. Every query is checked against expected rows and
+ * The fast path ({@link LakestreamReadPath#LAKE_PARQUET}): splits without a log tail are read by
+ * Trino's Parquet reader (delete files: {@link TestLakestreamLakeDeletes}). Every query is checked against expected rows and
  * against the union split reader (the session property turned off), and the fast-path counter
  * proves which path ran. Splits with a log tail: {@link TestLakestreamParquetMerge}.
  */
@@ -161,10 +161,12 @@ final class TestLakestreamFastPath extends AbstractReadPathTest {
         assertUpdate("DELETE FROM mixed WHERE id IN (7, 8, 9)", 3);
         assertQuery("SELECT count(*) FROM mixed WHERE id BETWEEN 6 AND 10", "VALUES 2");
 
-        // after tiering, deletes of earlier lake rows are Iceberg delete files: the union split reader
-        // applies them; compaction rewrites the files without deletes, and the fast path is back
+        // after tiering, deletes of earlier lake rows are Iceberg equality delete files, applied on the
+        // Parquet reader's pages; compaction rewrites the files without deletes
         tables.tier("mixed");
         assertQuery("SELECT count(*) FROM mixed", "VALUES 37");
+        assertThat(fastPathSplits("SELECT * FROM mixed")).isEqualTo(4);
+        assertSameOnBothPaths("SELECT * FROM mixed");
         tierAndCompact("mixed");
         assertQuery("SELECT count(*), count_if(v = 'log') FROM mixed", "VALUES (37, 0)");
         assertThat(fastPathSplits("SELECT * FROM mixed")).isEqualTo(4);
