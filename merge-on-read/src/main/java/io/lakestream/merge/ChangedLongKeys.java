@@ -8,11 +8,15 @@ import java.util.List;
  * {@code long} or {@code date} column, whose values every engine holds as the same integer (unlike
  * time and timestamp, whose units differ by engine): primitive longs, ascending ({@link
  * SortedLongChanges}). Lake rows in key order (a lake file written sorted by key) are merged with them
- * in order; for rows out of order a hash index of the keys is built on first need.
+ * in order; for rows out of order a hash index of the keys is built on first need. Keys given as a hash
+ * index ({@link #of}) are sorted on first need instead.
  */
 public final class ChangedLongKeys implements ChangedKeys {
-    private final AscendingLongKeys ascending;
-    /** Made when rows out of key order first come (a lake file not sorted); one split's thread reads it. */
+    /*
+     * At least one of the two is set from the start; the other is made from it when rows first need it. One
+     * split's thread reads them.
+     */
+    private AscendingLongKeys ascending;
     private LongKeyIndex hashed;
 
     private long rowsInKeyOrder;
@@ -20,6 +24,10 @@ public final class ChangedLongKeys implements ChangedKeys {
     /** @param sortedKeys distinct and ascending (kept, not copied) */
     ChangedLongKeys(long[] sortedKeys) {
         this.ascending = new AscendingLongKeys(sortedKeys);
+    }
+
+    private ChangedLongKeys(LongKeyIndex keys) {
+        this.hashed = keys;
     }
 
     /**
@@ -48,7 +56,7 @@ public final class ChangedLongKeys implements ChangedKeys {
 
     @Override
     public int size() {
-        return ascending.size();
+        return ascending != null ? ascending.size() : hashed.size();
     }
 
     /** True if the tail changes this key (a hash probe: for rows one at a time). */
@@ -68,11 +76,11 @@ public final class ChangedLongKeys implements ChangedKeys {
                 case EVERY_ROW_ASCENDING -> {
                     rowsInKeyOrder += size;
                     // the positions are 0..size-1: the kept rows are written over them, never ahead of the reads
-                    return ascending.retainAbsentInRange(keys, 0, size, positions);
+                    return sorted().retainAbsentInRange(keys, 0, size, positions);
                 }
                 case ASCENDING -> {
                     rowsInKeyOrder += size;
-                    return ascending.retainAbsent(keys, positions, size);
+                    return sorted().retainAbsent(keys, positions, size);
                 }
                 case UNORDERED -> {}
             }
@@ -88,7 +96,7 @@ public final class ChangedLongKeys implements ChangedKeys {
      */
     public int retainUnchangedInAscendingRange(long[] keys, int from, int to, int[] kept) {
         rowsInKeyOrder += to - from;
-        return ascending.retainAbsentInRange(keys, from, to, kept);
+        return sorted().retainAbsentInRange(keys, from, to, kept);
     }
 
     /** True if {@code keys} never descend along the array. */
@@ -99,6 +107,13 @@ public final class ChangedLongKeys implements ChangedKeys {
             }
         }
         return true;
+    }
+
+    private AscendingLongKeys sorted() {
+        if (ascending == null) {
+            ascending = new AscendingLongKeys(hashed.sortedKeys());
+        }
+        return ascending;
     }
 
     private LongKeyIndex hashed() {

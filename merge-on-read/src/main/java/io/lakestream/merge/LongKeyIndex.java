@@ -173,6 +173,22 @@ public final class LongKeyIndex {
         return result;
     }
 
+    /** Every key, ascending (a copy). */
+    public long[] sortedKeys() {
+        long[] result = new long[size()];
+        int next = 0;
+        for (long key : keys) {
+            if (key != FREE) {
+                result[next++] = key;
+            }
+        }
+        if (zeroValue != NONE) {
+            result[next] = FREE;
+        }
+        LongRadixSort.sort(result);
+        return result;
+    }
+
     /** A well-mixed hash of a key (murmur3's 64-bit finalizer), also used to partition keys into merge passes. */
     static long hash(long key) {
         long h = key;

@@ -69,8 +69,9 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
         private long nullValue = -1;
         private long[] scratch = new long[0];
 
-        SingleLong(int expectedKeys) {
-            this.builder = new SortedLongChanges.Builder(expectedKeys);
+        /** @param expectedChanges how many changes the pass is expected to add (the arrays grow beyond it) */
+        SingleLong(int expectedChanges) {
+            this.builder = new SortedLongChanges.Builder(expectedChanges);
         }
 
         /** The keys with a change (a primary key is never null: without the null key). */

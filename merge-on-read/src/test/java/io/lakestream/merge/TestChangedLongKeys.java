@@ -27,7 +27,7 @@ class TestChangedLongKeys {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
             Set<Long> changed = randomKeys(random, range, random.nextInt(2_000));
-            ChangedLongKeys keys = changedKeys(changed);
+            ChangedLongKeys keys = changedKeys(changed, random.nextBoolean());
 
             long[] rowKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < rowKeys.length; i++) {
@@ -69,7 +69,7 @@ class TestChangedLongKeys {
         for (int round = 0; round < 2_000; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             Set<Long> changed = randomKeys(random, range, random.nextInt(round % 4 == 0 ? 5 : 3_000));
-            ChangedLongKeys keys = changedKeys(changed);
+            ChangedLongKeys keys = changedKeys(changed, random.nextBoolean());
             long[] fileKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < fileKeys.length; i++) {
                 fileKeys[i] = randomKey(random, range);
@@ -139,7 +139,13 @@ class TestChangedLongKeys {
         return keys;
     }
 
-    private static ChangedLongKeys changedKeys(Set<Long> keys) {
+    /** The keys as a log tail gives them (sorted), or as equality delete files do (a hash index, {@link ChangedLongKeys#of}). */
+    private static ChangedLongKeys changedKeys(Set<Long> keys, boolean fromHashIndex) {
+        if (fromHashIndex) {
+            LongKeyIndex index = new LongKeyIndex(1);
+            keys.forEach(key -> index.put(key, 0));
+            return ChangedLongKeys.of(index);
+        }
         return new ChangedLongKeys(
                 keys.stream().mapToLong(Long::longValue).sorted().toArray());
     }

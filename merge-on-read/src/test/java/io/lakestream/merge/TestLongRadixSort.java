@@ -89,6 +89,23 @@ class TestLongRadixSort {
         }
     }
 
+    @Test
+    void sortedKeysOfAnIndexAscend() {
+        LongKeyIndex index = new LongKeyIndex(16);
+        long[] keys =
+                new Random(3).longs(50_000, -1_000_000, 1_000_000).distinct().toArray();
+        for (long key : keys) {
+            index.put(key, 1);
+        }
+        // zero is kept beside the hash table
+        index.put(0, 1);
+        long[] expected = LongStream.concat(Arrays.stream(keys), LongStream.of(0))
+                .distinct()
+                .sorted()
+                .toArray();
+        assertThat(index.sortedKeys()).isEqualTo(expected);
+    }
+
     private static long[] unbox(Long[] values) {
         return Arrays.stream(values).mapToLong(Long::longValue).toArray();
     }
