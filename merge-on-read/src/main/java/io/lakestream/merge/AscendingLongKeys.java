@@ -19,21 +19,47 @@ final class AscendingLongKeys {
         this.keys = keys;
     }
 
-    /** True if the keys of {@code rows[0, size)} do not descend ({@code keys[rows[i]] <= keys[rows[i + 1]]}). */
-    static boolean ascending(long[] keys, int[] rows, int size) {
+    /** How rows are ordered by key. */
+    enum RowOrder {
+        /** Some key descends. */
+        UNORDERED,
+        /** The keys do not descend ({@code keys[rows[i]] <= keys[rows[i + 1]]}). */
+        ASCENDING,
+        /** {@link #ASCENDING}, and the rows are {@code 0..size-1}: every row of a batch. */
+        EVERY_ROW_ASCENDING
+    }
+
+    /** How the keys of {@code rows[0, size)} are ordered. */
+    static RowOrder order(long[] keys, int[] rows, int size) {
         long previous = Long.MIN_VALUE;
+        boolean everyRow = true;
         for (int i = 0; i < size; i++) {
-            long key = keys[rows[i]];
+            int row = rows[i];
+            long key = keys[row];
             if (key < previous) {
-                return false;
+                return RowOrder.UNORDERED;
             }
+            everyRow &= row == i;
             previous = key;
         }
-        return true;
+        return everyRow ? RowOrder.EVERY_ROW_ASCENDING : RowOrder.ASCENDING;
+    }
+
+    int size() {
+        return keys.length;
+    }
+
+    /** A hash index of these keys, for rows out of key order. */
+    LongKeyIndex hashed() {
+        LongKeyIndex index = new LongKeyIndex(keys.length);
+        for (long key : keys) {
+            index.put(key, 0);
+        }
+        return index;
     }
 
     /**
-     * Narrows {@code rows[0, size)}, whose keys must ascend ({@link #ascending}), in place to the rows whose
+     * Narrows {@code rows[0, size)}, whose keys must ascend ({@link #order}), in place to the rows whose
      * key is not one of these keys; returns how many remain.
      */
     int retainAbsent(long[] rowKeys, int[] rows, int size) {

@@ -6,17 +6,28 @@ import java.util.List;
 /**
  * The keys a log tail changes ({@link ChangedKeys}) when the primary key is one {@code int},
  * {@code long} or {@code date} column, whose values every engine holds as the same integer (unlike
- * time and timestamp, whose units differ by engine): primitive longs in a {@link LongKeyIndex}.
+ * time and timestamp, whose units differ by engine): primitive longs, ascending ({@link
+ * SortedLongChanges}). Lake rows in key order (a lake file written sorted by key) are merged with them
+ * in order; for rows out of order a hash index of the keys is built on first need. Keys given as a hash
+ * index ({@link #of}) are sorted on first need instead.
  */
 public final class ChangedLongKeys implements ChangedKeys {
-    private final LongKeyIndex index;
-    /** The keys in order, made when rows with ascending keys first come (a sorted lake); one split's thread reads them. */
+    /*
+     * At least one of the two is set from the start; the other is made from it when rows first need it. One
+     * split's thread reads them.
+     */
     private AscendingLongKeys ascending;
+    private LongKeyIndex hashed;
 
     private long rowsInKeyOrder;
 
-    ChangedLongKeys(LongKeyIndex index) {
-        this.index = index;
+    /** @param sortedKeys distinct and ascending (kept, not copied) */
+    ChangedLongKeys(long[] sortedKeys) {
+        this.ascending = new AscendingLongKeys(sortedKeys);
+    }
+
+    private ChangedLongKeys(LongKeyIndex keys) {
+        this.hashed = keys;
     }
 
     /**
@@ -45,24 +56,36 @@ public final class ChangedLongKeys implements ChangedKeys {
 
     @Override
     public int size() {
-        return index.size();
+        return ascending != null ? ascending.size() : hashed.size();
+    }
+
+    /** True if the tail changes this key (a hash probe: for rows one at a time). */
+    boolean contains(long key) {
+        return hashed().contains(key);
     }
 
     /**
      * Narrows {@code positions[0, size)} in place to those whose key the tail does not change; returns
      * how many remain. Position {@code p}'s key is {@code keys[p]}. Positions whose keys ascend (a lake
-     * file written in key order) are merged with the changed keys in order; others are probed in the
-     * hash index.
+     * file written in key order) are merged with the changed keys in order (by galloping searches when the
+     * positions are all of {@code 0..size-1}); others are probed in the hash index.
      */
     public int retainUnchanged(long[] keys, int[] positions, int size) {
-        if (size >= AscendingLongKeys.MIN_ROWS && AscendingLongKeys.ascending(keys, positions, size)) {
-            if (ascending == null) {
-                ascending = new AscendingLongKeys(index.sortedKeys());
+        if (size >= AscendingLongKeys.MIN_ROWS) {
+            switch (AscendingLongKeys.order(keys, positions, size)) {
+                case EVERY_ROW_ASCENDING -> {
+                    rowsInKeyOrder += size;
+                    // the positions are 0..size-1: the kept rows are written over them, never ahead of the reads
+                    return sorted().retainAbsentInRange(keys, 0, size, positions);
+                }
+                case ASCENDING -> {
+                    rowsInKeyOrder += size;
+                    return sorted().retainAbsent(keys, positions, size);
+                }
+                case UNORDERED -> {}
             }
-            rowsInKeyOrder += size;
-            return ascending.retainAbsent(keys, positions, size);
         }
-        return index.retainAbsent(keys, positions, size);
+        return hashed().retainAbsent(keys, positions, size);
     }
 
     /**
@@ -72,11 +95,8 @@ public final class ChangedLongKeys implements ChangedKeys {
      * The changed keys are found among the rows by galloping searches, without comparing every row.
      */
     public int retainUnchangedInAscendingRange(long[] keys, int from, int to, int[] kept) {
-        if (ascending == null) {
-            ascending = new AscendingLongKeys(index.sortedKeys());
-        }
         rowsInKeyOrder += to - from;
-        return ascending.retainAbsentInRange(keys, from, to, kept);
+        return sorted().retainAbsentInRange(keys, from, to, kept);
     }
 
     /** True if {@code keys} never descend along the array. */
@@ -87,6 +107,20 @@ public final class ChangedLongKeys implements ChangedKeys {
             }
         }
         return true;
+    }
+
+    private AscendingLongKeys sorted() {
+        if (ascending == null) {
+            ascending = new AscendingLongKeys(hashed.sortedKeys());
+        }
+        return ascending;
+    }
+
+    private LongKeyIndex hashed() {
+        if (hashed == null) {
+            hashed = ascending.hashed();
+        }
+        return hashed;
     }
 
     /**

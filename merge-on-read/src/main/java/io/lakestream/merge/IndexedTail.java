@@ -41,7 +41,7 @@ public final class IndexedTail {
     private static ChangedKeys changedKeys(
             LakestreamTable table, LogSnapshot log, LogRange range, TailIndex index, BufferAllocator allocator) {
         return switch (index.keys()) {
-            case TailKeys.SingleLong longs when ChangedLongKeys.supports(table) -> new ChangedLongKeys(longs.index());
+            case TailKeys.SingleLong longs when ChangedLongKeys.supports(table) -> longs.changedKeys();
             case TailKeys.Generic encoded -> new ChangedEncodedKeys(encoded.index());
             default -> ChangedEncodedKeys.read(table, log, range, allocator);
         };

@@ -2,12 +2,11 @@ package io.lakestream.merge;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import java.nio.LongBuffer;
-
 /**
  * An open-addressing hash map from a primitive {@code long} key to a non-negative {@code long}
  * value: the index of a primary key of one integral column (int, long, date, time, timestamp),
- * without the canonical byte encoding of {@link KeyIndex}. Keys live in one {@code long[]} (linear
+ * without the canonical byte encoding of {@link KeyIndex}, for lake rows out of key order (the keys of a
+ * tail are sorted first, see {@link SortedLongChanges}; rows in key order are merged with them). Keys live in one {@code long[]} (linear
  * probing, Fibonacci hashing), so a miss, the common case when probing lake rows, reads one array.
  * Key {@code 0} marks a free slot and is kept beside the table. A two-bit filter (8 bits per
  * slot, in 64-bit blocks) answers most misses without touching the table.
@@ -111,24 +110,6 @@ public final class LongKeyIndex {
         for (int i = 0; i < size; i++) {
             int row = rows[i];
             long key = keys[row];
-            long hash = key * FILTER_MULTIPLIER;
-            long mask = filterMask(hash);
-            rows[kept] = row;
-            if ((bits[filterWord(hash, wordShift)] & mask) != mask || !containsInTable(key)) {
-                kept++;
-            }
-        }
-        return kept;
-    }
-
-    /** {@link #retainAbsent(long[], int[], int)} with the keys in a buffer (e.g. a view of a vector's memory: no copy). */
-    public int retainAbsent(LongBuffer keys, int[] rows, int size) {
-        long[] bits = filter;
-        int wordShift = filterWordShift;
-        int kept = 0;
-        for (int i = 0; i < size; i++) {
-            int row = rows[i];
-            long key = keys.get(row);
             long hash = key * FILTER_MULTIPLIER;
             long mask = filterMask(hash);
             rows[kept] = row;

@@ -1,10 +1,10 @@
 package io.lakestream.merge;
 
+import static com.google.common.base.Preconditions.checkState;
+
 import io.lakestream.log.ChangeType;
 import io.lakestream.reader.LogBatch;
-import java.nio.ByteOrder;
 import java.util.List;
-import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.iceberg.types.Type;
@@ -12,8 +12,8 @@ import org.apache.iceberg.types.Type;
 /**
  * The keys of a log tail's index for one merge pass, each mapped to its last change
  * ({@code offset << 1 | 1 if a delete}). Two layouts with the same meaning: {@link SingleLong} for a
- * primary key of one integral column (keys are primitive longs, probed in a loop over the key
- * vector), {@link Generic} for every other key (the canonical byte encoding of docs/merge.md).
+ * primary key of one integral column (keys are primitive longs, sorted once: lake rows in key order are
+ * merged with them in order), {@link Generic} for every other key (the canonical byte encoding of docs/merge.md).
  *
  * <p>Each layout decides which merge pass a key belongs to with its own hash; the index of a pass
  * and the lake rows probed against it always go through the same layout, so every key is still
@@ -56,20 +56,28 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
         return offset << 1;
     }
 
-    /** A key of one int, date, long, time or timestamp column: a {@link LongKeyIndex}, nulls beside it. */
+    /**
+     * A key of one int, date, long, time or timestamp column: the changes are collected in offset order and
+     * sorted by key once after the last ({@link SortedLongChanges}); the null key beside them.
+     */
     final class SingleLong implements TailKeys {
-        private final LongKeyIndex index;
+        private SortedLongChanges.Builder builder;
+        /** The last change per key, sorted when the index is first read (all changes are added by then). */
+        private SortedLongChanges sorted;
 
-        /** The index of the non-null keys (a primary key is never null). */
-        LongKeyIndex index() {
-            return index;
-        }
-
+        private ChangedLongKeys changedKeys;
         private long nullValue = -1;
         private long[] scratch = new long[0];
 
-        SingleLong(int expectedKeys) {
-            this.index = new LongKeyIndex(expectedKeys);
+        /** @param expectedChanges how many changes the pass is expected to add (the arrays grow beyond it) */
+        SingleLong(int expectedChanges) {
+            this.builder = new SortedLongChanges.Builder(expectedChanges);
+        }
+
+        /** The keys with a change (a primary key is never null: without the null key). */
+        ChangedLongKeys changedKeys() {
+            sorted();
+            return changedKeys;
         }
 
         static boolean supports(Type type) {
@@ -89,6 +97,7 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
 
         @Override
         public long add(List<FieldVector> keyVectors, LogBatch batch, int pass, int passes) {
+            checkState(sorted == null, "a change was added after the index was read");
             FieldVector vector = keyVectors.get(0);
             int rows = batch.rowCount();
             long[] keys = load(vector, rows);
@@ -108,7 +117,7 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
                 if (passes > 1 && partition(key, passes) != pass) {
                     continue;
                 }
-                index.put(key, value);
+                builder.add(key, value);
                 added++;
             }
             return added;
@@ -116,29 +125,21 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
 
         @Override
         public int retainUnchanged(List<FieldVector> keyVectors, Selection selection, int pass, int passes) {
+            ChangedLongKeys changed = changedKeys();
             FieldVector vector = keyVectors.get(0);
             int[] rows = selection.rows();
             int size = selection.size();
             if (size == 0) {
                 return 0;
             }
+            long[] keys = load(vector, rows[size - 1] + 1);
             int kept = 0;
             int hidden = 0;
             if (passes == 1 && vector.getNullCount() == 0) {
-                // the common case: one pass, no null keys; 8-byte keys are read in place
-                int width = vector instanceof BaseFixedWidthVector fixed ? fixed.getTypeWidth() : 0;
-                kept = width == Long.BYTES
-                        ? index.retainAbsent(
-                                vector.getDataBuffer()
-                                        .nioBuffer(0, (rows[size - 1] + 1) * Long.BYTES)
-                                        .order(ByteOrder.LITTLE_ENDIAN)
-                                        .asLongBuffer(),
-                                rows,
-                                size)
-                        : index.retainAbsent(load(vector, rows[size - 1] + 1), rows, size);
+                // the common case: one pass, no null keys; in key order, a merge with the sorted keys
+                kept = changed.retainUnchanged(keys, rows, size);
                 hidden = size - kept;
             } else {
-                long[] keys = load(vector, rows[size - 1] + 1);
                 for (int i = 0; i < size; i++) {
                     int row = rows[i];
                     boolean isNull = vector.isNull(row);
@@ -146,8 +147,8 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
                     if (passes > 1 && partition != pass) {
                         continue;
                     }
-                    boolean changed = isNull ? nullValue != -1 : index.contains(keys[row]);
-                    if (changed) {
+                    boolean isChanged = isNull ? nullValue != -1 : changed.contains(keys[row]);
+                    if (isChanged) {
                         hidden++;
                     } else {
                         rows[kept++] = row;
@@ -160,13 +161,22 @@ sealed interface TailKeys permits TailKeys.SingleLong, TailKeys.Generic {
 
         @Override
         public long[] values() {
-            long[] values = index.values();
+            long[] values = sorted().changes();
             if (nullValue == -1) {
                 return values;
             }
             long[] withNull = java.util.Arrays.copyOf(values, values.length + 1);
             withNull[values.length] = nullValue;
             return withNull;
+        }
+
+        private SortedLongChanges sorted() {
+            if (sorted == null) {
+                sorted = builder.build();
+                builder = null;
+                changedKeys = new ChangedLongKeys(sorted.keys());
+            }
+            return sorted;
         }
 
         /** The first {@code rows} values of an int or long vector as longs (null rows hold garbage). */

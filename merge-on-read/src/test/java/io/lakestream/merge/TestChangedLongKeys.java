@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link ChangedLongKeys#retainUnchanged}: rows in key order take the merge walk ({@link AscendingLongKeys}),
- * others the hash probe; both against a set of the changed keys as the oracle.
+ * every row of a batch in key order the galloping search, others the hash probe; all against a set of the
+ * changed keys as the oracle.
  */
 class TestChangedLongKeys {
     private static final long[] EDGES = {
@@ -26,7 +27,7 @@ class TestChangedLongKeys {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
             Set<Long> changed = randomKeys(random, range, random.nextInt(2_000));
-            ChangedLongKeys keys = changedKeys(changed);
+            ChangedLongKeys keys = changedKeys(changed, random.nextBoolean());
 
             long[] rowKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < rowKeys.length; i++) {
@@ -49,8 +50,11 @@ class TestChangedLongKeys {
             int[] expected = Arrays.stream(rows, 0, size)
                     .filter(row -> !changed.contains(rowKeys[row]))
                     .toArray();
+            boolean inOrder = size >= AscendingLongKeys.MIN_ROWS
+                    && IntStream.range(1, size).allMatch(i -> rowKeys[rows[i - 1]] <= rowKeys[rows[i]]);
             int kept = keys.retainUnchanged(rowKeys, rows, size);
             assertThat(Arrays.copyOf(rows, kept)).as("round %s", round).containsExactly(expected);
+            assertThat(keys.rowsInKeyOrder()).as("round %s", round).isEqualTo(inOrder ? size : 0);
         }
     }
 
@@ -65,7 +69,7 @@ class TestChangedLongKeys {
         for (int round = 0; round < 2_000; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             Set<Long> changed = randomKeys(random, range, random.nextInt(round % 4 == 0 ? 5 : 3_000));
-            ChangedLongKeys keys = changedKeys(changed);
+            ChangedLongKeys keys = changedKeys(changed, random.nextBoolean());
             long[] fileKeys = new long[random.nextInt(3_000)];
             for (int i = 0; i < fileKeys.length; i++) {
                 fileKeys[i] = randomKey(random, range);
@@ -108,11 +112,7 @@ class TestChangedLongKeys {
 
     @Test
     void ascendingRowsBeyondEveryChangedKeyAndAmongThem() {
-        LongKeyIndex index = new LongKeyIndex();
-        for (long key : new long[] {10, 20, 30, Long.MIN_VALUE, Long.MAX_VALUE, 0}) {
-            index.put(key, 1);
-        }
-        ChangedLongKeys keys = new ChangedLongKeys(index);
+        ChangedLongKeys keys = new ChangedLongKeys(new long[] {Long.MIN_VALUE, 0, 10, 20, 30, Long.MAX_VALUE});
         long[] below = LongStream.range(-100, -80).toArray();
         assertThat(keys.retainUnchanged(below, identity(below.length), below.length))
                 .isEqualTo(below.length);
@@ -139,13 +139,15 @@ class TestChangedLongKeys {
         return keys;
     }
 
-    private static ChangedLongKeys changedKeys(Set<Long> keys) {
-        LongKeyIndex index = new LongKeyIndex(1);
-        long value = 0;
-        for (long key : keys) {
-            index.put(key, value++);
+    /** The keys as a log tail gives them (sorted), or as equality delete files do (a hash index, {@link ChangedLongKeys#of}). */
+    private static ChangedLongKeys changedKeys(Set<Long> keys, boolean fromHashIndex) {
+        if (fromHashIndex) {
+            LongKeyIndex index = new LongKeyIndex(1);
+            keys.forEach(key -> index.put(key, 0));
+            return ChangedLongKeys.of(index);
         }
-        return new ChangedLongKeys(index);
+        return new ChangedLongKeys(
+                keys.stream().mapToLong(Long::longValue).sorted().toArray());
     }
 
     private static long randomKey(Random random, int range) {

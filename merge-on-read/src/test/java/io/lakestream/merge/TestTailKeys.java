@@ -1,6 +1,7 @@
 package io.lakestream.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.log.ChangeType;
 import io.lakestream.reader.LogBatch;
@@ -94,6 +95,35 @@ class TestTailKeys {
                 seed -> (long) (int) longKey(seed));
     }
 
+    @Test
+    void noChangeIsAddedAfterTheIndexIsRead() {
+        TailKeys keys = TailKeys.forKeyTypes(List.of(Types.LongType.get()), 4);
+        keys.values();
+        try (LogBatch batch = logBatch(new long[] {1, 2})) {
+            assertThatThrownBy(() -> keys.add(List.of(batch.column(0)), batch, 0, 1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("after the index was read");
+        }
+    }
+
+    private LogBatch logBatch(long[] keys) {
+        TinyIntVector types = new TinyIntVector("__change_type", allocator);
+        TimeStampMicroTZVector times = new TimeStampMicroTZVector("__timestamp", allocator, "UTC");
+        BigIntVector key = new BigIntVector("id", allocator);
+        types.allocateNew(keys.length);
+        times.allocateNew(keys.length);
+        key.allocateNew(keys.length);
+        for (int row = 0; row < keys.length; row++) {
+            types.set(row, ChangeType.UPSERT.code());
+            times.set(row, 0);
+            key.set(row, keys[row]);
+        }
+        types.setValueCount(keys.length);
+        times.setValueCount(keys.length);
+        key.setValueCount(keys.length);
+        return new LogBatch(0, 0, 0, new VectorSchemaRoot(List.of(types, times, key)));
+    }
+
     /** A key from a random long: mostly a small range (so that keys repeat), sometimes an edge value, sometimes null. */
     private long longKey(long seed) {
         int choice = (int) Math.floorMod(seed, 10);
@@ -141,17 +171,24 @@ class TestTailKeys {
                 log.add(new LogBatch(0, offset, 0, new VectorSchemaRoot(List.of(types, times, key))));
                 offset += rows;
             }
-            // lake rows: with and without null keys
+            // lake rows: with and without null keys, and in key order (a compacted file: merged with the sorted keys)
             List<BaseFixedWidthVector> lake = new ArrayList<>();
-            for (boolean nulls : new boolean[] {false, true}) {
+            for (String kind : List.of("unordered", "nulls", "ascending")) {
                 int rows = 2000;
+                long[] values = new long[rows];
+                for (int row = 0; row < rows; row++) {
+                    values[row] = keys.apply(random.nextLong());
+                }
+                if (kind.equals("ascending")) {
+                    java.util.Arrays.sort(values);
+                }
                 BaseFixedWidthVector key = vectors.get();
                 key.allocateNew(rows);
                 for (int row = 0; row < rows; row++) {
-                    if (nulls && random.nextInt(20) == 0) {
+                    if (kind.equals("nulls") && random.nextInt(20) == 0) {
                         key.setNull(row);
                     } else {
-                        setter.set(key, row, keys.apply(random.nextLong()));
+                        setter.set(key, row, values[row]);
                     }
                 }
                 key.setValueCount(rows);
