@@ -58,8 +58,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *
  * <p>Every table of every section is written and tiered first. Then each query of each section runs once on
  * both sides, printed as the cold first runs; then a JVM warm-up runs every query of every section on both
- * sides, interleaved, for {@code --warmup-rounds} rounds (5) and at least {@code --warmup-seconds} (0), so that
- * the section measured first is not measured while the JIT still compiles whichever side ran less so far.
+ * sides, interleaved, for {@code --warmup-rounds} rounds (5) and at least {@code --warmup-seconds} (0), and then
+ * until two rounds in a row are not more than 3% faster than every round before them (at most {@code
+ * --warmup-max-rounds}, 20), so that the sections measured first are not measured while the JIT still compiles
+ * (after five rounds the round times were still falling by 5-10% a round).
  * Then each section: both sides return the same rows (checked where there is a goal), {@code --warmup} (2)
  * more interleaved rounds, and {@code --rounds} (5) timed rounds, the two sides interleaved round by round
  * (alternating which runs first) so that a change of the machine's load hits both. Other options: {@code
@@ -140,6 +142,7 @@ public final class TrinoUnionReadBenchmark {
         int rounds = 5;
         int warmup = 2;
         int warmupRounds = 5;
+        int warmupMaxRounds = 20;
         int warmupSeconds = 0;
         int profileSeconds = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
@@ -151,6 +154,7 @@ public final class TrinoUnionReadBenchmark {
                 case "--warmup" -> warmup = value;
                 case "--warmup-rounds" -> warmupRounds = value;
                 case "--warmup-seconds" -> warmupSeconds = value;
+                case "--warmup-max-rounds" -> warmupMaxRounds = value;
                 case "--profile-tail-seconds" -> profileSeconds = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -200,7 +204,7 @@ public final class TrinoUnionReadBenchmark {
             List<Section> sections = sections(trino.getDefaultSession());
             TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
             bench.printColdRuns(sections);
-            bench.warmUp(sections, warmupRounds, warmupSeconds);
+            bench.warmUp(sections, warmupRounds, warmupSeconds, warmupMaxRounds);
             if (profileSeconds > 0) {
                 String sql = SCANS.getFirst();
                 bench.profile(sql.formatted("lakestream.tests." + TAIL), "union", profileSeconds);
@@ -330,20 +334,26 @@ public final class TrinoUnionReadBenchmark {
      * Runs every query of every section on both sides, interleaved (which side runs first alternates by round),
      * until both {@code minRounds} rounds and {@code minSeconds} have passed: both sides get the same warm-up.
      */
-    private void warmUp(List<Section> sections, int minRounds, int minSeconds) {
+    private void warmUp(List<Section> sections, int minRounds, int minSeconds, int maxRounds) {
         long start = System.nanoTime();
         long minNanos = minSeconds * 1_000_000_000L;
         int round = 0;
         // each round's seconds: they fall while the JIT compiles, and level off once it is done
         StringBuilder roundSeconds = new StringBuilder();
-        while (round < minRounds || System.nanoTime() - start < minNanos) {
+        long fastestBefore = Long.MAX_VALUE;
+        int levelRounds = 0;
+        while (round < maxRounds && (round < minRounds || System.nanoTime() - start < minNanos || levelRounds < 2)) {
             long roundStart = System.nanoTime();
             for (Section section : sections) {
                 for (Comparison query : section.queries()) {
                     runBoth(query, round);
                 }
             }
-            roundSeconds.append(" %.1f".formatted((System.nanoTime() - roundStart) / 1e9));
+            long nanos = System.nanoTime() - roundStart;
+            roundSeconds.append(" %.1f".formatted(nanos / 1e9));
+            // still warming while a round beats every earlier one by more than 3%; done after two rounds that do not
+            levelRounds = nanos < fastestBefore * 0.97 ? 0 : levelRounds + 1;
+            fastestBefore = Math.min(fastestBefore, nanos);
             round++;
         }
         OUT.printf(
