@@ -64,9 +64,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * (after five rounds the round times were still falling by 5-10% a round).
  * Then each section: both sides return the same rows (checked where there is a goal), {@code --warmup} (2)
  * more interleaved rounds, and {@code --rounds} (5) timed rounds, the two sides interleaved round by round
- * (alternating which runs first) so that a change of the machine's load hits both, each timed query after a full
- * garbage collection ({@code --gc-before-timed-queries 0} turns that off), so that neither side pays for collecting
- * the other's garbage. Other options: {@code
+ * (alternating which runs first) so that a change of the machine's load hits both. Other options: {@code
  * --rows} (3,000,000), {@code --buckets} (4). {@code --profile-tail-seconds N} replaces the measurements: after
  * the warm-up it records a JFR profile of the union read with the 5% tail for N seconds, then one of the same
  * query on {@code "t$lake"} (the same lake files, no tail) for N seconds, each into its own file.
@@ -91,14 +89,11 @@ public final class TrinoUnionReadBenchmark {
     private final DistributedQueryRunner trino;
     private final int rounds;
     private final int warmup;
-    private final boolean collectBeforeTimedQueries;
 
-    private TrinoUnionReadBenchmark(
-            DistributedQueryRunner trino, int rounds, int warmup, boolean collectBeforeTimedQueries) {
+    private TrinoUnionReadBenchmark(DistributedQueryRunner trino, int rounds, int warmup) {
         this.trino = trino;
         this.rounds = rounds;
         this.warmup = warmup;
-        this.collectBeforeTimedQueries = collectBeforeTimedQueries;
     }
 
     /** The same query on two sides, timed against each other. */
@@ -148,7 +143,6 @@ public final class TrinoUnionReadBenchmark {
         int warmup = 2;
         int warmupRounds = 5;
         int warmupMaxRounds = 20;
-        boolean collectBeforeTimedQueries = true;
         int warmupSeconds = 0;
         int profileSeconds = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
@@ -161,7 +155,6 @@ public final class TrinoUnionReadBenchmark {
                 case "--warmup-rounds" -> warmupRounds = value;
                 case "--warmup-seconds" -> warmupSeconds = value;
                 case "--warmup-max-rounds" -> warmupMaxRounds = value;
-                case "--gc-before-timed-queries" -> collectBeforeTimedQueries = value != 0;
                 case "--profile-tail-seconds" -> profileSeconds = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -209,8 +202,7 @@ public final class TrinoUnionReadBenchmark {
                     rows, buckets, Runtime.getRuntime().availableProcessors(), (System.nanoTime() - setupStart) / 1e9);
 
             List<Section> sections = sections(trino.getDefaultSession());
-            TrinoUnionReadBenchmark bench =
-                    new TrinoUnionReadBenchmark(trino, rounds, warmup, collectBeforeTimedQueries);
+            TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
             bench.printColdRuns(sections);
             bench.warmUp(sections, warmupRounds, warmupSeconds, warmupMaxRounds);
             if (profileSeconds > 0) {
@@ -452,7 +444,7 @@ public final class TrinoUnionReadBenchmark {
             List<Timing> oursTimings = new ArrayList<>();
             List<Timing> theirTimings = new ArrayList<>();
             for (int round = 0; round < rounds; round++) {
-                Timing[] both = runBoth(query, round, collectBeforeTimedQueries);
+                Timing[] both = runBoth(query, round);
                 oursTimings.add(both[0]);
                 theirTimings.add(both[1]);
             }
@@ -474,23 +466,13 @@ public final class TrinoUnionReadBenchmark {
      * always finds the other's warm caches; returns ours and theirs.
      */
     private Timing[] runBoth(Comparison query, int round) {
-        return runBoth(query, round, false);
-    }
-
-    /**
-     * @param collectFirst whether each query starts after a full garbage collection, so that it does not pay for
-     *     collecting the garbage of the query before it (the other side's): the two sides allocate very
-     *     differently (the stock connector's equality deletes), and which one cleans up after the other would
-     *     otherwise depend on the interleaving
-     */
-    private Timing[] runBoth(Comparison query, int round, boolean collectFirst) {
         Timing[] both = new Timing[2];
         if (round % 2 == 0) {
-            both[0] = time(query.session(), query.ours(), collectFirst);
-            both[1] = time(query.session(), query.theirs(), collectFirst);
+            both[0] = time(query.session(), query.ours());
+            both[1] = time(query.session(), query.theirs());
         } else {
-            both[1] = time(query.session(), query.theirs(), collectFirst);
-            both[0] = time(query.session(), query.ours(), collectFirst);
+            both[1] = time(query.session(), query.theirs());
+            both[0] = time(query.session(), query.ours());
         }
         return both;
     }
@@ -498,10 +480,7 @@ public final class TrinoUnionReadBenchmark {
     /** Wall and process CPU seconds of one query. */
     private record Timing(double seconds, double cpuSeconds) {}
 
-    private Timing time(Session session, String sql, boolean collectFirst) {
-        if (collectFirst) {
-            System.gc();
-        }
+    private Timing time(Session session, String sql) {
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
         trino.execute(session, sql);
