@@ -22,8 +22,9 @@ import org.apache.iceberg.types.Types;
 /**
  * The Iceberg delete files of a split's lake data files, for the pages Trino's Parquet reader makes of
  * them: each data file's deleted rows (its position delete files) and the keys of its equality delete
- * files. An equality delete file usually applies to every data file of a bucket tiered before it: it is
- * read once per split. Which delete files apply to which data file the planner decided already (Iceberg's
+ * files. An equality delete file usually applies to every data file of a bucket tiered before it, and a large
+ * data file is several byte ranges of a split: equality delete files are read once per split, a data file's
+ * deleted rows once per split. Which delete files apply to which data file the planner decided already (Iceberg's
  * sequence-number rules).
  */
 final class LakeFileDeletes {
@@ -41,6 +42,8 @@ final class LakeFileDeletes {
     private final List<Integer> longPrimaryKey;
     private final IntUnaryOperator readColumnOfField;
     private final Map<String, HiddenLakeKeys> equality = new HashMap<>();
+    /** The deleted rows of a data file, by path: a large file is several byte ranges of one split. */
+    private final Map<String, DeletedLakeRows> deletedRows = new HashMap<>();
 
     /**
      * @param readColumnOfField the read column (of the data files) of a field id: every equality column of the
@@ -84,7 +87,9 @@ final class LakeFileDeletes {
         }
         boolean positionDeletes =
                 file.deletes().stream().anyMatch(delete -> delete.content() == LakeDeleteFile.Content.POSITION);
-        DeletedLakeRows rows = positionDeletes ? new DeletedLakeRows(reader.deletedRows(file)) : DeletedLakeRows.NONE;
+        DeletedLakeRows rows = positionDeletes
+                ? deletedRows.computeIfAbsent(file.path(), _ -> new DeletedLakeRows(reader.deletedRows(file)))
+                : DeletedLakeRows.NONE;
         List<HiddenLakeKeys> equalityDeletes = new ArrayList<>();
         for (LakeDeleteFile delete : file.deletes()) {
             if (delete.content() == LakeDeleteFile.Content.EQUALITY) {
