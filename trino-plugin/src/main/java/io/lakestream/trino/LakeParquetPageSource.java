@@ -12,7 +12,6 @@ import io.lakestream.table.LakestreamTable;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetReaderOptions;
-import io.trino.spi.Page;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.RowBlock;
 import io.trino.spi.block.RunLengthEncodedBlock;
@@ -29,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 import org.apache.iceberg.types.Types;
 
@@ -209,24 +207,31 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 continue;
             }
             pageFirstRow = current.pageFirstRow();
-            int rows = retainRows(page);
+            int positionCount = page.getPositionCount();
+            int[] positions = null;
+            int rows = positionCount;
+            if (currentDeletes.isEmpty() && filter.isEmpty() && hiddenKeys.isEmpty()) {
+                lakeRows += positionCount;
+            } else {
+                // a new array per page: the selected page keeps it until its blocks are loaded
+                positions = new int[positionCount];
+                rows = retainRows(page, positions);
+            }
             if (rows == 0) {
                 continue;
             }
             if (limit.isPresent() && rowsReturned + rows >= limit.getAsLong()) {
-                int keep = (int) (limit.getAsLong() - rowsReturned);
-                if (keep < rows) {
-                    int[] positions = new int[keep];
-                    for (int i = 0; i < keep; i++) {
-                        positions[i] = i;
-                    }
-                    page.selectPositions(positions, 0, keep);
-                    rows = keep;
-                }
+                rows = (int) Math.min(rows, limit.getAsLong() - rowsReturned);
                 finished = true;
             }
             rowsReturned += rows;
-            return new OutputPage(page, current, outputs);
+            List<Output> pageOutputs = outputs;
+            LakeParquetFile file = current;
+            SelectedLakePage.Channel channels =
+                    channel -> pageOutputs.get(channel).block(page, file);
+            return rows == positionCount
+                    ? new SelectedLakePage(page, outputs.size(), channels)
+                    : new SelectedLakePage(page, outputs.size(), channels, positions, rows);
         }
         closeCurrent();
         return null;
@@ -234,17 +239,11 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     /**
      * Drops the rows Iceberg's deletes remove, those the enforced filter rejects and those whose key the
-     * tail changes, with one selection of the page's positions: each step reads its blocks as the reader
-     * made them (not through a selection), and the page's other blocks are selected once.
+     * tail changes: each step reads its blocks as the reader made them (not through a selection), and
+     * narrows {@code positions} (as long as the page) in place; returns how many remain.
      */
-    private int retainRows(SourcePage page) {
+    private int retainRows(SourcePage page, int[] positions) {
         int positionCount = page.getPositionCount();
-        if (currentDeletes.isEmpty() && filter.isEmpty() && hiddenKeys.isEmpty()) {
-            lakeRows += positionCount;
-            return positionCount;
-        }
-        // a new array per page: the page may keep the selected positions until its blocks are loaded
-        int[] positions = new int[positionCount];
         for (int position = 0; position < positionCount; position++) {
             positions[position] = position;
         }
@@ -261,9 +260,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         rows = filter.retain(page, current::channel, positions, rows);
         if (hiddenKeys.isPresent()) {
             rows = retainKeys(hiddenKeys.get(), page, positions, rows);
-        }
-        if (rows > 0 && rows < positionCount) {
-            page.selectPositions(positions, 0, rows);
         }
         return rows;
     }
@@ -404,63 +400,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 blocks[i] = fields.get(i).block(page, file);
             }
             return RowBlock.fromFieldBlocks(page.getPositionCount(), blocks);
-        }
-    }
-
-    /** The reader's page seen through the output channels; blocks stay lazy until the engine asks. */
-    private static final class OutputPage implements SourcePage {
-        private final SourcePage page;
-        private final LakeParquetFile file;
-        private final List<Output> outputs;
-
-        OutputPage(SourcePage page, LakeParquetFile file, List<Output> outputs) {
-            this.page = page;
-            this.file = file;
-            this.outputs = outputs;
-        }
-
-        @Override
-        public int getPositionCount() {
-            return page.getPositionCount();
-        }
-
-        @Override
-        public long getSizeInBytes() {
-            return page.getSizeInBytes();
-        }
-
-        @Override
-        public long getRetainedSizeInBytes() {
-            return page.getRetainedSizeInBytes();
-        }
-
-        @Override
-        public void retainedBytesForEachPart(ObjLongConsumer<Object> consumer) {
-            page.retainedBytesForEachPart(consumer);
-        }
-
-        @Override
-        public int getChannelCount() {
-            return outputs.size();
-        }
-
-        @Override
-        public Block getBlock(int channel) {
-            return outputs.get(channel).block(page, file);
-        }
-
-        @Override
-        public Page getPage() {
-            Block[] blocks = new Block[outputs.size()];
-            for (int channel = 0; channel < blocks.length; channel++) {
-                blocks[channel] = getBlock(channel);
-            }
-            return new Page(getPositionCount(), blocks);
-        }
-
-        @Override
-        public void selectPositions(int[] positions, int offset, int size) {
-            page.selectPositions(positions, offset, size);
         }
     }
 }
