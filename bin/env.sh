@@ -68,6 +68,14 @@ ensure_built() {
     touch "$stamp"
 }
 
+# The JVM settings Trino's documentation recommends for a server's jvm.config, for the JVMs that run Trino
+# (the embedded server and the Trino benchmark): 32 MB G1 regions, so that Parquet column chunks of a few
+# MB are not humongous objects (each such allocation started a concurrent cycle), a code cache and
+# recompilation limits large enough that the JIT does not give up on hot methods.
+TRINO_JVM_FLAGS="-XX:+UseG1GC -XX:G1HeapRegionSize=32M -XX:+ExplicitGCInvokesConcurrent -XX:ReservedCodeCacheSize=512M \
+-XX:PerMethodRecompilationCutoff=10000 -XX:PerBytecodeRecompilationCutoff=10000 -XX:-OmitStackTraceInFastThrow \
+-Djdk.nio.maxCachedBufferSize=2000000"
+
 # Runs MAIN of MODULE with the class path ensure_built wrote and the JVM flags the project needs.
 run_java() {
     local module=$1 scope=$2 main=$3

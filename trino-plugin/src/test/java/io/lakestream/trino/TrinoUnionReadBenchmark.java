@@ -1,5 +1,7 @@
 package io.lakestream.trino;
 
+import static java.util.stream.Collectors.joining;
+
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
@@ -200,6 +202,11 @@ public final class TrinoUnionReadBenchmark {
             OUT.printf(
                     "table: %,d rows, %d buckets, primary key id; %d cores; set-up (3 tables) %.0f s%n",
                     rows, buckets, Runtime.getRuntime().availableProcessors(), (System.nanoTime() - setupStart) / 1e9);
+            // heap and collector settings move the timings: printed with them (./lakestream sets Trino's own)
+            OUT.println("JVM: "
+                    + ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                            .filter(argument -> argument.startsWith("-X"))
+                            .collect(joining(" ")));
 
             List<Section> sections = sections(trino.getDefaultSession());
             TrinoUnionReadBenchmark bench = new TrinoUnionReadBenchmark(trino, rounds, warmup);
