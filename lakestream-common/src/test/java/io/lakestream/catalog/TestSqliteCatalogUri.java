@@ -40,8 +40,8 @@ class TestSqliteCatalogUri {
         assertThat(CatalogConfig.embedded(warehouse).icebergProperties())
                 .containsEntry(
                         CatalogProperties.URI,
-                        "jdbc:sqlite:file:" + warehouse.toAbsolutePath().toUri().getRawPath() + "lakestream-catalog.db?"
-                                + LOCKING);
+                        "jdbc:sqlite:file:" + warehouse.toAbsolutePath().toUri().getRawPath()
+                                + "/lakestream-catalog.db?" + LOCKING);
         assertThat(SqliteCatalogUri.of(Path.of("/w/c.db"))).isEqualTo("jdbc:sqlite:file:/w/c.db?" + LOCKING);
     }
 
