@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.common.LakestreamError;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Driver;
@@ -43,6 +44,22 @@ class TestSqliteCatalogUri {
                         "jdbc:sqlite:file:" + warehouse.toAbsolutePath().toUri().getRawPath()
                                 + "/lakestream-catalog.db?" + LOCKING);
         assertThat(SqliteCatalogUri.of(Path.of("/w/c.db"))).isEqualTo("jdbc:sqlite:file:/w/c.db?" + LOCKING);
+    }
+
+    @Test
+    void catalogInADirectoryWhoseNameNeedsEncoding() throws Exception {
+        Path warehouse = Files.createDirectories(directory.resolve("my warehouse #1"));
+        try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(warehouse))) {
+            catalog.createNamespace(Namespace.of("s"));
+            assertThat(catalog.namespaceExists(Namespace.of("s"))).isTrue();
+        }
+        // SQLite decoded the URI's path: the file is where the warehouse is, and the lock directory is gone
+        assertThat(warehouse.resolve(CatalogConfig.EMBEDDED_CATALOG_FILE)).isRegularFile();
+        assertThat(warehouse.resolve(CatalogConfig.EMBEDDED_CATALOG_FILE + ".lock"))
+                .doesNotExist();
+        try (LakestreamCatalog reopened = LakestreamCatalog.open(CatalogConfig.embedded(warehouse))) {
+            assertThat(reopened.namespaceExists(Namespace.of("s"))).isTrue();
+        }
     }
 
     @Test
