@@ -10,8 +10,13 @@ public final class BenchmarkMain {
         void run(String[] args) throws Exception;
     }
 
-    private static final Map<String, Benchmark> BENCHMARKS =
-            Map.of("log-append", LogAppendBenchmark::run, "union-read", UnionReadBenchmark::run);
+    private static final Map<String, Benchmark> BENCHMARKS = Map.of(
+            "log-append",
+            LogAppendBenchmark::run,
+            "union-read",
+            UnionReadBenchmark::run,
+            "catalog-locking",
+            CatalogLockingBenchmark::run);
 
     private BenchmarkMain() {}
 

@@ -44,6 +44,10 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
         if (type.equals("rest") && uri.isEmpty()) {
             throw new LakestreamException(INVALID_CATALOG_CONFIG, "A rest catalog needs a URI (the REST endpoint)");
         }
+        if (type.equals("jdbc")) {
+            // a SQLite URL that asks for other locking than the shared one fails here, not at first use
+            uri.ifPresent(SqliteCatalogUri::withLocking);
+        }
         if (type.equals("jdbc") && uri.isEmpty() && !LogPublishing.isLocal(warehouse)) {
             // the embedded default keeps its SQLite file in the warehouse directory, which must be local
             throw new LakestreamException(
@@ -80,10 +84,12 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
         result.put(CatalogUtil.ICEBERG_CATALOG_TYPE, type);
         result.put(CatalogProperties.WAREHOUSE_LOCATION, warehouseLocation());
         if (type.equals("jdbc")) {
+            // every SQLite URL gets the locking all users of the file share (SqliteCatalogUri)
             result.put(
                     CatalogProperties.URI,
-                    uri.orElse("jdbc:sqlite:"
-                            + Path.of(warehouse.replaceFirst("^file:", "")).resolve(EMBEDDED_CATALOG_FILE)));
+                    uri.map(SqliteCatalogUri::withLocking)
+                            .orElseGet(() -> SqliteCatalogUri.of(Path.of(warehouse.replaceFirst("^file:", ""))
+                                    .resolve(EMBEDDED_CATALOG_FILE))));
             // V1 adds view support to the catalog tables; SQLite needs no extra setup for it.
             result.putIfAbsent("jdbc.schema-version", "V1");
             if (warehouseLocation().startsWith("file:")) {

@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -114,6 +115,11 @@ final class CrossEngine {
             }
             writer.commit();
         }
+    }
+
+    /** The lake layer of {@code schema.table} as an Iceberg table of the catalog this JVM's tiering commits to. */
+    Table lake(String schema, String table) {
+        return load(schema, table).lake();
     }
 
     private LakestreamTable load(String schema, String table) {
