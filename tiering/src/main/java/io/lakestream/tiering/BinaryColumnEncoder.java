@@ -1,5 +1,8 @@
 package io.lakestream.tiering;
 
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+
+import io.lakestream.common.LakestreamException;
 import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -14,10 +17,16 @@ import org.apache.parquet.io.api.Binary;
  * minimum and maximum become objects.
  */
 final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
+    /** Bytes a span may hold beyond twice the values gathered from it before values are copied one by one. */
+    private static final int SPAN_SLACK = 1 << 16;
+
     /** Offset of each value of the open page in {@link #plain} (its length prefix). */
     private int[] valueStarts = new int[1024];
 
     private int values;
+    /** The part of a batch's data buffer that the values being gathered span. */
+    private final GrowableBytes span = new GrowableBytes(1 << 14);
+
     private int minAt = -1;
     private int maxAt = -1;
     // The first 8 bytes of the minimum and maximum (see {@link #prefix}): most values differ from both
@@ -38,32 +47,82 @@ final class BinaryColumnEncoder extends ColumnEncoder<BinaryDictionary> {
     int gather(FieldVector vector, int[] rows, int from, int limit, boolean mayHaveNulls, long byteBudget) {
         BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
         long offsets = variable.getOffsetBuffer().memoryAddress();
-        long data = variable.getDataBuffer().memoryAddress();
         ArrowBuf validity = vector.getValidityBuffer();
         int valueCount = vector.getValueCount();
-        int startSize = plain.size();
-        int i = from;
-        while (i < limit && (i == from || plain.size() - startSize < byteBudget)) {
-            int index = rows == null ? i : rows[i];
+        // First the rows that fit the byte budget (at least one), and the part of the data buffer their values
+        // span; then the values are copied out of that span. Copying every value straight from the Arrow
+        // buffer, a call per value of a few bytes each, was a fifth of the tiering writers' time.
+        long bytes = 0;
+        long spanStart = Long.MAX_VALUE;
+        long spanEnd = 0;
+        int end = from;
+        while (end < limit && (end == from || bytes < byteBudget)) {
+            int index = rows == null ? end : rows[end];
             if (index < 0 || index >= valueCount) {
                 throw new IndexOutOfBoundsException("row %s of a vector of %s values".formatted(index, valueCount));
             }
-            i++;
+            end++;
             if (mayHaveNulls && isNull(validity, index)) {
+                continue;
+            }
+            int start = MemoryUtil.getInt(offsets + 4L * index);
+            int stop = MemoryUtil.getInt(offsets + 4L * (index + 1));
+            if (stop < start) {
+                throw corruptOffsets(start, stop, variable);
+            }
+            bytes += 4L + stop - start;
+            spanStart = Math.min(spanStart, start);
+            spanEnd = Math.max(spanEnd, stop);
+        }
+        ArrowBuf data = variable.getDataBuffer();
+        if (spanStart < spanEnd && (spanStart < 0 || spanEnd > data.capacity())) {
+            throw corruptOffsets(spanStart, spanEnd, variable);
+        }
+        // A sparse selection of a large batch is copied value by value rather than spanned.
+        boolean spanned = spanStart < spanEnd && spanEnd - spanStart <= 2 * bytes + SPAN_SLACK;
+        if (spanned) {
+            span.clear();
+            span.writeFromMemory(data.memoryAddress() + spanStart, Math.toIntExact(spanEnd - spanStart));
+        }
+        plain.ensureRoom(bytes);
+        byte[] source = span.array();
+        long address = data.memoryAddress();
+        int run = 0;
+        for (int i = from; i < end; i++) {
+            int index = rows == null ? i : rows[i];
+            if (mayHaveNulls && isNull(validity, index)) {
+                addValues(run);
+                run = 0;
                 addNull();
                 continue;
             }
             int start = MemoryUtil.getInt(offsets + 4L * index);
             int length = MemoryUtil.getInt(offsets + 4L * (index + 1)) - start;
-            if (values == valueStarts.length) {
-                valueStarts = Arrays.copyOf(valueStarts, 2 * values);
-            }
-            valueStarts[values++] = plain.size();
+            addValueStart(plain.size());
             plain.writeInt(length);
-            plain.writeFromMemory(data + start, length);
-            addValues(1);
+            if (spanned) {
+                plain.write(source, (int) (start - spanStart), length);
+            } else {
+                plain.writeFromMemory(address + start, length);
+            }
+            run++;
         }
-        return i;
+        addValues(run);
+        return end;
+    }
+
+    private static LakestreamException corruptOffsets(long start, long end, BaseVariableWidthVector vector) {
+        return new LakestreamException(
+                LOG_CORRUPT,
+                "A log batch's string or binary offsets point to bytes [%s, %s) of a data buffer of %s bytes; the log was written by an incompatible writer"
+                        .formatted(start, end, vector.getDataBuffer().capacity()));
+    }
+
+    private void addValueStart(int at) {
+        if (values == valueStarts.length) {
+            valueStarts = Arrays.copyOf(valueStarts, 2 * values);
+        }
+        valueStarts[values++] = at;
     }
 
     @Override

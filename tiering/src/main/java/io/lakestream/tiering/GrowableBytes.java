@@ -13,6 +13,14 @@ final class GrowableBytes {
     private static final VarHandle LONG_BIG_ENDIAN =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
+    /**
+     * The largest array that stays an ordinary allocation for G1 at any region size: G1 allocates an object of
+     * half a region or more (512 KB with the 1 MB regions of heaps up to 2 GB) as "humongous", and started a
+     * concurrent marking cycle, with its pauses, for most such arrays a tiering round allocated (a page of
+     * strings grows past 256 KB, and doubling took it to 512 KB).
+     */
+    static final int BELOW_HUMONGOUS = (512 << 10) - 64;
+
     private byte[] bytes;
     private int size;
 
@@ -44,7 +52,11 @@ final class GrowableBytes {
             if (needed > Integer.MAX_VALUE - 16) {
                 throw new IllegalStateException("a Parquet page cannot hold %s bytes".formatted(needed));
             }
-            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, 2L * bytes.length)));
+            long grown = Math.max(needed, 2L * bytes.length);
+            if (needed <= BELOW_HUMONGOUS) {
+                grown = Math.min(grown, BELOW_HUMONGOUS);
+            }
+            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 16, grown));
         }
     }
 

@@ -4,13 +4,15 @@ import java.util.Arrays;
 
 /**
  * A Parquet column chunk's dictionary: values get ids in order of first appearance, found through an
- * open-addressing table of ids; the subclasses keep the values and write them as the dictionary page
- * (PLAIN encoding, in id order).
+ * open-addressing table of ids (or another index of the subclass's, {@link #addOutsideTable}); the
+ * subclasses keep the values and write them as the dictionary page (PLAIN encoding, in id order).
  */
 abstract class ParquetDictionary {
     // slot → id + 1 (0 = empty)
     private int[] slots = new int[512];
     private int size;
+    /** Ids in {@link #slots}. */
+    private int tableSize;
 
     final int size() {
         return size;
@@ -27,8 +29,14 @@ abstract class ParquetDictionary {
     /** Drops the subclass's values. */
     abstract void clearValues();
 
+    /** Whether the id is found through the table, not through an index of the subclass's own. */
+    boolean inTable(int id) {
+        return true;
+    }
+
     final void clear() {
         size = 0;
+        tableSize = 0;
         Arrays.fill(slots, 0);
         clearValues();
     }
@@ -45,16 +53,25 @@ abstract class ParquetDictionary {
     /** Puts the next id (the subclass has stored its value) into the empty {@code slot}; returns the id. */
     final int addAt(int slot) {
         slots[slot] = ++size;
-        if (2 * size > slots.length) {
+        tableSize++;
+        if (2 * tableSize > slots.length) {
             rehash();
         }
         return size - 1;
+    }
+
+    /** The next id, for a value the subclass finds through an index of its own (not the table); returns it. */
+    final int addOutsideTable() {
+        return size++;
     }
 
     private void rehash() {
         slots = new int[2 * slots.length];
         int mask = mask();
         for (int id = 0; id < size; id++) {
+            if (!inTable(id)) {
+                continue;
+            }
             int slot = hashOf(id) & mask;
             while (slots[slot] != 0) {
                 slot = (slot + 1) & mask;

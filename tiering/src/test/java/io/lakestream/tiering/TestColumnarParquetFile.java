@@ -245,6 +245,72 @@ class TestColumnarParquetFile {
     }
 
     @Test
+    void sparseAndDenseSelectionsOfLongStringsReadBackWithIcebergsMetrics() throws IOException {
+        // Strings are copied out of the part of the data buffer a run of selected rows spans, or value by value
+        // when that span is mostly rows not selected: both must write what Iceberg's writer writes.
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "s", Types.StringType.get()));
+        Random random = new Random(31);
+        List<Record> rows = new ArrayList<>();
+        for (int i = 0; i < 6000; i++) {
+            Record row = GenericRecord.create(schema);
+            row.set(0, (long) i);
+            row.set(1, random.nextInt(10) == 0 ? null : "v%s-".formatted(i).repeat(1 + random.nextInt(80)));
+            rows.add(row);
+        }
+        for (int every : new int[] {1, 2, 97}) {
+            Table table = table("strings_" + every, schema, Map.of());
+            ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                    target(table, schema, Long.MAX_VALUE, "strings"),
+                    ColumnarFileLayout.of(schema),
+                    OptionalInt.empty());
+            List<Record> written = new ArrayList<>();
+            try (VectorSchemaRoot root = batch(schema, rows, allocator)) {
+                int[] positions = IntStream.range(0, rows.size())
+                        .filter(i -> i % every == 0)
+                        .toArray();
+                writer.write(root, positions, 0, positions.length);
+                for (int position : positions) {
+                    written.add(rows.get(position));
+                }
+            }
+            DataFile file = single(writer.finish());
+
+            assertRowsEqual(read(table, file.location(), schema), written, schema);
+            assertSameMetrics(
+                    file, writeGeneric(table, written, directory.resolve("generic_strings_" + every + ".parquet")));
+        }
+    }
+
+    @Test
+    void stringOffsetsBeyondTheDataBufferAreCorruptLog() {
+        Schema schema = new Schema(Types.NestedField.optional(1, "s", Types.StringType.get()));
+        Table table = table("bad_offsets", schema, Map.of());
+        List<Record> rows = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Record row = GenericRecord.create(schema);
+            row.set(0, "value-" + i);
+            rows.add(row);
+        }
+        ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
+                target(table, schema, Long.MAX_VALUE, "bad"), ColumnarFileLayout.of(schema), OptionalInt.empty());
+        try (VectorSchemaRoot root = batch(schema, rows, allocator)) {
+            org.apache.arrow.vector.BaseVariableWidthVector strings =
+                    (org.apache.arrow.vector.BaseVariableWidthVector) root.getVector(2);
+            strings.getOffsetBuffer()
+                    .setInt(4L * 10, (int) strings.getDataBuffer().capacity() + 1);
+            assertThatThrownBy(() -> writer.write(root, null, 0, rows.size()))
+                    .isInstanceOf(LakestreamException.class)
+                    .hasMessageContaining("offsets")
+                    .satisfies(
+                            e -> assertThat(((LakestreamException) e).error()).isEqualTo(LakestreamError.LOG_CORRUPT));
+        } finally {
+            writer.abort();
+        }
+    }
+
+    @Test
     void aSmallerPrefixMeansASmallerValue() {
         // The statistics skip the whole-value comparison when the 8-byte prefixes differ: that is only right
         // if prefix order implies value order, zero bytes and values shorter than 8 bytes included.
@@ -365,11 +431,15 @@ class TestColumnarParquetFile {
     }
 
     private Table table(String name, Map<String, String> properties) {
+        return table(name, SCHEMA, properties);
+    }
+
+    private Table table(String name, Schema schema, Map<String, String> properties) {
         Map<String, String> withVersion = new HashMap<>(properties);
         withVersion.put("format-version", "2");
         return new HadoopTables(new Configuration())
                 .create(
-                        SCHEMA,
+                        schema,
                         PartitionSpec.unpartitioned(),
                         withVersion,
                         directory.resolve(name).toString());
