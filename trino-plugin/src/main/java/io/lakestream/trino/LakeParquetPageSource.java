@@ -225,10 +225,8 @@ final class LakeParquetPageSource implements ConnectorPageSource {
                 finished = true;
             }
             rowsReturned += rows;
-            List<Output> pageOutputs = outputs;
             LakeParquetFile file = current;
-            SelectedLakePage.Channel channels =
-                    channel -> pageOutputs.get(channel).block(page, file);
+            SelectedLakePage.Channel channels = channel -> outputs.get(channel).block(page, file);
             return rows == positionCount
                     ? new SelectedLakePage(page, outputs.size(), channels)
                     : new SelectedLakePage(page, outputs.size(), channels, positions, rows);
