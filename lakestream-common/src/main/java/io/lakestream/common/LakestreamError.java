@@ -35,7 +35,11 @@ public enum LakestreamError {
     INVALID_READ_OPTIONS(21, Kind.USER),
     /** A lake data or delete file that cannot be read. */
     LAKE_FILE_UNREADABLE(22, Kind.EXTERNAL),
-    NAMESPACE_ALREADY_EXISTS(23, Kind.USER);
+    NAMESPACE_ALREADY_EXISTS(23, Kind.USER),
+    /** The table a writer or reader loaded was dropped (or dropped and re-created) meanwhile. */
+    TABLE_DROPPED(24, Kind.USER),
+    /** A log commit names a staged segment that is no longer on storage: refused before anything is published. */
+    STAGED_SEGMENT_MISSING(25, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

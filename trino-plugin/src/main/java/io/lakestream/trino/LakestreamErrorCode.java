@@ -40,7 +40,10 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     LAKESTREAM_COMMIT_ERROR(21, EXTERNAL),
     /** The lake table was changed outside Lakestream (schema, partitioning) and no longer fits the table. */
     LAKESTREAM_LAKE_LAYOUT_MISMATCH(22, USER_ERROR),
-    LAKESTREAM_SCHEMA_ALREADY_EXISTS(23, USER_ERROR);
+    LAKESTREAM_SCHEMA_ALREADY_EXISTS(23, USER_ERROR),
+    LAKESTREAM_TABLE_DROPPED(24, USER_ERROR),
+    /** A write's staged log segment disappeared before its commit; nothing was published. */
+    LAKESTREAM_STAGED_SEGMENT_MISSING(25, EXTERNAL);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -85,6 +88,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case LAKE_LAYOUT_MISMATCH -> LAKESTREAM_LAKE_LAYOUT_MISMATCH;
             case LAKE_COMMIT_CONFLICT, TIERING_FAILED -> LAKESTREAM_TIERING_ERROR;
             case LAKE_FILE_UNREADABLE -> LAKESTREAM_BAD_DATA;
+            case TABLE_DROPPED -> LAKESTREAM_TABLE_DROPPED;
+            case STAGED_SEGMENT_MISSING -> LAKESTREAM_STAGED_SEGMENT_MISSING;
         };
     }
 }
