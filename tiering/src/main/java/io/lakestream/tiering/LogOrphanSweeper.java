@@ -10,6 +10,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StreamLog;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -51,25 +52,40 @@ final class LogOrphanSweeper {
                     e);
         }
         Set<String> referenced = referencedSegments(streamLog.latestSnapshot(), paths);
+        List<String> segments = new ArrayList<>();
         int removed = 0;
         for (LogFileSystem.FileEntry file : files) {
             String relative = relative(file.location(), paths);
             if (relative == null || file.lastModifiedMillis() >= cutoffMillis) {
                 continue;
             }
-            boolean orphan = (SEGMENT.matcher(relative).matches() && !referenced.contains(relative))
-                    || TEMPORARY.matcher(relative).matches();
-            if (orphan) {
-                try {
-                    fileSystem.delete(file.location());
-                    removed++;
-                    log.info("Removed orphan log file {} (no commit references it)", file.location());
-                } catch (IOException e) {
-                    log.warn("Could not remove orphan log file {}; the next sweep retries", file.location(), e);
-                }
+            if (SEGMENT.matcher(relative).matches() && !referenced.contains(relative)) {
+                segments.add(relative);
+            } else if (TEMPORARY.matcher(relative).matches() && delete(fileSystem, file.location())) {
+                // Deleting the temporary file of a publish in progress can only make that publish fail
+                // (nothing is published), so these need no commit.
+                removed++;
+            }
+        }
+        if (!segments.isEmpty()) {
+            // Published as a SWEEP commit before the files go: a writer's commit naming one is refused.
+            for (String segment : streamLog.removeOrphans(segments)) {
+                log.info("Removed orphan log segment {} (no commit references it)", paths.resolve(segment));
+                removed++;
             }
         }
         return removed;
+    }
+
+    private static boolean delete(LogFileSystem fileSystem, String location) {
+        try {
+            fileSystem.delete(location);
+            log.info("Removed orphan log file {} (a publish that did not finish)", location);
+            return true;
+        } catch (IOException e) {
+            log.warn("Could not remove orphan log file {}; the next sweep retries", location, e);
+            return false;
+        }
     }
 
     /** Paths, relative to the log root, of the segments of the newest commit (retention removed the older ones). */

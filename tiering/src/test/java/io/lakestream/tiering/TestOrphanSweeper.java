@@ -1,7 +1,10 @@
 package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LocalLogFileSystem;
@@ -19,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -105,6 +109,59 @@ class TestOrphanSweeper {
             assertThat(published).hasSize(6).allSatisfy(path -> assertThat(path).exists());
             Table lake = warehouse.load("swept_log").lake();
             assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+        }
+    }
+
+    /**
+     * A write whose staged segments the sweep took for orphans (here: staged by a writer that let them
+     * go unprotected, then committed them late) is refused, and nothing of it is published: before, the
+     * commit was acknowledged and every read of those buckets failed with {@code LOG_CORRUPT}.
+     */
+    @Test
+    void aLateCommitOfSweptSegmentsIsRefusedAndTheTableStaysReadable() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("late_commit", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+            List<StagedSegment> staged;
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                for (long id = 100; id < 120; id++) {
+                    writer.upsert(Map.of("id", id, "name", "late" + id, "score", 1));
+                }
+                staged = writer.prepare();
+            }
+            long before = table.log().latestSnapshot().version();
+
+            // A service started two hours later sweeps at its first round: the staged files look abandoned.
+            MutableClock clock = new MutableClock(Instant.now().plus(Duration.ofHours(2)));
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .build();
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult swept = service.tierTable(table.identifier());
+                assertThat(swept.error()).isEmpty();
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size());
+            }
+
+            assertThatThrownBy(() -> table.log().commit(staged, Optional.of("late-write")))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.STAGED_SEGMENT_MISSING))
+                    .hasMessageContaining("was removed as an orphan")
+                    .hasMessageContaining("Nothing was committed");
+            LogSnapshot after = warehouse.load("late_commit").log().latestSnapshot();
+            assertThat(after.idempotencyKeys()).doesNotContainKey("late-write");
+            assertThat(after.endOffsets()).isEqualTo(oracle.ends());
+            assertThat(after.version()).isEqualTo(before + 1); // the sweep's own commit, which adds no data
+
+            // Tiering goes on and the lake holds exactly the acknowledged changes.
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult tiered = service.tierTable(table.identifier());
+                assertThat(tiered.error()).isEmpty();
+            }
+            Table lake = warehouse.load("late_commit").lake();
             assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
         }
     }
