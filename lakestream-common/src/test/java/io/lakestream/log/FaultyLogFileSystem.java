@@ -9,26 +9,44 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The local log file system with two faults a test can inject: a pause before a publish (another
- * process acts in it), and deletes that do not happen (a process that stalls after publishing, before
- * it deletes).
+ * The local log file system with faults a test can inject: a pause before a publish (another process
+ * acts in it), deletes that do not happen (a process that stalls after publishing, before it deletes),
+ * and a read-only log (what the Java writer, Spark and tiering see on {@code s3a:} through Hadoop).
  */
-final class FaultyLogFileSystem implements LogFileSystem {
+public final class FaultyLogFileSystem implements LogFileSystem {
     private final LocalLogFileSystem local = new LocalLogFileSystem();
     private final AtomicReference<Runnable> beforeNextPublish = new AtomicReference<>();
     private volatile boolean deletes = true;
+    private volatile boolean readOnly;
 
     /** Runs {@code action} once, right before the next {@link #createExclusive}. */
-    void beforeNextPublish(Runnable action) {
+    public void beforeNextPublish(Runnable action) {
         beforeNextPublish.set(action);
     }
 
-    void ignoreDeletes() {
+    public void ignoreDeletes() {
         deletes = false;
+    }
+
+    /** Every write fails, and {@link #canPublish} says so. */
+    public void readOnly() {
+        readOnly = true;
+    }
+
+    @Override
+    public boolean canPublish(String location) {
+        return !readOnly;
+    }
+
+    private void checkWritable(String location) throws IOException {
+        if (readOnly) {
+            throw new IOException("read-only log file system: cannot write " + location);
+        }
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
+        checkWritable(location);
         Runnable action = beforeNextPublish.getAndSet(null);
         if (action != null) {
             action.run();
@@ -38,6 +56,7 @@ final class FaultyLogFileSystem implements LogFileSystem {
 
     @Override
     public void delete(String location) throws IOException {
+        checkWritable(location);
         if (deletes) {
             local.delete(location);
         }
@@ -45,16 +64,19 @@ final class FaultyLogFileSystem implements LogFileSystem {
 
     @Override
     public OutputStream create(String location) throws IOException {
+        checkWritable(location);
         return local.create(location);
     }
 
     @Override
     public WritableByteChannel createChannel(String location) throws IOException {
+        checkWritable(location);
         return local.createChannel(location);
     }
 
     @Override
     public void replace(String location, byte[] content) throws IOException {
+        checkWritable(location);
         local.replace(location, content);
     }
 
@@ -75,6 +97,7 @@ final class FaultyLogFileSystem implements LogFileSystem {
 
     @Override
     public void deleteRecursively(String location) throws IOException {
+        checkWritable(location);
         local.deleteRecursively(location);
     }
 

@@ -3,10 +3,12 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.FaultyLogFileSystem;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
@@ -189,7 +191,14 @@ class TestOrphanSweeper {
                         .isZero();
                 assertThat(crashed).exists();
             }
+            // Older than the log's orphan age, younger than the lake's: a lake commit may still name it.
             clock.advance(Duration.ofHours(2));
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+                assertThat(crashed).exists();
+            }
+            clock.advance(TieringConfig.DEFAULT_LAKE_ORPHAN_AGE);
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
                 TieringResult swept = service.tierTable(table.identifier());
                 assertThat(swept.error()).isEmpty();
@@ -208,6 +217,53 @@ class TestOrphanSweeper {
                             .exists();
                 }
             }
+        }
+    }
+
+    /**
+     * Where this process cannot publish log commits (the log on {@code s3a:} through Hadoop, written by
+     * Trino), deleting a staged segment safely is impossible, so the log is not swept; the lake is, with
+     * the lake's age.
+     */
+    @Test
+    void aLogThisProcessCannotPublishIsNotSweptButItsLakeIs() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("read_only_log", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+            List<StagedSegment> staged;
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                writer.upsert(Map.of("id", 500L, "name", "staged", "score", 1));
+                staged = writer.prepare();
+            }
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .retention(Duration.ofDays(30))
+                    .build();
+            MutableClock clock = new MutableClock(Instant.now());
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                assertThat(service.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+            }
+            Table lake = warehouse.load("read_only_log").lake();
+            Path lakeFile = parquetFiles(lake).getFirst();
+            Path crashed = lakeFile.resolveSibling("00000-0-crashed-attempt-00002.parquet");
+            Files.copy(lakeFile, crashed);
+
+            FaultyLogFileSystem readOnly = new FaultyLogFileSystem();
+            readOnly.readOnly();
+            LakestreamCatalog readOnlyLog =
+                    new LakestreamCatalog(warehouse.catalog().icebergCatalog(), location -> readOnly);
+            clock.advance(TieringConfig.DEFAULT_LAKE_ORPHAN_AGE.plusHours(1));
+            try (TieringService service = new TieringService(readOnlyLog, config, TieringHooks.NONE, clock)) {
+                TieringResult result = service.tierTable(table.identifier());
+                assertThat(result.error()).isEmpty();
+                assertThat(result.orphansRemoved()).isEqualTo(1);
+            }
+            assertThat(crashed).doesNotExist();
+            assertThat(staged)
+                    .allSatisfy(segment ->
+                            assertThat(logFile(table, segment.path())).exists());
         }
     }
 
