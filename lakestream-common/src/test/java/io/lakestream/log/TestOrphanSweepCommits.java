@@ -63,7 +63,7 @@ class TestOrphanSweepCommits {
         LogSnapshot after = newLog().latestSnapshot();
         assertThat(after.version()).isZero();
         assertThat(after.idempotencyKeys()).isEmpty();
-        assertThat(Path.of(log.paths().commit(1))).doesNotExist();
+        assertThat(LocalLogFileSystem.toPath(log.paths().commit(1))).doesNotExist();
     }
 
     @Test
@@ -117,11 +117,11 @@ class TestOrphanSweepCommits {
         }
         StagedSegment swept = stage(0, 3);
         log.removeOrphans(List.of(swept.path()));
-        assertThat(Path.of(log.paths().checkpoint(FileStreamLog.CHECKPOINT_INTERVAL)))
+        assertThat(LocalLogFileSystem.toPath(log.paths().checkpoint(FileStreamLog.CHECKPOINT_INTERVAL)))
                 .exists();
         // only the checkpoint can tell now; and the file is back (a delayed write), so storage cannot tell
         for (long version = 1; version <= FileStreamLog.CHECKPOINT_INTERVAL; version++) {
-            Files.delete(Path.of(log.paths().commit(version)));
+            Files.delete(LocalLogFileSystem.toPath(log.paths().commit(version)));
         }
         Files.write(file(swept), new byte[] {1});
 
@@ -165,7 +165,7 @@ class TestOrphanSweepCommits {
         assertThat(log.removeOrphans(List.of(orphan.path(), "bucket-0000/a.arrow")))
                 .containsExactly(orphan.path());
         assertThat(log.commit(List.of(stage(0, 2)), Optional.empty()).version()).isEqualTo(53);
-        String written = Files.readString(Path.of(log.paths().commit(52)), StandardCharsets.UTF_8);
+        String written = Files.readString(LocalLogFileSystem.toPath(log.paths().commit(52)), StandardCharsets.UTF_8);
         assertThat(written).contains("\"formatVersion\":2").contains("\"operation\":\"SWEEP\"");
         assertThat(newLog().latestSnapshot().bucket(0).endOffset()).isEqualTo(12);
     }

@@ -29,6 +29,8 @@ final class OrphanSweeper {
     private final TieringConfig config;
     private final Clock clock;
     private final Map<String, Long> lastSweepMillis = new ConcurrentHashMap<>();
+    /** Per table: the writer leases seen at earlier sweeps, to tell expired ones by this service's clock. */
+    private final Map<String, WriterLeaseObservations> leases = new ConcurrentHashMap<>();
 
     OrphanSweeper(TieringConfig config, Clock clock) {
         this.config = requireNonNull(config, "config is null");
@@ -52,8 +54,10 @@ final class OrphanSweeper {
     int sweep(LakestreamTable table, long nowMillis) {
         int removed = 0;
         if (table.log().fileSystem().canPublish(table.log().paths().root())) {
+            WriterLeaseObservations observations =
+                    leases.computeIfAbsent(table.lake().uuid().toString(), uuid -> new WriterLeaseObservations());
             removed += LogOrphanSweeper.sweep(
-                    table.log(), nowMillis - config.orphanAge().toMillis());
+                    table.log(), nowMillis - config.orphanAge().toMillis(), observations, nowMillis);
         } else {
             log.debug(
                     "The log of {} at {} is not swept for orphans: this process cannot publish commits there",
