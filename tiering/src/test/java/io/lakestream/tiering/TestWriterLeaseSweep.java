@@ -12,19 +12,17 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.WriterLease;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.LogFiles;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +60,7 @@ class TestWriterLeaseSweep {
                 for (LakeOracle.Change change : changes.subList(0, 2_500)) {
                     writer.upsert(oracle.toMap(change.row()));
                 }
-                List<Path> staged = segmentFiles(table);
+                List<Path> staged = LogFiles.stagedSegments(table);
                 assertThat(staged).isNotEmpty();
 
                 try (TieringService service =
@@ -145,21 +143,5 @@ class TestWriterLeaseSweep {
 
     private static Path file(LakestreamTable table, StagedSegment segment) {
         return LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()));
-    }
-
-    private static List<Path> segmentFiles(LakestreamTable table) throws IOException {
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> walk =
-                Files.walk(LocalLogFileSystem.toPath(table.log().paths().root()))) {
-            walk.filter(path -> path.toString().endsWith(".arrow")).forEach(files::add);
-        }
-        LogSnapshot snapshot = table.log().latestSnapshot();
-        for (int bucket = 0; bucket < snapshot.bucketCount(); bucket++) {
-            snapshot.bucket(bucket)
-                    .segments()
-                    .forEach(segment -> files.remove(
-                            LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()))));
-        }
-        return files;
     }
 }

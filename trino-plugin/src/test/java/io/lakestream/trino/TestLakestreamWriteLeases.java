@@ -3,9 +3,10 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.LogFiles;
+import io.lakestream.testing.PausePoint;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
@@ -21,16 +22,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -87,19 +84,19 @@ final class TestLakestreamWriteLeases extends AbstractLakestreamSqlTest {
         LakestreamTable table = tables.load("long_insert");
         CompletableFuture<MaterializedResult> insert = pausedInsert("long_insert");
         try {
-            assertThat(stagedSegments(table)).isNotEmpty();
+            assertThat(LogFiles.stagedSegments(table)).isNotEmpty();
             TieringResult round = sweepTwoHoursLater(table);
             assertThat(round.error()).isEmpty();
             assertThat(round.orphansRemoved()).isZero();
         } finally {
-            Pause.resume();
+            PausePoint.resume();
         }
         assertThat(insert.get(2, TimeUnit.MINUTES).getUpdateCount()).hasValue(ROWS);
 
         assertQuery("SELECT count(*), sum(id) FROM long_insert", "VALUES (%s, %s)".formatted(ROWS, sum(ROWS)));
         tables.tier("long_insert");
         assertQuery("SELECT count(*) FROM \"long_insert$lake\"", "VALUES " + ROWS);
-        assertThat(leaseFiles(table)).isEmpty();
+        assertThat(LogFiles.leaseFiles(table)).isEmpty();
     }
 
     @Test
@@ -111,16 +108,16 @@ final class TestLakestreamWriteLeases extends AbstractLakestreamSqlTest {
         long before = table.log().latestSnapshot().version();
         CompletableFuture<MaterializedResult> insert = pausedInsert("lost_lease");
         try {
-            assertThat(stagedSegments(table)).isNotEmpty();
+            assertThat(LogFiles.stagedSegments(table)).isNotEmpty();
             // the coordinator's lease is gone (as if it had expired): nothing protects the staged files
-            List<Path> leases = leaseFiles(table);
+            List<Path> leases = LogFiles.leaseFiles(table);
             assertThat(leases).hasSize(1);
             Files.delete(leases.getFirst());
             TieringResult round = sweepTwoHoursLater(table);
             assertThat(round.error()).isEmpty();
             assertThat(round.orphansRemoved()).isPositive();
         } finally {
-            Pause.resume();
+            PausePoint.resume();
         }
         assertThatThrownBy(() -> insert.get(2, TimeUnit.MINUTES)).hasStackTraceContaining("was removed as an orphan");
 
@@ -133,21 +130,21 @@ final class TestLakestreamWriteLeases extends AbstractLakestreamSqlTest {
 
     /** Starts the insert and returns once it is held at row {@link #PAUSE_AT} with segments staged. */
     private CompletableFuture<MaterializedResult> pausedInsert(String table) throws InterruptedException, IOException {
-        Pause.arm(PAUSE_AT);
+        PausePoint.arm(PAUSE_AT);
         CompletableFuture<MaterializedResult> insert = CompletableFuture.supplyAsync(
                 () -> getQueryRunner()
                         .execute("INSERT INTO %s SELECT pause_at(x, %s), 'v' || CAST(x AS varchar) FROM source"
                                 .formatted(table, PAUSE_AT)),
                 background);
-        if (!Pause.awaitPaused()) {
-            Pause.resume();
+        if (!PausePoint.awaitPaused()) {
+            PausePoint.resume();
             throw new AssertionError("the insert did not reach row " + PAUSE_AT + ": " + insert);
         }
         // the rows before the paused one are on their way to the sink: wait for its segment files (an event,
         // not a time; the bound only keeps a broken test from hanging)
         LakestreamTable target = tables.load(table);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (stagedSegments(target).isEmpty() && System.nanoTime() < deadline) {
+        while (LogFiles.stagedSegments(target).isEmpty() && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
         return insert;
@@ -173,75 +170,18 @@ final class TestLakestreamWriteLeases extends AbstractLakestreamSqlTest {
         }
     }
 
-    /** The segment files under the table's log that no commit references yet. */
-    private static List<Path> stagedSegments(LakestreamTable table) throws IOException {
-        LogSnapshot snapshot = table.log().latestSnapshot();
-        Set<Path> committed = new HashSet<>();
-        for (int bucket = 0; bucket < snapshot.bucketCount(); bucket++) {
-            snapshot.bucket(bucket)
-                    .segments()
-                    .forEach(segment -> committed.add(
-                            LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()))));
-        }
-        List<Path> staged = new ArrayList<>();
-        try (Stream<Path> files =
-                Files.walk(LocalLogFileSystem.toPath(table.log().paths().root()))) {
-            files.filter(path -> path.toString().endsWith(".arrow") && !committed.contains(path))
-                    .forEach(staged::add);
-        }
-        return staged;
-    }
-
-    private static List<Path> leaseFiles(LakestreamTable table) throws IOException {
-        Path directory = LocalLogFileSystem.toPath(table.log().paths().leasesDirectory());
-        if (!Files.isDirectory(directory)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(directory)) {
-            return files.filter(path -> path.toString().endsWith(".json")).toList();
-        }
-    }
-
     private static long sum(long n) {
         return n * (n + 1) / 2;
     }
 
-    /** {@code pause_at(x, n)}: returns {@code x}; the call with {@code x = n} blocks until the test resumes it. */
+    /** {@code pause_at(x, n)}: returns {@code x}; the call with the value the test armed blocks until it resumes. */
     public static final class Pause {
-        private static volatile long pauseAt = -1;
-        private static volatile CountDownLatch paused = new CountDownLatch(1);
-        private static volatile CountDownLatch resumed = new CountDownLatch(1);
-
         private Pause() {}
-
-        static void arm(long value) {
-            paused = new CountDownLatch(1);
-            resumed = new CountDownLatch(1);
-            pauseAt = value;
-        }
-
-        static boolean awaitPaused() throws InterruptedException {
-            return paused.await(2, TimeUnit.MINUTES);
-        }
-
-        static void resume() {
-            pauseAt = -1;
-            resumed.countDown();
-        }
 
         @ScalarFunction(value = "pause_at", deterministic = false)
         @SqlType(StandardTypes.BIGINT)
         public static long pauseAt(@SqlType(StandardTypes.BIGINT) long value, @SqlType(StandardTypes.BIGINT) long at) {
-            if (value == at && value == pauseAt) {
-                paused.countDown();
-                try {
-                    // bounded, so a failed test cannot hang the build
-                    resumed.await(2, TimeUnit.MINUTES);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return value;
+            return value == at ? PausePoint.reached(value) : value;
         }
     }
 }
