@@ -40,8 +40,9 @@ final class LogOrphanSweeper {
     /** {@code bucket-0003/<uuid>.arrow}: see {@link LogPaths#newSegmentPath}. */
     private static final Pattern SEGMENT = Pattern.compile("bucket-\\d+/[^/]+\\.arrow");
 
-    /** {@code .tmp-<uuid>} next to a commit, checkpoint or hint being published. */
-    private static final Pattern TEMPORARY = Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|bucket-\\d+)/"
+    /** {@code .tmp-<uuid>} next to a commit, checkpoint, hint or lease being published. */
+    private static final Pattern TEMPORARY = Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|"
+            + LogPaths.LEASES_DIRECTORY + "|bucket-\\d+)/"
             + Pattern.quote(LogPublishing.TEMPORARY_PREFIX) + "[^/]+");
 
     /** {@code _leases/<id>.json}: see {@link LogPaths#lease}. */

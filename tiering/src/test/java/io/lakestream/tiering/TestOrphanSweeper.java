@@ -66,6 +66,10 @@ class TestOrphanSweeper {
             // A publish interrupted between writing its temporary file and linking it.
             Path temporary = logFile(table, "_commits/.tmp-" + java.util.UUID.randomUUID());
             Files.write(temporary, new byte[] {1});
+            // and a lease renewal interrupted the same way
+            Path leaseTemporary = logFile(table, "_leases/.tmp-" + java.util.UUID.randomUUID());
+            Files.createDirectories(leaseTemporary.getParent());
+            Files.write(leaseTemporary, new byte[] {1});
 
             oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
             MutableClock clock = new MutableClock(Instant.now());
@@ -86,13 +90,15 @@ class TestOrphanSweeper {
                         .isZero();
                 assertThat(staged).allSatisfy(path -> assertThat(path).exists());
                 assertThat(temporary).exists();
+                assertThat(leaseTemporary).exists();
 
                 clock.advance(Duration.ofHours(2));
                 TieringResult swept = service.tierTable(table.identifier());
                 assertThat(swept.error()).isEmpty();
-                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 1);
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 2);
                 assertThat(staged).allSatisfy(path -> assertThat(path).doesNotExist());
                 assertThat(temporary).doesNotExist();
+                assertThat(leaseTemporary).doesNotExist();
 
                 // Not due again until the sweep interval passed.
                 assertThat(service.tierTable(table.identifier()).orphansRemoved())
