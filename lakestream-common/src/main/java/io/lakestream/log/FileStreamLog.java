@@ -10,8 +10,12 @@ import io.lakestream.common.LakestreamException;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +34,9 @@ public final class FileStreamLog implements StreamLog {
     public static final int CHECKPOINT_INTERVAL = 50;
 
     private static final int MAX_COMMIT_ATTEMPTS = 1_000;
+
+    /** Paths one {@code SWEEP} commit names at most: a large sweep publishes several, each checkpoint stays small. */
+    static final int MAX_SWEPT_PER_COMMIT = 1_000;
 
     /** How many recent versions are kept: enough for the queries running at once on a busy table. */
     private static final int RECENT_SNAPSHOTS = 16;
@@ -145,6 +152,7 @@ public final class FileStreamLog implements StreamLog {
             List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
+        StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
@@ -153,6 +161,8 @@ public final class FileStreamLog implements StreamLog {
             if (expectedEnds.isPresent()) {
                 checkUnchanged(current, expectedEnds.get());
             }
+            // on the state this attempt publishes on top of: a sweep that won an earlier version shows here
+            stagedFiles.check(current);
             long version = current.version() + 1;
             long now = clock.millis();
             long[] ends = new long[bucketCount];
@@ -175,6 +185,7 @@ public final class FileStreamLog implements StreamLog {
                     idempotencyKey,
                     LogCommit.Operation.APPEND,
                     added,
+                    List.of(),
                     List.of());
             if (publish(commit)) {
                 remember(current.apply(commit, paths.commit(version)));
@@ -240,7 +251,8 @@ public final class FileStreamLog implements StreamLog {
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
-                    removed);
+                    removed,
+                    List.of());
             if (publish(commit)) {
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
@@ -263,6 +275,64 @@ public final class FileStreamLog implements StreamLog {
         throw new LakestreamException(
                 LOG_COMMIT_CONFLICT,
                 "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
+    }
+
+    @Override
+    public List<String> removeOrphans(Collection<String> candidates) {
+        List<String> distinct = List.copyOf(new LinkedHashSet<>(candidates));
+        List<String> removed = new ArrayList<>();
+        for (int from = 0; from < distinct.size(); from += MAX_SWEPT_PER_COMMIT) {
+            removed.addAll(sweep(distinct.subList(from, Math.min(distinct.size(), from + MAX_SWEPT_PER_COMMIT))));
+        }
+        return removed;
+    }
+
+    /**
+     * Publishes a {@code SWEEP} commit naming the candidates the newest version does not reference, then
+     * deletes them. Losing the race for the version re-plans on the newer state, where a writer's commit
+     * that won it references its segments, which are then kept.
+     */
+    private List<String> sweep(List<String> candidates) {
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            LogSnapshot current = latestSnapshot();
+            Set<String> live = new HashSet<>();
+            for (int bucket = 0; bucket < bucketCount; bucket++) {
+                current.bucket(bucket).segments().forEach(segment -> live.add(segment.path()));
+            }
+            List<String> orphans =
+                    candidates.stream().filter(path -> !live.contains(path)).toList();
+            if (orphans.isEmpty()) {
+                return List.of();
+            }
+            long version = current.version() + 1;
+            LogCommit commit = new LogCommit(
+                    LogCommit.FORMAT_VERSION,
+                    version,
+                    clock.millis(),
+                    Optional.empty(),
+                    LogCommit.Operation.SWEEP,
+                    List.of(),
+                    List.of(),
+                    orphans);
+            if (publish(commit)) {
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                // Deleted only once published: from now on a commit naming one of them is refused.
+                for (String orphan : orphans) {
+                    try {
+                        fileSystem.delete(paths.resolve(orphan));
+                    } catch (IOException e) {
+                        log.warn("Could not delete swept log segment {}; no commit can reference it", orphan, e);
+                    }
+                }
+                return orphans;
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit an orphan sweep of the log at %s: too many concurrent writers; nothing was deleted"
+                        .formatted(paths.root()));
     }
 
     private synchronized void remember(LogSnapshot snapshot) {

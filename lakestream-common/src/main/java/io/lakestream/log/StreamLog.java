@@ -1,5 +1,6 @@
 package io.lakestream.log;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -48,6 +49,15 @@ public interface StreamLog {
      * before {@code committedBeforeMillis}; returns the number of segments removed.
      */
     int removeSegments(OffsetMap keepFrom, long committedBeforeMillis);
+
+    /**
+     * Deletes staged segment files that will never be committed (the orphan sweep): publishes a {@code
+     * SWEEP} commit naming those of {@code candidates} (paths relative to the log root) that the newest
+     * version does not reference, then deletes them. From then on a commit naming one of them is refused
+     * with {@code STAGED_SEGMENT_MISSING}, so no acknowledged commit can reference a swept file. Returns
+     * the paths deleted.
+     */
+    List<String> removeOrphans(Collection<String> candidates);
 
     /** Where staged segments are written and committed segments are read. */
     LogFileSystem fileSystem();

@@ -1,14 +1,17 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
+import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.table.LakestreamTable;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * of the new rows, so a key that is deleted and written again keeps its new row) and commits only if
  * the log has not changed since the overwrite pinned it; otherwise nothing is published and the
  * write fails, asking to retry.
+ *
+ * <p>The driver holds a writer lease from the moment the tasks are about to start ({@link
+ * #createBatchWriterFactory}, which Spark calls right before the job) until {@link #commit} or {@link
+ * #abort}; the tasks stage their segments under it, so the orphan sweep keeps them however long the job
+ * runs (docs/writes.md, "Writer leases").
  */
 final class LakestreamBatchWrite implements BatchWrite {
     private static final Logger log = LoggerFactory.getLogger(LakestreamBatchWrite.class);
@@ -36,6 +44,7 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final String queryId;
     private final Optional<LakestreamOverwrite> overwrite;
     private boolean outcomeUnknown;
+    private Optional<HeldLease> lease = Optional.empty();
 
     LakestreamBatchWrite(LakestreamTableRef ref, LakestreamTable table, String queryId) {
         this(ref, table, queryId, Optional.empty());
@@ -51,14 +60,35 @@ final class LakestreamBatchWrite implements BatchWrite {
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-        return new LakestreamDataWriterFactory(ref);
+        return new LakestreamDataWriterFactory(ref, leaseId());
+    }
+
+    /** The driver's writer lease, taken before the first task writes. */
+    synchronized String leaseId() {
+        if (lease.isEmpty()) {
+            lease = Optional.of(HeldLease.acquire(table.log(), "spark query " + queryId, Clock.systemUTC()));
+        }
+        return lease.get().id();
+    }
+
+    private synchronized void releaseLease() {
+        lease.ifPresent(HeldLease::close);
+        lease = Optional.empty();
     }
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
+        try {
+            commitSegments(messages);
+        } finally {
+            releaseLease();
+        }
+    }
+
+    private void commitSegments(WriterCommitMessage[] messages) {
         List<StagedSegment> segments = new ArrayList<>();
         if (overwrite.isPresent()) {
-            segments.addAll(LakestreamOverwriteDeletes.stage(table, overwrite.get(), mergeConfig()));
+            segments.addAll(LakestreamOverwriteDeletes.stage(table, overwrite.get(), mergeConfig(), leaseId()));
         }
         segments.addAll(segments(messages));
         if (segments.isEmpty()) {
@@ -79,6 +109,19 @@ final class LakestreamBatchWrite implements BatchWrite {
     }
 
     private CommitResult publish(List<StagedSegment> segments) {
+        try {
+            return publishOnce(segments);
+        } catch (LakestreamException e) {
+            if (e.error() == STAGED_SEGMENT_MISSING) {
+                // refused before publishing: nothing of this write is visible, drop what is left of it
+                outcomeUnknown = false;
+                table.log().discard(segments);
+            }
+            throw e;
+        }
+    }
+
+    private CommitResult publishOnce(List<StagedSegment> segments) {
         if (overwrite.isEmpty()) {
             outcomeUnknown = true;
             return table.log().commit(segments, Optional.of(idempotencyKey()));
@@ -116,12 +159,16 @@ final class LakestreamBatchWrite implements BatchWrite {
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-        if (outcomeUnknown) {
-            // the commit's outcome is unknown (it may have landed): leave the segments, at worst orphans
-            log.warn("Write into {} failed during its commit; staged segments are kept", table);
-            return;
+        try {
+            if (outcomeUnknown) {
+                // the commit's outcome is unknown (it may have landed): leave the segments, at worst orphans
+                log.warn("Write into {} failed during its commit; staged segments are kept", table);
+                return;
+            }
+            table.log().discard(segments(messages));
+        } finally {
+            releaseLease();
         }
-        table.log().discard(segments(messages));
     }
 
     String idempotencyKey() {

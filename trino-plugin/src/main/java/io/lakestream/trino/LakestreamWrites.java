@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_COMMIT_ERROR;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_NOT_SUPPORTED;
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
@@ -9,6 +10,7 @@ import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.HeldLease;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -16,6 +18,7 @@ import io.lakestream.table.TableDefinition;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SchemaTableName;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -25,7 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The coordinator side of writes: the handle tasks write with, the one log commit of all their
- * segments, and the clean-up of a {@code CREATE TABLE AS} that did not finish.
+ * segments, and the clean-up of a {@code CREATE TABLE AS} that did not finish. Every write holds a
+ * writer lease from its begin to its finish or clean-up, so the orphan sweep keeps the segments its
+ * tasks stage (docs/writes.md, "Writer leases").
  */
 public final class LakestreamWrites {
     private static final Logger log = Logger.get(LakestreamWrites.class);
@@ -33,6 +38,8 @@ public final class LakestreamWrites {
     private final LakestreamCatalogAccess catalog;
     /** Tables a running CREATE TABLE AS created, by query id: dropped if the query does not finish. */
     private final Map<String, SchemaTableName> pendingCreates = new ConcurrentHashMap<>();
+    /** The writer lease of each running write, by query id: released when it commits or is cleaned up. */
+    private final Map<String, HeldLease> leases = new ConcurrentHashMap<>();
 
     @Inject
     public LakestreamWrites(LakestreamCatalogAccess catalog) {
@@ -40,16 +47,20 @@ public final class LakestreamWrites {
     }
 
     public LakestreamInsertTableHandle beginInsert(
-            LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
+            String queryId, LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
         requireNoRetries(retryMode, "INSERT");
-        return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns);
+        String lease = acquireLease(queryId, catalog.loadTable(table.baseTable()));
+        return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns, lease);
     }
 
     /** Called once the table of a {@code CREATE TABLE AS} exists. */
     public LakestreamInsertTableHandle beginCreate(String queryId, SchemaTableName name, LakestreamTable table) {
         pendingCreates.put(queryId, name);
         return new LakestreamInsertTableHandle(
-                name.getSchemaName(), name.getTableName(), LakestreamColumns.userColumns(table.definition()));
+                name.getSchemaName(),
+                name.getTableName(),
+                LakestreamColumns.userColumns(table.definition()),
+                acquireLease(queryId, table));
     }
 
     public void finishCreate(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
@@ -59,7 +70,11 @@ public final class LakestreamWrites {
 
     /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
     public void commit(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
-        commitFragments(queryId, handle.table(), fragments);
+        try {
+            commitFragments(queryId, handle.table(), fragments);
+        } finally {
+            releaseLease(queryId);
+        }
     }
 
     /**
@@ -74,7 +89,32 @@ public final class LakestreamWrites {
             (read.deletes() ? deletes : upserts).add(read.segment());
         }
         deletes.addAll(upserts);
-        commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+        try {
+            commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+        } finally {
+            releaseLease(queryId);
+        }
+    }
+
+    /** Writes the query's writer lease into the table's log and keeps it renewed until the query ends. */
+    private String acquireLease(String queryId, LakestreamTable table) {
+        try {
+            HeldLease lease = HeldLease.acquire(table.log(), "trino query " + queryId, Clock.systemUTC());
+            HeldLease previous = leases.put(queryId, lease);
+            if (previous != null) {
+                previous.close();
+            }
+            return lease.id();
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    private void releaseLease(String queryId) {
+        HeldLease lease = leases.remove(queryId);
+        if (lease != null) {
+            lease.close();
+        }
     }
 
     private void commitFragments(String queryId, SchemaTableName tableName, Collection<Slice> fragments) {
@@ -98,6 +138,10 @@ public final class LakestreamWrites {
                     "Query %s wrote %s segments into %s: log version %s",
                     queryId, segments.size(), tableName, result.version());
         } catch (LakestreamException e) {
+            if (e.error() == STAGED_SEGMENT_MISSING) {
+                // refused before publishing: what is left of the staged files will never be committed
+                table.log().discard(segments);
+            }
             throw toTrinoException(e);
         } catch (RuntimeException e) {
             throw new TrinoException(
@@ -110,6 +154,8 @@ public final class LakestreamWrites {
 
     /** The last notice of every query: drops the table of a {@code CREATE TABLE AS} that did not commit. */
     public void cleanupQuery(String queryId) {
+        // a write that did not finish: its staged segments are orphans once the lease is gone
+        releaseLease(queryId);
         SchemaTableName failedCreate = pendingCreates.remove(queryId);
         if (failedCreate != null) {
             try {
@@ -125,7 +171,10 @@ public final class LakestreamWrites {
      * columns cannot be changed (the old and the new key may be written by different tasks).
      */
     public LakestreamMergeTableHandle beginMerge(
-            LakestreamTableHandle table, Collection<LakestreamColumnHandle> updatedColumns, RetryMode retryMode) {
+            String queryId,
+            LakestreamTableHandle table,
+            Collection<LakestreamColumnHandle> updatedColumns,
+            RetryMode retryMode) {
         requireNoRetries(retryMode, "DELETE");
         TableDefinition definition = requirePrimaryKey(table);
         List<String> updatedKeys = updatedColumns.stream()
@@ -139,7 +188,7 @@ public final class LakestreamWrites {
                     "Primary key columns %s of %s cannot be updated; delete the row and insert it with the new key"
                             .formatted(updatedKeys, table.baseTable()));
         }
-        return new LakestreamMergeTableHandle(table);
+        return new LakestreamMergeTableHandle(table, acquireLease(queryId, catalog.loadTable(table.baseTable())));
     }
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */

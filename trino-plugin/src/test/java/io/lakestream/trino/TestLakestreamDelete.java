@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.airlift.slice.Slice;
+import io.lakestream.log.WriterLease;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
@@ -110,12 +111,15 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
             deletes.prepare().forEach(segment -> fragments.add(LakestreamMergeSink.Fragment.write(true, segment)));
         }
         LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess());
-        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(new LakestreamTableHandle(
-                LakestreamQueryRunner.SCHEMA,
-                "ordered",
-                ReadMode.UNION,
-                new LakestreamPin(
-                        metadataLocation(table), table.log().latestSnapshot().version())));
+        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(
+                new LakestreamTableHandle(
+                        LakestreamQueryRunner.SCHEMA,
+                        "ordered",
+                        ReadMode.UNION,
+                        new LakestreamPin(
+                                metadataLocation(table),
+                                table.log().latestSnapshot().version())),
+                WriterLease.newId());
         long before = table.log().latestSnapshot().version();
         writes.commit("query_1", handle, fragments);
         assertQuery("SELECT id, v FROM ordered", "VALUES (1, 'b')");
