@@ -196,7 +196,10 @@ final class SqliteCatalogLock {
             }
             if (!now.isBefore(deadline)) {
                 throw locked("%s; this process watched it unchanged for %s%s"
-                        .formatted(observed.describe(), Duration.between(observedSince, now), verdict.explanation()));
+                        .formatted(
+                                observed.describe(lockDirectory),
+                                Duration.between(observedSince, now),
+                                verdict.explanation()));
             }
             backoff.pause();
         }
@@ -261,7 +264,7 @@ final class SqliteCatalogLock {
                 "Took over the SQLite catalog lock {} left by {} ({}); a transaction it left unfinished is rolled back",
                 lockDirectory,
                 verdict.explanation(),
-                judged.describe());
+                judged.describe(lockDirectory));
         return Optional.of(new Held(process, open, Optional.of(verdict.explanation())));
     }
 
@@ -406,7 +409,7 @@ final class SqliteCatalogLock {
             }
         }
 
-        String describe() {
+        String describe(Path directory) {
             String holder = owner().map(SqliteLockOwner::describe)
                     .orElse(
                             ownerFilePresent
@@ -414,8 +417,8 @@ final class SqliteCatalogLock {
                                     : "a SQLite client without a Lakestream owner record (another engine's Iceberg"
                                             + " connector configured with the catalog URL, or a Lakestream process that died"
                                             + " while taking it)");
-            return "its lock directory (last changed at %s) is held by %s%s"
-                    .formatted(modified, holder, journal.isPresent() ? ", with a rollback journal" : "");
+            return "its lock directory %s (last changed at %s) is held by %s%s"
+                    .formatted(directory, modified, holder, journal.isPresent() ? ", with a rollback journal" : "");
         }
     }
 
