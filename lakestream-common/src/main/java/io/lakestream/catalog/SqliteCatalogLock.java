@@ -54,11 +54,11 @@ import org.slf4j.LoggerFactory;
  *       process has it open (a live writer keeps its journal open until its commit is complete).
  * </ul>
  *
- * <p>Taking over rewrites the owner record inside the existing directory, so there is no moment without
- * a lock in which another engine's client could read the database before the dead writer's unfinished
- * transaction is rolled back: Lakestream's connections run without SQLite's locking ({@link
- * SqliteCatalogUri#lockedConnectionUrl}), so SQLite takes the journal for what it is, a crashed writer's,
- * and rolls it back at the first read. All times are read from the given clock.
+ * <p>Taking over writes the owner record into the existing directory instead of removing it: the lock is
+ * never free in between, so exactly one process takes over, no other client writes first, and the dead
+ * writer's unfinished transaction is rolled back by Lakestream's own next read (its connections run
+ * without SQLite's locking, {@link SqliteCatalogUri#lockedConnectionUrl}, and SQLite rolls back a journal
+ * that no lock protects). All times are read from the given clock.
  */
 final class SqliteCatalogLock {
     static final String OWNER_FILE = "lakestream-owner";

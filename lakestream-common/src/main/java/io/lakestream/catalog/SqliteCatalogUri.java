@@ -99,9 +99,9 @@ final class SqliteCatalogUri {
 
     /**
      * The URL Lakestream's own connections use: the same file without SQLite's locking, because {@link
-     * SqliteCatalogLock} holds the dot-file lock for the whole catalog operation itself. With no lock of its
-     * own, SQLite also rolls back the journal a killed writer left (with dot-file locking it never does: it
-     * takes its own lock directory for the writer's).
+     * SqliteCatalogLock} holds the dot-file lock for the whole catalog operation itself (a connection with
+     * dot-file locking would wait for that very directory). SQLite still rolls back the journal a killed
+     * writer left, at the first read: with no lock of its own, nothing tells it the journal is in use.
      */
     static String lockedConnectionUrl(String lockedUri) {
         int query = lockedUri.indexOf('?');
