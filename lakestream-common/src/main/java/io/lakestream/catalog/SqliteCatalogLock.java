@@ -16,11 +16,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -39,42 +42,44 @@ import org.slf4j.LoggerFactory;
  *   <li>a lock per database in this copy of the class (threads queue fairly, without polling);
  *   <li>the process lock ({@link SqliteProcessLock}): one Lakestream holder at a time, across processes
  *       and class loaders, released by the kernel when its process dies;
- *   <li>the database file opened, then the lock directory created, with an owner record in it ({@link
- *       SqliteLockOwner}): so a live holder always has the database open, and a Lakestream lock is marked.
+ *   <li>the database file opened (so a live holder always has it open), then the lock directory created
+ *       with permissions {@code r-x------}: SQLite creates it with 0777 less the umask, which always keeps
+ *       the owner's write bit, so a directory without it is Lakestream's.
  * </ol>
  *
  * <p>A lock directory found while holding the process lock is either another engine's (alive or dead) or
  * left by a Lakestream holder that died (a live one would hold the process lock). It is taken over:
  *
  * <ul>
- *   <li>at once, when it has an owner record (unless that process is still seen running: then the
- *       process lock was lost, and nothing is touched);
- *   <li>when it has none, only after it stayed the same for {@code staleAfter} and {@link OpenFileScan}
+ *   <li>at once, when it is Lakestream's;
+ *   <li>when it is not, only after it stayed the same for {@code staleAfter} and {@link OpenFileScan}
  *       shows its holder dead: no process has the database open, or its rollback journal exists and no
  *       process has it open (a live writer keeps its journal open until its commit is complete).
  * </ul>
  *
- * <p>Taking over writes the owner record into the existing directory instead of removing it: the lock is
- * never free in between, so exactly one process takes over, no other client writes first, and the dead
- * writer's unfinished transaction is rolled back by Lakestream's own next read (its connections run
- * without SQLite's locking, {@link SqliteCatalogUri#lockedConnectionUrl}, and SQLite rolls back a journal
- * that no lock protects). All times are read from the given clock.
+ * <p>Taking over marks the existing directory as Lakestream's instead of removing it: the lock is never
+ * free in between, so exactly one process takes over, no other client writes first, and the dead writer's
+ * unfinished transaction is rolled back by Lakestream's own next read (its connections run without
+ * SQLite's locking, {@link SqliteCatalogUri#lockedConnectionUrl}, and SQLite rolls back a journal that no
+ * lock protects). All times are read from the given clock.
  */
 final class SqliteCatalogLock {
-    static final String OWNER_FILE = "lakestream-owner";
+    /** The permissions of a Lakestream lock directory: no write bit for its owner, which SQLite's always have. */
+    static final Set<PosixFilePermission> MARK = PosixFilePermissions.fromString("r-x------");
+
     private static final Logger log = LoggerFactory.getLogger(SqliteCatalogLock.class);
     private static final ConcurrentMap<Path, ReentrantLock> THREAD_LOCKS = new ConcurrentHashMap<>();
     // how long one wait for this JVM's lock lasts before the deadline is checked again
     private static final long THREAD_LOCK_POLL_MILLIS = 20;
-    // a lock directory without owner is inspected at most this often (the inspection reads /proc)
+    // another engine's lock directory is inspected at most this often (the inspection reads /proc)
     private static final Duration INSPECT_EVERY = Duration.ofMillis(500);
 
     private final Path database;
     private final Path lockDirectory;
-    private final Path ownerFile;
     private final Path journal;
     private final SqliteProcessLock processLock;
     private final ReentrantLock threadLock;
+    private final SqliteConnectionSlot connections;
     private final Clock clock;
     private final Duration maxWait;
     private final Duration staleAfter;
@@ -82,16 +87,16 @@ final class SqliteCatalogLock {
     /**
      * @param database the SQLite database file
      * @param maxWait how long to wait for a live holder before failing with {@code CATALOG_LOCKED}
-     * @param staleAfter how long a lock directory without owner record must stay unchanged before its holder
+     * @param staleAfter how long another engine's lock directory must stay unchanged before its holder
      *     is looked for
      */
     SqliteCatalogLock(Path database, Clock clock, Duration maxWait, Duration staleAfter) {
         this.database = canonical(requireNonNull(database, "database is null"));
         this.lockDirectory = this.database.resolveSibling(this.database.getFileName() + ".lock");
-        this.ownerFile = lockDirectory.resolve(OWNER_FILE);
         this.journal = this.database.resolveSibling(this.database.getFileName() + "-journal");
         this.processLock = new SqliteProcessLock(this.database);
         this.threadLock = THREAD_LOCKS.computeIfAbsent(this.database, ignored -> new ReentrantLock(true));
+        this.connections = SqliteConnectionSlot.of(this.database);
         this.clock = requireNonNull(clock, "clock is null");
         this.maxWait = requireNonNull(maxWait, "maxWait is null");
         this.staleAfter = requireNonNull(staleAfter, "staleAfter is null");
@@ -99,6 +104,11 @@ final class SqliteCatalogLock {
 
     Path lockDirectory() {
         return lockDirectory;
+    }
+
+    /** The connection this copy of Lakestream keeps to the database, to be used only under this lock. */
+    SqliteConnectionSlot connections() {
+        return connections;
     }
 
     /**
@@ -136,13 +146,10 @@ final class SqliteCatalogLock {
                 return lock.get();
             }
             if (!clock.instant().isBefore(deadline)) {
-                String holder = LockView.read(this)
-                        .map(view ->
-                                view.owner().map(SqliteLockOwner::describe).orElse("another engine's SQLite client"))
-                        .orElse("nobody at the moment");
-                throw locked(("another Lakestream process (or a copy of Lakestream in another class loader of this JVM)"
-                                + " holds its Lakestream lock %s; the SQLite lock directory is held by %s")
-                        .formatted(processLock.file(), holder));
+                throw locked(("another Lakestream process %s (or a copy of Lakestream in another class loader of"
+                                + " this JVM) holds its Lakestream lock %s; it is alive (the lock is released when its"
+                                + " process ends): if it is hung, stop it")
+                        .formatted(processLock.holders(), processLock.file()));
             }
             backoff.pause();
         }
@@ -158,8 +165,7 @@ final class SqliteCatalogLock {
         while (true) {
             FileChannel open = openDatabase();
             try {
-                Files.createDirectory(lockDirectory);
-                writeOwner(StandardOpenOption.CREATE_NEW);
+                Files.createDirectory(lockDirectory, PosixFilePermissions.asFileAttribute(MARK));
                 return new Held(process, open, Optional.empty());
             } catch (FileAlreadyExistsException e) {
                 close(open);
@@ -179,8 +185,8 @@ final class SqliteCatalogLock {
                 inspected = Instant.MIN;
                 verdict = Verdict.waiting("");
             }
-            if (observed.ownerFilePresent()) {
-                verdict = judgeLakestreamHolder(observed);
+            if (observed.lakestreams()) {
+                verdict = Verdict.dead("a Lakestream process that died while holding it (its Lakestream lock is free)");
             } else if (Duration.between(observedSince, now).compareTo(staleAfter) >= 0
                     && !now.isBefore(inspected.plus(INSPECT_EVERY))) {
                 inspected = now;
@@ -205,18 +211,10 @@ final class SqliteCatalogLock {
         }
     }
 
-    /** A lock directory with an owner record while this process holds the process lock: its holder died. */
-    private Verdict judgeLakestreamHolder(LockView view) {
-        if (view.owner().map(SqliteLockOwner::visiblyAlive).orElse(false)) {
-            // the process lock says dead, the process table alive: trust neither, touch nothing
-            return Verdict.waiting(
-                    "; its process still runs although it no longer holds the Lakestream lock %s: stop it if it is hung"
-                            .formatted(processLock.file()));
-        }
-        return Verdict.dead("a Lakestream process that died while holding it (its Lakestream lock is free)");
-    }
-
     private Verdict judgeAnonymousHolder(LockView view) {
+        // this copy's own kept connection would count as a user; other copies and processes close theirs
+        // after a second unused (SqliteConnectionSlot), and this one has been waiting for longer than that
+        connections.closeIdle();
         OpenFileScan.Result users = OpenFileScan.scan(database, journal, view.ownerUid());
         if (users.inconclusive().isPresent()) {
             return Verdict.waiting(("; Lakestream cannot tell whether its holder is alive: %s. If no process uses the"
@@ -247,11 +245,7 @@ final class SqliteCatalogLock {
                 close(open);
                 return Optional.empty();
             }
-            writeOwner(
-                    judged.ownerFilePresent() ? StandardOpenOption.TRUNCATE_EXISTING : StandardOpenOption.CREATE_NEW);
-        } catch (FileAlreadyExistsException e) {
-            close(open);
-            return Optional.empty();
+            Files.setPosixFilePermissions(lockDirectory, MARK);
         } catch (IOException e) {
             close(open);
             throw new LakestreamException(
@@ -266,10 +260,6 @@ final class SqliteCatalogLock {
                 verdict.explanation(),
                 judged.describe(lockDirectory));
         return Optional.of(new Held(process, open, Optional.of(verdict.explanation())));
-    }
-
-    private void writeOwner(StandardOpenOption mode) throws IOException {
-        Files.writeString(ownerFile, SqliteLockOwner.current(clock.instant()).format(), mode, StandardOpenOption.WRITE);
     }
 
     /** The database file, open: a live holder always has it open, which is what {@link OpenFileScan} looks for. */
@@ -344,7 +334,6 @@ final class SqliteCatalogLock {
         @Override
         public void close() {
             try {
-                Files.deleteIfExists(ownerFile);
                 Files.delete(lockDirectory);
             } catch (IOException e) {
                 log.warn("Cannot remove the SQLite catalog lock {}", lockDirectory, e);
@@ -359,25 +348,20 @@ final class SqliteCatalogLock {
     /**
      * The lock directory as a waiter sees it: while nothing of it changes, its holder made no progress.
      *
-     * @param directoryKey the directory's inode
+     * @param directoryKey the directory's device and inode
      * @param modified its modification time (SQLite touches it when its holder starts writing)
      * @param ownerUid the user who created it
-     * @param ownerFilePresent whether it has an owner record (Lakestream's)
-     * @param owner that record, if complete
+     * @param lakestreams whether it is Lakestream's ({@link #MARK})
      * @param journal the rollback journal's inode, size and modification time, if it exists
      */
     record LockView(
-            Object directoryKey,
-            Instant modified,
-            int ownerUid,
-            boolean ownerFilePresent,
-            Optional<SqliteLockOwner> owner,
-            Optional<String> journal) {
+            Object directoryKey, Instant modified, int ownerUid, boolean lakestreams, Optional<String> journal) {
         static Optional<LockView> read(SqliteCatalogLock lock) {
             try {
-                Map<String, Object> attributes =
-                        Files.readAttributes(lock.lockDirectory, "unix:dev,ino,lastModifiedTime,uid", NOFOLLOW_LINKS);
-                Optional<String> record = readIfExists(lock.ownerFile);
+                Map<String, Object> attributes = Files.readAttributes(
+                        lock.lockDirectory, "unix:dev,ino,lastModifiedTime,uid,permissions", NOFOLLOW_LINKS);
+                @SuppressWarnings("unchecked")
+                Set<PosixFilePermission> permissions = (Set<PosixFilePermission>) attributes.get("permissions");
                 Optional<String> journal = Optional.empty();
                 try {
                     Map<String, Object> file = Files.readAttributes(lock.journal, "unix:dev,ino,size,lastModifiedTime");
@@ -391,8 +375,7 @@ final class SqliteCatalogLock {
                         attributes.get("dev") + ":" + attributes.get("ino"),
                         ((FileTime) attributes.get("lastModifiedTime")).toInstant(),
                         (Integer) attributes.get("uid"),
-                        record.isPresent(),
-                        record.flatMap(SqliteLockOwner::parse),
+                        !permissions.contains(PosixFilePermission.OWNER_WRITE),
                         journal));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
@@ -401,24 +384,16 @@ final class SqliteCatalogLock {
             }
         }
 
-        private static Optional<String> readIfExists(Path file) throws IOException {
-            try {
-                return Optional.of(Files.readString(file));
-            } catch (NoSuchFileException e) {
-                return Optional.empty();
-            }
-        }
-
         String describe(Path directory) {
-            String holder = owner().map(SqliteLockOwner::describe)
-                    .orElse(
-                            ownerFilePresent
-                                    ? "a Lakestream process (incomplete owner record)"
-                                    : "a SQLite client without a Lakestream owner record (another engine's Iceberg"
-                                            + " connector configured with the catalog URL, or a Lakestream process that died"
-                                            + " while taking it)");
             return "its lock directory %s (last changed at %s) is held by %s%s"
-                    .formatted(directory, modified, holder, journal.isPresent() ? ", with a rollback journal" : "");
+                    .formatted(
+                            directory,
+                            modified,
+                            lakestreams
+                                    ? "a Lakestream process"
+                                    : "a SQLite client that is not Lakestream's (another engine's Iceberg connector"
+                                            + " configured with the catalog URL)",
+                            journal.isPresent() ? ", with a rollback journal" : "");
         }
     }
 

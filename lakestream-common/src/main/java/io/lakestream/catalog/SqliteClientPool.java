@@ -5,7 +5,6 @@ import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
 import io.lakestream.common.LakestreamException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,12 +17,12 @@ import org.apache.iceberg.jdbc.JdbcClientPool;
 
 /**
  * The connections of Iceberg's {@link JdbcCatalog} to a SQLite catalog: each catalog operation (one {@code
- * run}) holds the {@link SqliteCatalogLock} and a connection of its own, opened after the lock is taken and
- * closed before it is released. No connection stays open in between, so a process of Lakestream's has the
- * database open only while it holds the lock, which is what lets {@link OpenFileScan} tell a dead holder.
+ * run}) holds the {@link SqliteCatalogLock} while it uses the connection ({@link SqliteConnectionSlot}: one
+ * kept open between operations, closed after a second unused).
  */
 final class SqliteClientPool extends JdbcClientPool {
     private final SqliteCatalogLock lock;
+    private final SqliteConnectionSlot connections;
     private final String connectionUrl;
     private final Properties connectionProperties;
 
@@ -31,6 +30,7 @@ final class SqliteClientPool extends JdbcClientPool {
         // the pool of the super class is never used: run() opens a connection per operation
         super(1, uri, properties);
         this.lock = lock;
+        this.connections = lock.connections();
         this.connectionUrl = SqliteCatalogUri.lockedConnectionUrl(uri);
         this.connectionProperties = new Properties();
         properties.forEach((name, value) -> {
@@ -58,12 +58,24 @@ final class SqliteClientPool extends JdbcClientPool {
     @Override
     public <R> R run(Action<R, Connection, SQLException> action, boolean retry)
             throws SQLException, InterruptedException {
-        try (SqliteCatalogLock.Held held = lock.acquire();
-                Connection connection = DriverManager.getConnection(connectionUrl, connectionProperties)) {
-            if (held.tookOverFrom().isPresent()) {
-                checkAfterTakeOver(connection, held.tookOverFrom().get());
+        try (SqliteCatalogLock.Held held = lock.acquire()) {
+            Connection connection = connections.take(connectionUrl, connectionProperties);
+            boolean clean = false;
+            try {
+                if (held.tookOverFrom().isPresent()) {
+                    checkAfterTakeOver(connection, held.tookOverFrom().get());
+                }
+                R result = action.run(connection);
+                clean = true;
+                return result;
+            } finally {
+                if (clean) {
+                    connections.giveBack(connection, connectionUrl, connectionProperties);
+                } else {
+                    // an operation that failed may have left a transaction open: not reused
+                    connection.close();
+                }
             }
-            return action.run(connection);
         } catch (UncheckedIOException e) {
             throw new LakestreamException(
                     CATALOG_ERROR, "Cannot lock the SQLite catalog %s: %s".formatted(lock.lockDirectory(), e), e);

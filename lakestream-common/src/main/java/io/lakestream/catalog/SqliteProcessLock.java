@@ -9,6 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -28,6 +31,7 @@ import java.util.concurrent.ConcurrentMap;
  */
 final class SqliteProcessLock {
     static final String SUFFIX = ".lakestream-lock";
+    private static final Path PROC_LOCKS = Path.of("/proc/locks");
     // one channel per file for the life of this copy of the class: closing it would drop every lock of the JVM
     private static final ConcurrentMap<Path, OpenFile> CHANNELS = new ConcurrentHashMap<>();
 
@@ -50,6 +54,28 @@ final class SqliteProcessLock {
             return Optional.empty();
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot lock " + file, e);
+        }
+    }
+
+    /**
+     * The processes that hold the lock, as Linux's {@code /proc/locks} lists them (a line per lock: id, kind,
+     * mode, type, pid, device:inode, range), or an empty list where it cannot tell; for an error message.
+     */
+    List<Long> holders() {
+        try {
+            Map<String, Object> attributes = Files.readAttributes(file, "unix:ino");
+            String inode = ":" + attributes.get("ino");
+            List<Long> pids = new ArrayList<>();
+            for (String line : Files.readAllLines(PROC_LOCKS)) {
+                String[] fields = line.trim().split("\\s+");
+                // a waiting lock's line starts with "->", which shifts its fields by one
+                if (fields.length >= 6 && fields[1].equals("POSIX") && fields[5].endsWith(inode)) {
+                    pids.add(Long.parseLong(fields[4]));
+                }
+            }
+            return pids;
+        } catch (IOException | RuntimeException e) {
+            return List.of();
         }
     }
 

@@ -15,6 +15,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -82,7 +83,7 @@ class TestSqliteCatalogLockRecovery {
     @Test
     void lakestreamProcessKilledInAWriteTransaction() throws Exception {
         Child child = start("lakestream", "write");
-        assertThat(lockDirectory().resolve(SqliteCatalogLock.OWNER_FILE)).isRegularFile();
+        assertThat(Files.getPosixFilePermissions(lockDirectory())).isEqualTo(SqliteCatalogLock.MARK);
         killAndCheckDatabaseWasTorn(child);
 
         // its process lock died with it: taken over at once, no time passes
@@ -97,7 +98,7 @@ class TestSqliteCatalogLockRecovery {
         try (Connection idle = stockConnection()) {
             Child child = start("stock", "write");
             assertThat(lockDirectory()).isDirectory();
-            assertThat(lockDirectory().resolve(SqliteCatalogLock.OWNER_FILE)).doesNotExist();
+            assertThat(Files.getPosixFilePermissions(lockDirectory())).contains(PosixFilePermission.OWNER_WRITE);
             killAndCheckDatabaseWasTorn(child);
 
             CompletableFuture<String> access = CompletableFuture.supplyAsync(this::loadProperty);
@@ -131,7 +132,8 @@ class TestSqliteCatalogLockRecovery {
         CompletableFuture<String> access = CompletableFuture.supplyAsync(this::loadProperty);
         // far beyond the stale time, within the busy timeout: the writer has its journal open, so it is alive
         assertStillWaiting(access, Duration.ofSeconds(9));
-        assertThat(lockDirectory().resolve(SqliteCatalogLock.OWNER_FILE)).doesNotExist();
+        // not taken over: still the writer's own directory
+        assertThat(Files.getPosixFilePermissions(lockDirectory())).contains(PosixFilePermission.OWNER_WRITE);
         assertThat(child.process().isAlive()).isTrue();
 
         child.commit();
@@ -168,7 +170,7 @@ class TestSqliteCatalogLockRecovery {
         assertThat(failure.getMessage())
                 .contains("stayed locked for PT10S")
                 .contains(lockDirectory().toString())
-                .contains("without a Lakestream owner record")
+                .contains("a SQLite client that is not Lakestream's")
                 .contains("with a rollback journal")
                 .contains("watched it unchanged for PT10S")
                 .contains("processes [%d] have the database open"
