@@ -24,10 +24,14 @@ import java.util.Set;
  * <p>Only processes whose file-system user is the lock directory's owner can have created it, so only
  * those are looked at; one whose open files cannot be read (another user's, a non-dumpable process)
  * makes the scan inconclusive. A process in a child PID namespace (a container) does not see every
- * process that may use the file, so it cannot conclude anything either.
+ * process that may use the file, and a network file system is used by other machines' processes too, so
+ * neither can conclude anything either.
  */
 final class OpenFileScan {
     private static final Path PROC = Path.of("/proc");
+    // file systems that only this machine uses (a container's overlay included)
+    private static final Set<String> LOCAL_FILE_SYSTEMS =
+            Set.of("ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "f2fs", "tmpfs", "overlay", "jfs", "reiserfs");
 
     private OpenFileScan() {}
 
@@ -38,7 +42,7 @@ final class OpenFileScan {
      * @param journal users of this file, if it exists
      */
     static Result scan(Path database, Path journal, int uid) {
-        Optional<String> incomplete = incompleteView();
+        Optional<String> incomplete = incompleteView().or(() -> sharedFileSystem(database));
         if (incomplete.isPresent()) {
             return Result.inconclusive(incomplete.get());
         }
@@ -97,6 +101,19 @@ final class OpenFileScan {
             return Optional.of("cannot read " + status + ": " + e);
         }
         return Optional.empty();
+    }
+
+    /** Why the database's file system may be used from other machines too, whose processes /proc does not list. */
+    private static Optional<String> sharedFileSystem(Path database) {
+        try {
+            String type = Files.getFileStore(database).type();
+            return LOCAL_FILE_SYSTEMS.contains(type)
+                    ? Optional.empty()
+                    : Optional.of(
+                            "the catalog is on a %s file system, which other machines may use too".formatted(type));
+        } catch (IOException e) {
+            return Optional.of("cannot tell the file system of " + database + ": " + e);
+        }
     }
 
     private static boolean isPid(Path name) {

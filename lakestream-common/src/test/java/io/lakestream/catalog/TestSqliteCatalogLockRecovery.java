@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.CatalogProperties;
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A process killed inside a transaction on the embedded SQLite catalog, a Lakestream process or another
@@ -126,27 +129,16 @@ class TestSqliteCatalogLockRecovery {
         assertThat(lockDirectory()).doesNotExist();
     }
 
-    @Test
-    void slowStockWriterKeepsItsLockAndItsCommitLands() throws Exception {
-        Child child = start("stock", "write");
-        CompletableFuture<String> access = CompletableFuture.supplyAsync(this::loadProperty);
-        // far beyond the stale time, within the busy timeout: the writer has its journal open, so it is alive
-        assertStillWaiting(access, Duration.ofSeconds(9));
-        // not taken over: still the writer's own directory
-        assertThat(Files.getPosixFilePermissions(lockDirectory())).contains(PosixFilePermission.OWNER_WRITE);
-        assertThat(child.process().isAlive()).isTrue();
-
-        child.commit();
-        assertThat(access.get(2, TimeUnit.MINUTES)).isEqualTo(Integer.toString(COMMITS));
-        assertThat(namespaceProperty("child")).isEqualTo("written");
-        assertThat(integrityCheck()).isEqualTo("ok");
-    }
-
-    @Test
-    void slowLakestreamHolderKeepsItsLockAndItsCommitLands() throws Exception {
-        Child child = start("lakestream", "write");
+    /** Far beyond the stale time, within the busy timeout: a stock writer has its journal open, a Lakestream holder its process lock. */
+    @ParameterizedTest
+    @ValueSource(strings = {"stock", "lakestream"})
+    void slowLiveHolderKeepsItsLockAndItsCommitLands(String client) throws Exception {
+        Child child = start(client, "write");
+        Set<PosixFilePermission> holders = Files.getPosixFilePermissions(lockDirectory());
         CompletableFuture<String> access = CompletableFuture.supplyAsync(this::loadProperty);
         assertStillWaiting(access, Duration.ofSeconds(9));
+        // not taken over: still the holder's own directory
+        assertThat(Files.getPosixFilePermissions(lockDirectory())).isEqualTo(holders);
         assertThat(child.process().isAlive()).isTrue();
 
         child.commit();
@@ -190,20 +182,7 @@ class TestSqliteCatalogLockRecovery {
     }
 
     private Child start(String client, String what) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-Xmx256m");
-        command.addAll(Arrays.asList(
-                System.getProperty("lakestream.test.jvm.flags", "").trim().split("\\s+")));
-        command.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                CatalogTransactionProcess.class.getName(),
-                client,
-                warehouse.toString(),
-                what));
-        command.removeIf(String::isEmpty);
+        List<String> command = javaCommand(CatalogTransactionProcess.class, client, warehouse.toString(), what);
         Process process = new ProcessBuilder(command)
                 .redirectError(
                         warehouse.resolve("child-" + children.size() + ".log").toFile())
@@ -272,18 +251,7 @@ class TestSqliteCatalogLockRecovery {
 
     /** What a new process sees: it loads the table through Lakestream's catalog and prints the property. */
     private String newProcessReadsTheCatalog() throws Exception {
-        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
-        List<String> command = new ArrayList<>();
-        command.add(java);
-        command.add("-Xmx256m");
-        command.addAll(Arrays.asList(
-                System.getProperty("lakestream.test.jvm.flags", "").trim().split("\\s+")));
-        command.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                CatalogReadProcess.class.getName(),
-                warehouse.toString()));
-        command.removeIf(String::isEmpty);
+        List<String> command = javaCommand(CatalogReadProcess.class, warehouse.toString());
         Process process = new ProcessBuilder(command)
                 .redirectError(warehouse.resolve("reader.log").toFile())
                 .start();
@@ -294,6 +262,20 @@ class TestSqliteCatalogLockRecovery {
                 .as(Files.readString(warehouse.resolve("reader.log")))
                 .isZero();
         return output;
+    }
+
+    /** A JVM like this one (class path and the test JVM flags) running {@code main} with {@code arguments}. */
+    private static List<String> javaCommand(Class<?> main, String... arguments) {
+        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.add("-Xmx256m");
+        command.addAll(Arrays.asList(
+                System.getProperty("lakestream.test.jvm.flags", "").trim().split("\\s+")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(arguments));
+        command.removeIf(String::isEmpty);
+        return command;
     }
 
     private Path lockDirectory() {
