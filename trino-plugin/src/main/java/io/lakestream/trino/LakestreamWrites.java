@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_COMMIT_ERROR;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_NOT_SUPPORTED;
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
@@ -11,6 +12,7 @@ import io.airlift.slice.Slice;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import io.lakestream.merge.WriteConflictCheck;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import io.trino.spi.TrinoException;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The coordinator side of writes: the handle tasks write with, the one log commit of all their
@@ -31,12 +34,14 @@ public final class LakestreamWrites {
     private static final Logger log = Logger.get(LakestreamWrites.class);
 
     private final LakestreamCatalogAccess catalog;
+    private final BufferAllocator allocator;
     /** Tables a running CREATE TABLE AS created, by query id: dropped if the query does not finish. */
     private final Map<String, SchemaTableName> pendingCreates = new ConcurrentHashMap<>();
 
     @Inject
-    public LakestreamWrites(LakestreamCatalogAccess catalog) {
+    public LakestreamWrites(LakestreamCatalogAccess catalog, BufferAllocator allocator) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
     public LakestreamInsertTableHandle beginInsert(
@@ -63,8 +68,12 @@ public final class LakestreamWrites {
     }
 
     /**
-     * Publishes the changes all tasks of a {@code DELETE} wrote as one log commit, like an insert:
-     * every delete before every upsert, so an updated row's new version wins over its delete.
+     * Publishes the changes all tasks of a {@code DELETE}, {@code UPDATE} or {@code MERGE} wrote as one
+     * log commit: every delete before every upsert, so an updated row's new version wins over its
+     * delete. Snapshot isolation: the commit goes through only if no change committed after the log
+     * version the statement read touches a key it writes or a row its pushed-down filter may match
+     * ({@link WriteConflictCheck}); otherwise its staged segments are discarded and the statement fails
+     * with a conflict that says to retry it.
      */
     public void commit(String queryId, LakestreamMergeTableHandle handle, Collection<Slice> fragments) {
         List<StagedSegment> deletes = new ArrayList<>();
@@ -74,7 +83,35 @@ public final class LakestreamWrites {
             (read.deletes() ? deletes : upserts).add(read.segment());
         }
         deletes.addAll(upserts);
-        commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+        if (deletes.isEmpty()) {
+            return;
+        }
+        LakestreamTableHandle read = handle.tableHandle();
+        LakestreamTable table = catalog.loadTable(read.baseTable());
+        // the filter the scan enforced: implied by the statement's condition (what was not pushed down
+        // only makes it broader, so never fewer conflicts)
+        WriteConflictCheck check =
+                new WriteConflictCheck(table, LakestreamFilterTranslator.toExpression(read.constraint()), allocator);
+        try {
+            StreamLog.CommitResult result = table.log()
+                    .commitIfNoConflict(
+                            deletes, Optional.of(queryId), read.pin().logVersion(), check);
+            log.debug(
+                    "Query %s changed rows of %s read at log version %s: log version %s",
+                    queryId, read.baseTable(), read.pin().logVersion(), result.version());
+        } catch (LakestreamException e) {
+            if (e.error() == LOG_COMMIT_CONFLICT) {
+                // nothing was published: nothing of the statement may remain
+                table.log().discard(deletes);
+            }
+            throw toTrinoException(e);
+        } catch (RuntimeException e) {
+            throw new TrinoException(
+                    LAKESTREAM_COMMIT_ERROR,
+                    "Committing the row changes into %s failed, so they are not visible: %s"
+                            .formatted(read.baseTable(), e.getMessage()),
+                    e);
+        }
     }
 
     private void commitFragments(String queryId, SchemaTableName tableName, Collection<Slice> fragments) {
@@ -128,6 +165,12 @@ public final class LakestreamWrites {
             LakestreamTableHandle table, Collection<LakestreamColumnHandle> updatedColumns, RetryMode retryMode) {
         requireNoRetries(retryMode, "DELETE");
         TableDefinition definition = requirePrimaryKey(table);
+        if (table.logVersion().isPresent() || table.asOfTimestampMillis().isPresent()) {
+            // the conflict check starts from the version the table was pinned at, which time travel is not
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "Rows of %s cannot be changed through a time-travel read of it".formatted(table.baseTable()));
+        }
         List<String> updatedKeys = updatedColumns.stream()
                 .map(LakestreamColumnHandle::name)
                 .filter(definition.primaryKey()::contains)
