@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
@@ -43,6 +44,7 @@ final class CrossEngine {
     private final BufferAllocator allocator = new RootAllocator();
     private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
     private final TableTiering tiering;
+    private boolean raceInstalled;
 
     private CrossEngine() throws Exception {
         warehouse = Files.createTempDirectory("lakestream-sql-tests");
@@ -80,6 +82,14 @@ final class CrossEngine {
 
     List<List<Object>> spark(String sql) {
         return spark.query(sql);
+    }
+
+    /** Makes {@link TrinoRace#race} callable in Trino statements, as {@code race(x)}. */
+    synchronized void installTrinoRace() {
+        if (!raceInstalled) {
+            trino.installFunctions(Set.of(TrinoRace.class));
+            raceInstalled = true;
+        }
     }
 
     /** Creates schema {@code lakestream.<schema>} (through Trino) and returns its qualified name. */
