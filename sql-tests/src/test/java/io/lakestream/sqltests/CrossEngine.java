@@ -9,6 +9,7 @@ import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
+import io.lakestream.trino.RaceFunctions;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,10 +85,10 @@ final class CrossEngine {
         return spark.query(sql);
     }
 
-    /** Makes {@link TrinoRace#race} callable in Trino statements, as {@code race(x)}. */
+    /** Makes {@link RaceFunctions#race} callable in Trino statements, as {@code race(x)}. */
     synchronized void installTrinoRace() {
         if (!raceInstalled) {
-            trino.installFunctions(Set.of(TrinoRace.class));
+            trino.installFunctions(Set.of(RaceFunctions.class));
             raceInstalled = true;
         }
     }

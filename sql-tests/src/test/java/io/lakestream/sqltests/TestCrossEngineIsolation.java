@@ -3,6 +3,7 @@ package io.lakestream.sqltests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.trino.RaceFunctions;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * time. Each statement commits only if nothing it read changed since; a statement that loses is told
  * to retry and published nothing. Retried until each engine's increments all landed, the counter
  * holds every one of them. The random interleaving of the first test may or may not overlap; the
- * second makes Spark's write land inside Trino's statement every time ({@link TrinoRace}).
+ * second makes Spark's write land inside Trino's statement every time ({@link RaceFunctions}).
  */
 final class TestCrossEngineIsolation {
     private static final int INCREMENTS = Integer.getInteger("lakestream.test.increments", 8);
@@ -57,12 +58,12 @@ final class TestCrossEngineIsolation {
                 + " WITH (primary_key = ARRAY['id'], bucket_count = 2)");
         engines.trino("INSERT INTO " + s + ".counter VALUES (1, 0), (2, 0)");
         // Spark increments the counter after Trino's UPDATE read n = 0 and before it commits
-        TrinoRace.arm(() -> engines.spark("UPDATE " + s + ".counter SET n = n + 1 WHERE id = 1"));
+        RaceFunctions.arm(() -> engines.spark("UPDATE " + s + ".counter SET n = n + 1 WHERE id = 1"));
 
         assertThatThrownBy(() -> engines.trino("UPDATE " + s + ".counter SET n = race(n) + 1 WHERE id = 1"))
                 .hasMessageContaining("LOG_COMMIT_CONFLICT")
                 .hasMessageContaining("retry the statement");
-        assertThat(TrinoRace.fired()).isTrue();
+        assertThat(RaceFunctions.fired()).isTrue();
         // Spark's increment is there, Trino's published nothing; retried, Trino's lands on top
         assertThat(engines.spark("SELECT n FROM " + s + ".counter WHERE id = 1"))
                 .isEqualTo(List.of(List.of(1L)));
