@@ -139,17 +139,37 @@ public final class FileStreamLog implements StreamLog {
 
     @Override
     public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
-        return commit(segments, idempotencyKey, Optional.empty());
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.empty());
     }
 
     @Override
     public CommitResult commitIfUnchanged(
             List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds) {
-        return commit(segments, idempotencyKey, Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")));
+        return commit(
+                segments,
+                idempotencyKey,
+                Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")),
+                Optional.empty());
+    }
+
+    @Override
+    public CommitResult commitIfNoConflict(
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            long readVersion,
+            CommitConflictCheck check) {
+        requireNonNull(segments, "segments is null");
+        requireNonNull(check, "check is null");
+        // a version that does not exist (yet) fails here with a clear error, before anything is published
+        ConflictValidation validation = new ConflictValidation(paths.root(), segments, snapshot(readVersion), check);
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.of(validation));
     }
 
     private CommitResult commit(
-            List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            Optional<OffsetMap> expectedEnds,
+            Optional<ConflictValidation> conflicts) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
         StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
@@ -163,6 +183,11 @@ public final class FileStreamLog implements StreamLog {
             }
             // on the state this attempt publishes on top of: a sweep that won an earlier version shows here
             stagedFiles.check(current);
+            // snapshot isolation: checked on the very snapshot this attempt publishes on top of; an attempt
+            // that loses the publish race re-checks the versions that won
+            if (conflicts.isPresent()) {
+                conflicts.get().validate(current);
+            }
             long version = current.version() + 1;
             long now = clock.millis();
             long[] ends = new long[bucketCount];

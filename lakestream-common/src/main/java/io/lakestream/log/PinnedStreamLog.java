@@ -68,6 +68,15 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public CommitResult commitIfNoConflict(
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            long readVersion,
+            CommitConflictCheck check) {
+        throw readOnly();
+    }
+
+    @Override
     public void discard(List<StagedSegment> segments) {
         throw readOnly();
     }

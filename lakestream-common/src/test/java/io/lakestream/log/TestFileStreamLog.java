@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.LogFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -275,14 +276,6 @@ class TestFileStreamLog {
 
     /** A staged segment whose file exists (a commit checks that), with a few bytes that are never read here. */
     private StagedSegment staged(int bucket, long rows) {
-        String path = LogPaths.newSegmentPath(bucket);
-        try {
-            Path file = directory.resolve("log").resolve(path);
-            Files.createDirectories(file.getParent());
-            Files.write(file, new byte[] {1});
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return new StagedSegment(bucket, path, rows, 100, 0, 0);
+        return LogFiles.stagedStandIn(directory.resolve("log"), bucket, rows);
     }
 }

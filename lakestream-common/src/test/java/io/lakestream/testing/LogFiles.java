@@ -1,7 +1,9 @@
 package io.lakestream.testing;
 
 import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.log.LogPaths;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,6 +17,22 @@ import java.util.stream.Stream;
 /** The files of a table's log on the local file system, as a test looks at them. */
 public final class LogFiles {
     private LogFiles() {}
+
+    /**
+     * A staged segment of {@code rows} rows whose file exists under {@code logRoot} (a one-byte stand-in: a
+     * commit checks that its staged files exist, and tests of the commit protocol never read them).
+     */
+    public static StagedSegment stagedStandIn(Path logRoot, int bucket, long rows) {
+        String path = LogPaths.newSegmentPath(bucket);
+        try {
+            Path file = logRoot.resolve(path);
+            Files.createDirectories(file.getParent());
+            Files.write(file, new byte[] {1});
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return new StagedSegment(bucket, path, rows, 100, 0, 0);
+    }
 
     /** The segment files under the log that the newest version does not reference: staged, not committed. */
     public static List<Path> stagedSegments(LakestreamTable table) throws IOException {

@@ -10,12 +10,15 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.merge.MergeConfig;
+import io.lakestream.merge.WriteConflictCheck;
 import io.lakestream.table.LakestreamTable;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -29,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * a failed job becomes visible. An overwrite first stages the deletes of the rows it replaces (ahead
  * of the new rows, so a key that is deleted and written again keeps its new row) and commits only if
  * the log has not changed since the overwrite pinned it; otherwise nothing is published and the
- * write fails, asking to retry.
+ * write fails, asking to retry. A row-level operation (DELETE, UPDATE, MERGE) commits with snapshot
+ * isolation from the version its scan read ({@link WriteConflictCheck}); a conflict publishes nothing
+ * and fails the same way.
  *
  * <p>The driver holds a writer lease from the moment the tasks are about to start ({@link
  * #createBatchWriterFactory}, which Spark calls right before the job) until {@link #commit} or {@link
@@ -43,19 +48,28 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final LakestreamTable table;
     private final String queryId;
     private final Optional<LakestreamOverwrite> overwrite;
+    /** For a row-level operation: what it read, asked at commit (its scan has run by then). */
+    private final Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead;
+
     private boolean outcomeUnknown;
     private Optional<HeldLease> lease = Optional.empty();
 
-    LakestreamBatchWrite(LakestreamTableRef ref, LakestreamTable table, String queryId) {
-        this(ref, table, queryId, Optional.empty());
+    LakestreamBatchWrite(
+            LakestreamTableRef ref, LakestreamTable table, String queryId, Optional<LakestreamOverwrite> overwrite) {
+        this(ref, table, queryId, overwrite, Optional.empty());
     }
 
     LakestreamBatchWrite(
-            LakestreamTableRef ref, LakestreamTable table, String queryId, Optional<LakestreamOverwrite> overwrite) {
+            LakestreamTableRef ref,
+            LakestreamTable table,
+            String queryId,
+            Optional<LakestreamOverwrite> overwrite,
+            Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
+        this.rowLevelRead = requireNonNull(rowLevelRead, "rowLevelRead is null");
     }
 
     @Override
@@ -122,6 +136,9 @@ final class LakestreamBatchWrite implements BatchWrite {
     }
 
     private CommitResult publishOnce(List<StagedSegment> segments) {
+        if (rowLevelRead.isPresent()) {
+            return publishRowLevel(segments, rowLevelRead.get().get());
+        }
         if (overwrite.isEmpty()) {
             outcomeUnknown = true;
             return table.log().commit(segments, Optional.of(idempotencyKey()));
@@ -146,6 +163,26 @@ final class LakestreamBatchWrite implements BatchWrite {
                                     + "(at log version %s). Nothing was written; run the overwrite again")
                             .formatted(table, overwrite.get().logVersion()),
                     e);
+        }
+    }
+
+    private CommitResult publishRowLevel(List<StagedSegment> segments, LakestreamRowLevelRead read) {
+        try (BufferAllocator allocator = LakestreamMemory.newTaskAllocator("conflict check of " + table.identifier())) {
+            outcomeUnknown = true;
+            return table.log()
+                    .commitIfNoConflict(
+                            segments,
+                            Optional.of(idempotencyKey()),
+                            read.logVersion(),
+                            new WriteConflictCheck(table, read.condition(), allocator));
+        } catch (LakestreamException e) {
+            if (e.error() != LOG_COMMIT_CONFLICT) {
+                throw e;
+            }
+            // nothing was published: drop everything staged, so nothing of the operation remains
+            outcomeUnknown = false;
+            table.log().discard(segments);
+            throw e;
         }
     }
 

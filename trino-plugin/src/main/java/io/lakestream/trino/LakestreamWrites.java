@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_COMMIT_ERROR;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_NOT_SUPPORTED;
@@ -13,6 +14,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import io.lakestream.merge.WriteConflictCheck;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import io.trino.spi.TrinoException;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The coordinator side of writes: the handle tasks write with, the one log commit of all their
@@ -36,14 +39,16 @@ public final class LakestreamWrites {
     private static final Logger log = Logger.get(LakestreamWrites.class);
 
     private final LakestreamCatalogAccess catalog;
+    private final BufferAllocator allocator;
     /** Tables a running CREATE TABLE AS created, by query id: dropped if the query does not finish. */
     private final Map<String, SchemaTableName> pendingCreates = new ConcurrentHashMap<>();
     /** The writer lease of each running write, by query id: released when it commits or is cleaned up. */
     private final Map<String, HeldLease> leases = new ConcurrentHashMap<>();
 
     @Inject
-    public LakestreamWrites(LakestreamCatalogAccess catalog) {
+    public LakestreamWrites(LakestreamCatalogAccess catalog, BufferAllocator allocator) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
     public LakestreamInsertTableHandle beginInsert(
@@ -78,8 +83,12 @@ public final class LakestreamWrites {
     }
 
     /**
-     * Publishes the changes all tasks of a {@code DELETE} wrote as one log commit, like an insert:
-     * every delete before every upsert, so an updated row's new version wins over its delete.
+     * Publishes the changes all tasks of a {@code DELETE}, {@code UPDATE} or {@code MERGE} wrote as one
+     * log commit: every delete before every upsert, so an updated row's new version wins over its
+     * delete. Snapshot isolation: the commit goes through only if no change committed after the log
+     * version the statement read touches a key it writes or a row its pushed-down filter may match
+     * ({@link WriteConflictCheck}); otherwise its staged segments are discarded and the statement fails
+     * with a conflict that says to retry it.
      */
     public void commit(String queryId, LakestreamMergeTableHandle handle, Collection<Slice> fragments) {
         List<StagedSegment> deletes = new ArrayList<>();
@@ -90,9 +99,45 @@ public final class LakestreamWrites {
         }
         deletes.addAll(upserts);
         try {
-            commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+            commitRowChanges(queryId, handle, deletes);
         } finally {
             releaseLease(queryId);
+        }
+    }
+
+    /**
+     * Publishes a DELETE/UPDATE/MERGE's changes only if no change committed after the version its scan read
+     * conflicts with them (snapshot isolation, docs/writes.md).
+     */
+    private void commitRowChanges(String queryId, LakestreamMergeTableHandle handle, List<StagedSegment> deletes) {
+        if (deletes.isEmpty()) {
+            return;
+        }
+        LakestreamTableHandle read = handle.tableHandle();
+        LakestreamTable table = catalog.loadTable(read.baseTable());
+        // the filter the scan enforced: implied by the statement's condition (what was not pushed down
+        // only makes it broader, so never fewer conflicts)
+        WriteConflictCheck check =
+                new WriteConflictCheck(table, LakestreamFilterTranslator.toExpression(read.constraint()), allocator);
+        try {
+            StreamLog.CommitResult result = table.log()
+                    .commitIfNoConflict(
+                            deletes, Optional.of(queryId), read.pin().logVersion(), check);
+            log.debug(
+                    "Query %s changed rows of %s read at log version %s: log version %s",
+                    queryId, read.baseTable(), read.pin().logVersion(), result.version());
+        } catch (LakestreamException e) {
+            if (e.error() == LOG_COMMIT_CONFLICT || e.error() == STAGED_SEGMENT_MISSING) {
+                // nothing was published: nothing of the statement may remain
+                table.log().discard(deletes);
+            }
+            throw toTrinoException(e);
+        } catch (RuntimeException e) {
+            throw new TrinoException(
+                    LAKESTREAM_COMMIT_ERROR,
+                    "Committing the row changes into %s failed, so they are not visible: %s"
+                            .formatted(read.baseTable(), e.getMessage()),
+                    e);
         }
     }
 
@@ -177,6 +222,12 @@ public final class LakestreamWrites {
             RetryMode retryMode) {
         requireNoRetries(retryMode, "DELETE");
         TableDefinition definition = requirePrimaryKey(table);
+        if (table.logVersion().isPresent() || table.asOfTimestampMillis().isPresent()) {
+            // the conflict check starts from the version the table was pinned at, which time travel is not
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "Rows of %s cannot be changed through a time-travel read of it".formatted(table.baseTable()));
+        }
         List<String> updatedKeys = updatedColumns.stream()
                 .map(LakestreamColumnHandle::name)
                 .filter(definition.primaryKey()::contains)

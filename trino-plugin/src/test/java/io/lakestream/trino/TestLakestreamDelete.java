@@ -110,7 +110,7 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
             deletes.delete(Map.of("id", 2L));
             deletes.prepare().forEach(segment -> fragments.add(LakestreamMergeSink.Fragment.write(true, segment)));
         }
-        LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess());
+        LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess(), tables.allocator());
         LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(
                 new LakestreamTableHandle(
                         LakestreamQueryRunner.SCHEMA,
