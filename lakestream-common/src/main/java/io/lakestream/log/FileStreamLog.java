@@ -12,6 +12,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,6 +147,7 @@ public final class FileStreamLog implements StreamLog {
             List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
+        syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
@@ -272,6 +275,29 @@ public final class FileStreamLog implements StreamLog {
         recent.add(snapshot);
     }
 
+    /**
+     * The names of a commit's segments are durable before the commit is published: each writer forced
+     * its segment's content ({@code SegmentWriter}); the directory entries are synced here, once per
+     * directory (a bucket's), not once per file.
+     */
+    private void syncSegmentDirectories(List<StagedSegment> segments) {
+        Set<String> directories = new TreeSet<>();
+        for (StagedSegment segment : segments) {
+            directories.add(parent(paths.resolve(segment.path())));
+        }
+        for (String directory : directories) {
+            try {
+                fileSystem.syncDirectory(directory);
+            } catch (IOException e) {
+                throw new LakestreamException(
+                        LOG_IO_ERROR,
+                        "Could not sync log directory %s before committing (nothing was committed; retry the write): %s"
+                                .formatted(directory, e.getMessage()),
+                        e);
+            }
+        }
+    }
+
     private boolean publish(LogCommit commit) {
         String file = paths.commit(commit.version());
         try {
@@ -282,7 +308,22 @@ public final class FileStreamLog implements StreamLog {
             throw new LakestreamException(
                     LOG_IO_ERROR, "Could not write log commit file %s: %s".formatted(file, e.getMessage()), e);
         }
+        try {
+            // the commit's name is durable before anyone is told it committed
+            fileSystem.syncDirectory(parent(file));
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    ("Log commit %s was published but its directory could not be synced, so it may not survive a crash"
+                                    + " (%s); read the log to find out whether it is there before writing again")
+                            .formatted(file, e.getMessage()),
+                    e);
+        }
         return true;
+    }
+
+    private static String parent(String location) {
+        return location.substring(0, location.lastIndexOf('/'));
     }
 
     private void checkpointIfDue(long version) {

@@ -1,12 +1,13 @@
 package io.lakestream.log;
 
+import io.lakestream.io.LocalSync;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -24,9 +25,13 @@ import java.util.stream.Stream;
  * The log on a local (POSIX) file system. Commits are published by hard-linking a fully written
  * temporary file to the final name: {@link Files#createLink} fails atomically if the name exists,
  * unlike {@link Files#move} (check-then-rename without REPLACE_EXISTING, silent replace with
- * ATOMIC_MOVE).
+ * ATOMIC_MOVE). The temporary file is written with {@code O_SYNC}, so a commit's content is on disk
+ * before its name exists; {@link #syncDirectory} makes names durable, and new directories are synced
+ * into their parents when they are created ({@link LocalSync#createDirectories}).
  */
 public final class LocalLogFileSystem implements LogFileSystem {
+    private static final LocalSync SYNC = LocalSync.FSYNC;
+
     public static Path toPath(String location) {
         if (location.startsWith("file:")) {
             return Path.of(URI.create(location));
@@ -37,21 +42,30 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public OutputStream create(String location) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        SYNC.createDirectories(path.getParent());
         return Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     @Override
-    public WritableByteChannel createChannel(String location) throws IOException {
+    public OutputChannel createChannel(String location) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
-        return FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        SYNC.createDirectories(path.getParent());
+        return new ForcedChannel(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+    }
+
+    /** A directory that does not exist holds no names to make durable: nothing to do. */
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        Path directory = toPath(location);
+        if (Files.isDirectory(directory)) {
+            SYNC.syncDirectory(directory);
+        }
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        SYNC.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(
@@ -76,7 +90,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public void replace(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        SYNC.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -156,5 +170,28 @@ public final class LocalLogFileSystem implements LogFileSystem {
             throw e.getCause();
         }
         return entries;
+    }
+
+    /** A local file channel whose {@link #force} is an fsync. */
+    private record ForcedChannel(Path path, FileChannel channel) implements OutputChannel {
+        @Override
+        public int write(ByteBuffer source) throws IOException {
+            return channel.write(source);
+        }
+
+        @Override
+        public void force() throws IOException {
+            SYNC.force(path, channel);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return channel.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
     }
 }

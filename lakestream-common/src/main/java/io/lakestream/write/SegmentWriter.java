@@ -3,6 +3,7 @@ package io.lakestream.write;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
@@ -133,17 +134,23 @@ final class SegmentWriter implements AutoCloseable {
         return rowCount;
     }
 
-    /** Writes the file footer and closes it; the segment is ready to be committed. */
+    /**
+     * Writes the file footer, forces the file to stable storage and closes it; the segment is ready to
+     * be committed (the commit makes its name durable, {@code FileStreamLog}). One force per segment, at
+     * the end: forcing per batch would cost an fsync per batch and buy nothing, since nothing is
+     * visible before the commit.
+     */
     StagedSegment finish() {
         if (rowsInBatch > 0) {
             flushBatch();
         }
         try {
             fileWriter.end();
+            output.force();
         } catch (IOException e) {
             throw ioError(e);
         }
-        close();
+        closeFinished();
         return new StagedSegment(bucket, relativePath, rowCount, output.bytesWritten, minTimestamp, maxTimestamp);
     }
 
@@ -193,6 +200,7 @@ final class SegmentWriter implements AutoCloseable {
         timestampData = timestamps.getDataBufferAddress();
     }
 
+    /** Closes after a failure or a discard: the segment will not be committed, so errors do not matter. */
     @Override
     public void close() {
         if (closed) {
@@ -208,13 +216,35 @@ final class SegmentWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes a finished segment: a failure here fails the write, since the segment may be incomplete
+     * (on an object store, closing is what uploads it).
+     */
+    private void closeFinished() {
+        closed = true;
+        try {
+            fileWriter.close();
+        } catch (RuntimeException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    "Could not close log segment %s: %s".formatted(log.paths().resolve(relativePath), e.getMessage()),
+                    e);
+        } finally {
+            root.close();
+        }
+    }
+
     /** Counts the bytes written, for the segment's size. */
     private static final class CountingChannel implements WritableByteChannel {
-        private final WritableByteChannel delegate;
+        private final LogFileSystem.OutputChannel delegate;
         private long bytesWritten;
 
-        CountingChannel(WritableByteChannel delegate) {
+        CountingChannel(LogFileSystem.OutputChannel delegate) {
             this.delegate = delegate;
+        }
+
+        void force() throws IOException {
+            delegate.force();
         }
 
         @Override

@@ -57,6 +57,29 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         return fileSystem.newOutputFile(LakestreamLocations.of(location)).create();
     }
 
+    /**
+     * A local segment is written through {@link LocalLogFileSystem}, whose channel forces the file (Trino's
+     * local output stream never does); elsewhere through Trino's file system, where closing is the durable
+     * step (an object store's upload completes on close).
+     */
+    @Override
+    public OutputChannel createChannel(String location) throws IOException {
+        Optional<Path> path = localPath(LakestreamLocations.of(location));
+        if (path.isPresent()) {
+            return local.createChannel(path.get().toString());
+        }
+        return LogFileSystem.super.createChannel(location);
+    }
+
+    /** Local directories are synced; object stores have none, and their names are durable on create. */
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        Optional<Path> path = localPath(LakestreamLocations.of(location));
+        if (path.isPresent()) {
+            local.syncDirectory(path.get().toString());
+        }
+    }
+
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Location target = LakestreamLocations.of(location);
