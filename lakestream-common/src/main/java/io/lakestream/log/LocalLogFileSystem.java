@@ -18,6 +18,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -30,7 +31,16 @@ import java.util.stream.Stream;
  * into their parents when they are created ({@link LocalSync#createDirectories}).
  */
 public final class LocalLogFileSystem implements LogFileSystem {
-    private static final LocalSync SYNC = LocalSync.FSYNC;
+    private final LocalSync sync;
+
+    public LocalLogFileSystem() {
+        this(LocalSync.FSYNC);
+    }
+
+    /** With another way to sync: tests record the order of forces. */
+    public LocalLogFileSystem(LocalSync sync) {
+        this.sync = Objects.requireNonNull(sync, "sync is null");
+    }
 
     public static Path toPath(String location) {
         if (location.startsWith("file:")) {
@@ -42,15 +52,16 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public OutputStream create(String location) throws IOException {
         Path path = toPath(location);
-        SYNC.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         return Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     @Override
     public OutputChannel createChannel(String location) throws IOException {
         Path path = toPath(location);
-        SYNC.createDirectories(path.getParent());
-        return new ForcedChannel(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+        sync.createDirectories(path.getParent());
+        return new ForcedChannel(
+                path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), sync);
     }
 
     /** A directory that does not exist holds no names to make durable: nothing to do. */
@@ -58,14 +69,14 @@ public final class LocalLogFileSystem implements LogFileSystem {
     public void syncDirectory(String location) throws IOException {
         Path directory = toPath(location);
         if (Files.isDirectory(directory)) {
-            SYNC.syncDirectory(directory);
+            sync.syncDirectory(directory);
         }
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        SYNC.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(
@@ -90,7 +101,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public void replace(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        SYNC.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -173,7 +184,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     }
 
     /** A local file channel whose {@link #force} is an fsync. */
-    private record ForcedChannel(Path path, FileChannel channel) implements OutputChannel {
+    private record ForcedChannel(Path path, FileChannel channel, LocalSync sync) implements OutputChannel {
         @Override
         public int write(ByteBuffer source) throws IOException {
             return channel.write(source);
@@ -181,7 +192,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
 
         @Override
         public void force() throws IOException {
-            SYNC.force(path, channel);
+            sync.force(path, channel);
         }
 
         @Override
