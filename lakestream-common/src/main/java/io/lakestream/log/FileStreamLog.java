@@ -157,7 +157,8 @@ public final class FileStreamLog implements StreamLog {
                 checkUnchanged(current, expectedEnds.get());
             }
             long version = current.version() + 1;
-            long now = clock.millis();
+            // never before the previous commit: writers' clocks differ, and time travel needs monotonic times
+            long now = Math.max(clock.millis(), current.committedAtMillis());
             long[] ends = new long[bucketCount];
             for (int bucket = 0; bucket < bucketCount; bucket++) {
                 ends[bucket] = current.bucket(bucket).endOffset();
@@ -239,7 +240,7 @@ public final class FileStreamLog implements StreamLog {
             LogCommit commit = new LogCommit(
                     LogCommit.FORMAT_VERSION,
                     version,
-                    clock.millis(),
+                    Math.max(clock.millis(), current.committedAtMillis()),
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
@@ -345,26 +346,50 @@ public final class FileStreamLog implements StreamLog {
         }
     }
 
-    /** The newest checkpoint at or below {@code maxVersion}, or the empty log. */
+    /**
+     * The newest readable checkpoint at or below {@code maxVersion}, or the empty log. Checkpoints only
+     * speed up reading: one that is missing, truncated or garbage is skipped (an older one, or a replay of
+     * the commits from version 1, gives the same state), never an error.
+     */
     private LogSnapshot startingPoint(long maxVersion) {
         long candidate = Math.min(maxVersion, lastCheckpointHint());
         candidate -= candidate % CHECKPOINT_INTERVAL;
-        // Checkpoints are best effort: walk down to the newest one that exists.
         for (int probes = 0; candidate > 0 && probes < 20; probes++, candidate -= CHECKPOINT_INTERVAL) {
             String file = paths.checkpoint(candidate);
             Optional<byte[]> json = read(file);
             if (json.isPresent()) {
-                LogSnapshot checkpoint = parse(json.get(), LogSnapshot.class, file);
-                if (checkpoint.bucketCount() != bucketCount) {
-                    throw new LakestreamException(
-                            LOG_CORRUPT,
-                            "Log checkpoint %s has %s buckets but the table has %s"
-                                    .formatted(file, checkpoint.bucketCount(), bucketCount));
+                Optional<LogSnapshot> checkpoint = checkpoint(json.get(), file, candidate);
+                if (checkpoint.isPresent()) {
+                    return checkpoint.get();
                 }
-                return checkpoint;
             }
         }
         return LogSnapshot.empty(bucketCount);
+    }
+
+    /** A checkpoint's state, or empty (with a warning) if the file is unreadable or not of its version. */
+    private Optional<LogSnapshot> checkpoint(byte[] json, String file, long version) {
+        LogSnapshot checkpoint;
+        try {
+            checkpoint = LogJson.read(json, LogSnapshot.class);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Ignoring unreadable log checkpoint {}; reading from an older checkpoint or the commits", file, e);
+            return Optional.empty();
+        }
+        if (checkpoint.version() != version) {
+            log.warn(
+                    "Ignoring log checkpoint {}: it holds version {}; reading from an older checkpoint or the commits",
+                    file,
+                    checkpoint.version());
+            return Optional.empty();
+        }
+        if (checkpoint.bucketCount() != bucketCount) {
+            throw new LakestreamException(
+                    LOG_CORRUPT,
+                    "Log checkpoint %s has %s buckets but the table has %s"
+                            .formatted(file, checkpoint.bucketCount(), bucketCount));
+        }
+        return Optional.of(checkpoint);
     }
 
     private long lastCheckpointHint() {
