@@ -57,6 +57,7 @@ public final class LakestreamWriter implements AutoCloseable {
     private final SegmentWriter[] segments;
     private final Clock clock;
     private final int batchRows;
+    private final long maxColumnBytes;
     private State state = State.OPEN;
     private String abortReason;
 
@@ -72,7 +73,19 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
+        this(table, allocator, clock, batchRows, SegmentWriter.MAX_COLUMN_BYTES);
+    }
+
+    /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
+    LakestreamWriter(
+            LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
+        checkArgument(
+                maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
+                "maxColumnBytes must be between 1 and %s, got %s",
+                SegmentWriter.MAX_COLUMN_BYTES,
+                maxColumnBytes);
+        this.maxColumnBytes = maxColumnBytes;
         this.table = requireNonNull(table, "table is null");
         this.definition = table.definition();
         this.log = table.log();
@@ -306,7 +319,7 @@ public final class LakestreamWriter implements AutoCloseable {
     private SegmentWriter segment(int bucket) {
         SegmentWriter segment = segments[bucket];
         if (segment == null) {
-            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows);
+            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows, maxColumnBytes);
             segments[bucket] = segment;
         }
         return segment;
