@@ -28,8 +28,9 @@ public interface StreamLog {
 
     /**
      * The newest version committed at or before {@code timestampMillis}; 0 (the empty log) when the
-     * first commit is later. Commit times come from the writers' clocks and are assumed to grow with
-     * the version.
+     * first commit is later. Commit times come from the writers' clocks; {@link FileStreamLog} dates a
+     * commit no earlier than its predecessor, so they grow with the version (docs/writes.md, "Commit
+     * times and time travel under clock skew").
      */
     long versionAsOf(long timestampMillis);
 
