@@ -6,10 +6,7 @@ import io.lakestream.io.PositionedReadChannel;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -54,29 +51,8 @@ public final class HadoopLogFileSystem implements LogFileSystem {
         requireAtomicPublish(location);
         Path path = new Path(location);
         FSDataOutputStream stream = fileSystem(path).create(path, false);
-        WritableByteChannel channel = Channels.newChannel(stream);
-        return new OutputChannel() {
-            @Override
-            public int write(ByteBuffer source) throws IOException {
-                return channel.write(source);
-            }
-
-            @Override
-            public void force() throws IOException {
-                // on the data nodes' disks, not only in their memory (what close guarantees)
-                stream.hsync();
-            }
-
-            @Override
-            public boolean isOpen() {
-                return channel.isOpen();
-            }
-
-            @Override
-            public void close() throws IOException {
-                channel.close();
-            }
-        };
+        // forced onto the data nodes' disks, not only into their memory (what close guarantees)
+        return new StreamOutputChannel(stream, stream::hsync);
     }
 
     @Override

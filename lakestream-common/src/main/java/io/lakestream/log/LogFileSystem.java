@@ -2,8 +2,6 @@ package io.lakestream.log;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
@@ -31,28 +29,7 @@ public interface LogFileSystem {
      */
     default OutputChannel createChannel(String location) throws IOException {
         OutputStream stream = create(location);
-        WritableByteChannel channel = Channels.newChannel(stream);
-        return new OutputChannel() {
-            @Override
-            public int write(ByteBuffer source) throws IOException {
-                return channel.write(source);
-            }
-
-            @Override
-            public void force() throws IOException {
-                stream.flush();
-            }
-
-            @Override
-            public boolean isOpen() {
-                return channel.isOpen();
-            }
-
-            @Override
-            public void close() throws IOException {
-                channel.close();
-            }
-        };
+        return new StreamOutputChannel(stream, stream::flush);
     }
 
     /**

@@ -2,9 +2,8 @@ package io.lakestream.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
-import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.io.LocalSync;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.StagedSegment;
@@ -36,16 +35,8 @@ class TestLogDurability {
     @Test
     void javaWriterCommitsReferenceOnlyDurableSegments() throws Exception {
         RecordingLogFileSystem recording = new RecordingLogFileSystem(new LocalLogFileSystem());
-        try (LakestreamCatalog catalog = LakestreamCatalog.open(
-                        CatalogConfig.embedded(directory),
-                        properties -> {
-                            LocalFileIO io = new LocalFileIO();
-                            io.initialize(properties);
-                            return io;
-                        },
-                        location -> recording);
+        try (LakestreamCatalog catalog = TestingWarehouse.openCatalog(directory, LocalSync.FSYNC, recording);
                 BufferAllocator allocator = new RootAllocator()) {
-            catalog.createNamespace(TestingWarehouse.NAMESPACE);
             LakestreamTable table = catalog.createTable(
                     TableIdentifier.of(TestingWarehouse.NAMESPACE, "t"),
                     TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)

@@ -2,7 +2,6 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.log.ChangeType;
@@ -51,16 +50,8 @@ class TestTieringDurability {
     void tieringAndCompactionCommitOnlyDurableFiles(boolean icebergWriter) throws Exception {
         RecordingLocalSync sync = new RecordingLocalSync();
         RecordingLogFileSystem logFileSystem = new RecordingLogFileSystem(new LocalLogFileSystem());
-        try (LakestreamCatalog catalog = LakestreamCatalog.open(
-                        CatalogConfig.embedded(directory),
-                        properties -> {
-                            LocalFileIO io = new LocalFileIO(sync);
-                            io.initialize(properties);
-                            return io;
-                        },
-                        location -> logFileSystem);
+        try (LakestreamCatalog catalog = TestingWarehouse.openCatalog(directory, sync, logFileSystem);
                 BufferAllocator allocator = new RootAllocator()) {
-            catalog.createNamespace(TestingWarehouse.NAMESPACE);
             LakestreamTable table = catalog.createTable(
                     TableIdentifier.of(TestingWarehouse.NAMESPACE, "t"),
                     TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
