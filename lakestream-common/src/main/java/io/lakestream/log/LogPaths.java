@@ -8,6 +8,7 @@ import java.util.UUID;
 public record LogPaths(String root) {
     public static final String COMMITS_DIRECTORY = "_commits";
     public static final String LAST_CHECKPOINT = "_last_checkpoint";
+    public static final String IDENTITY = "_identity.json";
 
     public LogPaths {
         requireNonNull(root, "root is null");
@@ -22,6 +23,11 @@ public record LogPaths(String root) {
 
     public String checkpoint(long version) {
         return "%s/%s/%020d.checkpoint.json".formatted(root, COMMITS_DIRECTORY, version);
+    }
+
+    /** The identity record: which table the log belongs to ({@link LogIdentity}). */
+    public String identity() {
+        return "%s/%s".formatted(root, IDENTITY);
     }
 
     public String lastCheckpointHint() {

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The state of a log at one committed version: every bucket's live range and segments, plus the
@@ -23,13 +25,16 @@ import java.util.Map;
  * @param committedAtMillis when this version was committed (0 for version 0)
  * @param buckets one entry per bucket
  * @param idempotencyKeys key -> version of the commit that used it, for the last {@link #RETAINED_IDEMPOTENCY_KEYS} keyed commits
+ * @param tableUuid in a checkpoint file: the table whose log it was written for (see {@link LogIdentity});
+ *     readers ignore a checkpoint of another table
  */
 public record LogSnapshot(
         int formatVersion,
         long version,
         long committedAtMillis,
         List<BucketLog> buckets,
-        Map<String, Long> idempotencyKeys) {
+        Map<String, Long> idempotencyKeys,
+        Optional<UUID> tableUuid) {
     /** How many keyed commits a retried commit is recognized within. */
     public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
 
@@ -37,6 +42,32 @@ public record LogSnapshot(
         checkArgument(version >= 0, "version is negative");
         buckets = ImmutableList.copyOf(requireNonNull(buckets, "buckets is null"));
         idempotencyKeys = ImmutableMap.copyOf(requireNonNull(idempotencyKeys, "idempotencyKeys is null"));
+        requireNonNull(tableUuid, "tableUuid is null");
+    }
+
+    public LogSnapshot(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            List<BucketLog> buckets,
+            Map<String, Long> idempotencyKeys) {
+        this(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, Optional.empty());
+    }
+
+    /** This state, marked as the log of a table, for a checkpoint file. */
+    public LogSnapshot withTableUuid(UUID uuid) {
+        return new LogSnapshot(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, Optional.of(uuid));
+    }
+
+    /**
+     * The snapshot after a commit that changes nothing: a commit another table's writer published into
+     * this log (see {@link LogIdentity}) takes its version and is otherwise ignored.
+     */
+    public LogSnapshot skip(LogCommit commit, String commitFile) {
+        if (commit.version() != version + 1) {
+            throw corrupt(commitFile, "has version %s but follows version %s".formatted(commit.version(), version));
+        }
+        return new LogSnapshot(formatVersion, commit.version(), committedAtMillis, buckets, idempotencyKeys, tableUuid);
     }
 
     public static LogSnapshot empty(int bucketCount) {
@@ -99,7 +130,7 @@ public record LogSnapshot(
             }
             keys = updated;
         }
-        return new LogSnapshot(formatVersion, commit.version(), commit.committedAtMillis(), next, keys);
+        return new LogSnapshot(formatVersion, commit.version(), commit.committedAtMillis(), next, keys, tableUuid);
     }
 
     private static BucketLog removePrefixSegment(List<BucketLog> buckets, SegmentFile removed, String commitFile) {

@@ -3,6 +3,7 @@ package io.lakestream.write;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
@@ -187,6 +188,11 @@ public final class LakestreamWriter implements AutoCloseable {
         } catch (RuntimeException e) {
             // The outcome may be unknown (e.g. an I/O error after the commit file was linked), so the
             // segment files stay: if the commit landed they are referenced, otherwise they are orphans.
+            // Unless the table was dropped: then its log is gone or another table's, and no reader of it
+            // will ever read them.
+            if (e instanceof LakestreamException lakestream && lakestream.error() == TABLE_DROPPED) {
+                log.discard(staged);
+            }
             state = State.ABORTED;
             abortReason = "the commit failed: " + e.getMessage();
             throw e;
