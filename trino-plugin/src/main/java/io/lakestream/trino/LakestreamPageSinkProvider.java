@@ -34,7 +34,8 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) outputTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), allocator);
+        return new LakestreamPageSink(
+                catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
     }
 
     @Override
@@ -45,7 +46,8 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) insertTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), allocator);
+        return new LakestreamPageSink(
+                catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
     }
 
     @Override
@@ -55,8 +57,11 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             ConnectorMergeTableHandle mergeHandle,
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
-        LakestreamTableHandle table = ((LakestreamMergeTableHandle) mergeHandle).tableHandle();
+        LakestreamMergeTableHandle merge = (LakestreamMergeTableHandle) mergeHandle;
+        LakestreamTableHandle table = merge.tableHandle();
         return new LakestreamMergeSink(
-                catalog.loadTable(table.baseTable()), table.baseTable().toString(), allocator);
+                catalog.loadTable(table.baseTable(), merge.tableUuid()),
+                table.baseTable().toString(),
+                allocator);
     }
 }

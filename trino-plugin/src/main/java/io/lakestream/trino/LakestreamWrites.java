@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -42,14 +43,21 @@ public final class LakestreamWrites {
     public LakestreamInsertTableHandle beginInsert(
             LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
         requireNoRetries(retryMode, "INSERT");
-        return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns);
+        return new LakestreamInsertTableHandle(
+                table.schemaName(),
+                table.tableName(),
+                columns,
+                catalog.loadTable(table).lake().uuid());
     }
 
     /** Called once the table of a {@code CREATE TABLE AS} exists. */
     public LakestreamInsertTableHandle beginCreate(String queryId, SchemaTableName name, LakestreamTable table) {
         pendingCreates.put(queryId, name);
         return new LakestreamInsertTableHandle(
-                name.getSchemaName(), name.getTableName(), LakestreamColumns.userColumns(table.definition()));
+                name.getSchemaName(),
+                name.getTableName(),
+                LakestreamColumns.userColumns(table.definition()),
+                table.lake().uuid());
     }
 
     public void finishCreate(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
@@ -59,7 +67,7 @@ public final class LakestreamWrites {
 
     /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
     public void commit(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
-        commitFragments(queryId, handle.table(), fragments);
+        commitFragments(queryId, handle.table(), handle.tableUuid(), fragments);
     }
 
     /**
@@ -74,22 +82,24 @@ public final class LakestreamWrites {
             (read.deletes() ? deletes : upserts).add(read.segment());
         }
         deletes.addAll(upserts);
-        commitSegments(queryId, handle.tableHandle().baseTable(), deletes);
+        commitSegments(queryId, handle.tableHandle().baseTable(), handle.tableUuid(), deletes);
     }
 
-    private void commitFragments(String queryId, SchemaTableName tableName, Collection<Slice> fragments) {
+    private void commitFragments(
+            String queryId, SchemaTableName tableName, UUID tableUuid, Collection<Slice> fragments) {
         List<StagedSegment> segments = new ArrayList<>(fragments.size());
         for (Slice fragment : fragments) {
             segments.add(LakestreamPageSink.readFragment(fragment));
         }
-        commitSegments(queryId, tableName, segments);
+        commitSegments(queryId, tableName, tableUuid, segments);
     }
 
-    private void commitSegments(String queryId, SchemaTableName tableName, List<StagedSegment> segments) {
+    private void commitSegments(
+            String queryId, SchemaTableName tableName, UUID tableUuid, List<StagedSegment> segments) {
         if (segments.isEmpty()) {
             return;
         }
-        LakestreamTable table = catalog.loadTable(tableName);
+        LakestreamTable table = catalog.loadTable(tableName, tableUuid);
         try {
             StreamLog.CommitResult result = table.log().commit(segments, Optional.of(queryId));
             // already applied: a retried commit of the same query. Its segments are kept, not discarded:
@@ -139,7 +149,8 @@ public final class LakestreamWrites {
                     "Primary key columns %s of %s cannot be updated; delete the row and insert it with the new key"
                             .formatted(updatedKeys, table.baseTable()));
         }
-        return new LakestreamMergeTableHandle(table);
+        return new LakestreamMergeTableHandle(
+                table, catalog.loadTable(table).lake().uuid());
     }
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */

@@ -110,12 +110,15 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
             deletes.prepare().forEach(segment -> fragments.add(LakestreamMergeSink.Fragment.write(true, segment)));
         }
         LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess());
-        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(new LakestreamTableHandle(
-                LakestreamQueryRunner.SCHEMA,
-                "ordered",
-                ReadMode.UNION,
-                new LakestreamPin(
-                        metadataLocation(table), table.log().latestSnapshot().version())));
+        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(
+                new LakestreamTableHandle(
+                        LakestreamQueryRunner.SCHEMA,
+                        "ordered",
+                        ReadMode.UNION,
+                        new LakestreamPin(
+                                metadataLocation(table),
+                                table.log().latestSnapshot().version())),
+                table.lake().uuid());
         long before = table.log().latestSnapshot().version();
         writes.commit("query_1", handle, fragments);
         assertQuery("SELECT id, v FROM ordered", "VALUES (1, 'b')");

@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** Handles and splits survive the JSON round trip with the mapper configuration the engine uses. */
@@ -91,8 +92,11 @@ final class TestLakestreamHandleJson {
     void mergeTableHandle() {
         assertRoundTrip(
                 LakestreamMergeTableHandle.class,
-                new LakestreamMergeTableHandle(new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
-                        .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))));
+                new LakestreamMergeTableHandle(
+                        new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
+                                .withConstraint(
+                                        TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L)))),
+                        UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
     }
 
     @Test
@@ -149,7 +153,9 @@ final class TestLakestreamHandleJson {
     @Test
     void insertHandleAndFragments() {
         assertRoundTrip(
-                LakestreamInsertTableHandle.class, new LakestreamInsertTableHandle("s", "t", List.of(ID, REGION)));
+                LakestreamInsertTableHandle.class,
+                new LakestreamInsertTableHandle(
+                        "s", "t", List.of(ID, REGION), UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
         StagedSegment segment = new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2);
         assertThat(LakestreamPageSink.readFragment(LakestreamPageSink.writeFragment(segment)))
                 .isEqualTo(segment);
