@@ -246,6 +246,7 @@ public final class LakestreamCatalog implements Closeable {
         }
         Table pinned = current;
         if (current instanceof HasTableOperations operations
+                && !metadataLocation.isEmpty()
                 && !metadataLocation.equals(operations.operations().current().metadataFileLocation())) {
             try {
                 pinned = new BaseTable(
