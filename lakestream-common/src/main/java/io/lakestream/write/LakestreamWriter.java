@@ -8,6 +8,7 @@ import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.StagedSegment;
@@ -75,6 +76,8 @@ public final class LakestreamWriter implements AutoCloseable {
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
         this.table = requireNonNull(table, "table is null");
+        // a lake changed outside Lakestream (or bucket properties changed) makes what is written unreadable
+        LakeLayoutValidator.validate(table);
         this.definition = table.definition();
         this.log = table.log();
         this.allocator = requireNonNull(allocator, "allocator is null")

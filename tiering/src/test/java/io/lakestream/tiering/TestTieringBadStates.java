@@ -47,6 +47,24 @@ class TestTieringBadStates {
                 "ends at");
     }
 
+    /** A stock engine's append after the last tiering commit (its rows would be shadowed or duplicated). */
+    @Test
+    void foreignSnapshotStopsTheTable() {
+        assertStops(
+                table -> {
+                    Table lake = table.lake();
+                    DataFile file = DataFiles.builder(lake.spec())
+                            .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
+                            .withFileSizeInBytes(10)
+                            .withRecordCount(1)
+                            .withPartitionPath("id_bucket=0")
+                            .build();
+                    lake.newAppend().appendFile(file).commit();
+                },
+                "LAKE_LAYOUT_MISMATCH",
+                "was not written by Lakestream");
+    }
+
     @Test
     void untieredLogRemovedByRetentionStopsTheTable() {
         assertStops(

@@ -1,8 +1,10 @@
 package io.lakestream.trino;
 
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
+import io.lakestream.common.LakestreamException;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeSink;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
@@ -34,8 +36,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) outputTableHandle;
-        return new LakestreamPageSink(
-                catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
+        return pageSink(handle);
     }
 
     @Override
@@ -46,8 +47,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) insertTableHandle;
-        return new LakestreamPageSink(
-                catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
+        return pageSink(handle);
     }
 
     @Override
@@ -59,9 +59,23 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             ConnectorPageSinkId pageSinkId) {
         LakestreamMergeTableHandle merge = (LakestreamMergeTableHandle) mergeHandle;
         LakestreamTableHandle table = merge.tableHandle();
-        return new LakestreamMergeSink(
-                catalog.loadTable(table.baseTable(), merge.tableUuid()),
-                table.baseTable().toString(),
-                allocator);
+        try {
+            return new LakestreamMergeSink(
+                    catalog.loadTable(table.baseTable(), merge.tableUuid()),
+                    table.baseTable().toString(),
+                    allocator);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    private ConnectorPageSink pageSink(LakestreamInsertTableHandle handle) {
+        try {
+            return new LakestreamPageSink(
+                    catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
+        } catch (LakestreamException e) {
+            // e.g. the lake was changed outside Lakestream after the query started
+            throw toTrinoException(e);
+        }
     }
 }

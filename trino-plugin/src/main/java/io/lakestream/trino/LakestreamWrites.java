@@ -9,6 +9,7 @@ import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -43,11 +44,9 @@ public final class LakestreamWrites {
     public LakestreamInsertTableHandle beginInsert(
             LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
         requireNoRetries(retryMode, "INSERT");
+        LakestreamTable loaded = requireLakeLayout(catalog.loadTable(table));
         return new LakestreamInsertTableHandle(
-                table.schemaName(),
-                table.tableName(),
-                columns,
-                catalog.loadTable(table).lake().uuid());
+                table.schemaName(), table.tableName(), columns, loaded.lake().uuid());
     }
 
     /** Called once the table of a {@code CREATE TABLE AS} exists. */
@@ -150,7 +149,7 @@ public final class LakestreamWrites {
                             .formatted(updatedKeys, table.baseTable()));
         }
         return new LakestreamMergeTableHandle(
-                table, catalog.loadTable(table).lake().uuid());
+                table, requireLakeLayout(catalog.loadTable(table)).lake().uuid());
     }
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */
@@ -163,6 +162,16 @@ public final class LakestreamWrites {
                             .formatted(table.baseTable()));
         }
         return definition;
+    }
+
+    /** Before any task writes: a lake changed outside Lakestream is not written into. */
+    private static LakestreamTable requireLakeLayout(LakestreamTable table) {
+        try {
+            LakeLayoutValidator.validate(table);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+        return table;
     }
 
     public static void requireNoRetries(RetryMode retryMode, String operation) {
