@@ -9,8 +9,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +23,6 @@ import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.write.BatchWrite;
-import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
@@ -161,25 +159,14 @@ class TestLakestreamSparkDroppedTable {
     }
 
     private BatchWrite batchWrite(String table, String queryId) {
-        try {
-            LakestreamTable loaded = testing.loadTable(NS, table);
-            return loaded.newWriteBuilder(SparkTesting.writeInfo(queryId, loaded.schema()))
-                    .build()
-                    .toBatch();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return testing.batchWrite(NS, table, queryId);
     }
 
     private static WriterCommitMessage writeTask(BatchWrite write, int partition, long... ids) {
-        try (DataWriter<InternalRow> writer =
-                write.createBatchWriterFactory(null).createWriter(partition, partition)) {
-            for (long id : ids) {
-                writer.write(new GenericInternalRow(new Object[] {id, UTF8String.fromString("old" + id)}));
-            }
-            return writer.commit();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        List<InternalRow> rows = new ArrayList<>();
+        for (long id : ids) {
+            rows.add(new GenericInternalRow(new Object[] {id, UTF8String.fromString("old" + id)}));
         }
+        return SparkTesting.writeTask(write, partition, rows);
     }
 }

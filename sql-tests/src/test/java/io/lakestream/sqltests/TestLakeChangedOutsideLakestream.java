@@ -32,7 +32,8 @@ final class TestLakeChangedOutsideLakestream {
                 "lake snapshot " + foreignSnapshot + " (operation 'append'",
                 "rollback_to_snapshot(" + lakestreamSnapshot + ")");
         // the lake alone is what the stock connector shows: both rows
-        assertThat(engines.trino("SELECT id, v FROM \"%s$lake\" ORDER BY v".formatted(table)))
+        assertThat(engines.trino(
+                        "SELECT id, v FROM %s.%s.\"t$lake\" ORDER BY v".formatted(TrinoEngine.CATALOG, schema)))
                 .containsExactly(List.of(1L, "a"), List.of(1L, "foreign"));
 
         // the repair the message names: roll the lake back with the stock connector

@@ -33,13 +33,7 @@ class TestTieringBadStates {
                 table -> {
                     // A lake snapshot claiming offsets the log never had (e.g. the log was replaced).
                     Table lake = table.lake();
-                    DataFile file = DataFiles.builder(lake.spec())
-                            .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
-                            .withFileSizeInBytes(10)
-                            .withRecordCount(0)
-                            .withPartitionPath("id_bucket=0")
-                            .build();
-                    var append = lake.newAppend().appendFile(file);
+                    var append = lake.newAppend().appendFile(foreignFile(lake));
                     LakePosition.summary(new OffsetMap(Map.of(0, 1_000L)), 99).forEach(append::set);
                     append.commit();
                 },
@@ -53,13 +47,7 @@ class TestTieringBadStates {
         assertStops(
                 table -> {
                     Table lake = table.lake();
-                    DataFile file = DataFiles.builder(lake.spec())
-                            .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
-                            .withFileSizeInBytes(10)
-                            .withRecordCount(1)
-                            .withPartitionPath("id_bucket=0")
-                            .build();
-                    lake.newAppend().appendFile(file).commit();
+                    lake.newAppend().appendFile(foreignFile(lake)).commit();
                 },
                 "LAKE_LAYOUT_MISMATCH",
                 "was not written by Lakestream");
@@ -94,6 +82,16 @@ class TestTieringBadStates {
                         .commit(),
                 "LAKE_LAYOUT_MISMATCH",
                 "changed type");
+    }
+
+    /** A data file another engine could add to bucket 0 (it is never read: tiering stops first). */
+    private static DataFile foreignFile(Table lake) {
+        return DataFiles.builder(lake.spec())
+                .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
+                .withFileSizeInBytes(10)
+                .withRecordCount(1)
+                .withPartitionPath("id_bucket=0")
+                .build();
     }
 
     private void assertStops(Consumer<LakestreamTable> breakTable, String errorCode, String hint) {
