@@ -10,8 +10,12 @@ import io.lakestream.common.LakestreamException;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +34,9 @@ public final class FileStreamLog implements StreamLog {
     public static final int CHECKPOINT_INTERVAL = 50;
 
     private static final int MAX_COMMIT_ATTEMPTS = 1_000;
+
+    /** Paths one {@code SWEEP} commit names at most: a large sweep publishes several, each checkpoint stays small. */
+    static final int MAX_SWEPT_PER_COMMIT = 1_000;
 
     /** How many recent versions are kept: enough for the queries running at once on a busy table. */
     private static final int RECENT_SNAPSHOTS = 16;
@@ -199,19 +206,40 @@ public final class FileStreamLog implements StreamLog {
 
     @Override
     public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
-        return commit(segments, idempotencyKey, Optional.empty());
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.empty());
     }
 
     @Override
     public CommitResult commitIfUnchanged(
             List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds) {
-        return commit(segments, idempotencyKey, Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")));
+        return commit(
+                segments,
+                idempotencyKey,
+                Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")),
+                Optional.empty());
+    }
+
+    @Override
+    public CommitResult commitIfNoConflict(
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            long readVersion,
+            CommitConflictCheck check) {
+        requireNonNull(segments, "segments is null");
+        requireNonNull(check, "check is null");
+        // a version that does not exist (yet) fails here with a clear error, before anything is published
+        ConflictValidation validation = new ConflictValidation(paths.root(), segments, snapshot(readVersion), check);
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.of(validation));
     }
 
     private CommitResult commit(
-            List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            Optional<OffsetMap> expectedEnds,
+            Optional<ConflictValidation> conflicts) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
+        StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
@@ -220,6 +248,13 @@ public final class FileStreamLog implements StreamLog {
             }
             if (expectedEnds.isPresent()) {
                 checkUnchanged(current, expectedEnds.get());
+            }
+            // on the state this attempt publishes on top of: a sweep that won an earlier version shows here
+            stagedFiles.check(current);
+            // snapshot isolation: checked on the very snapshot this attempt publishes on top of; an attempt
+            // that loses the publish race re-checks the versions that won
+            if (conflicts.isPresent()) {
+                conflicts.get().validate(current);
             }
             long version = current.version() + 1;
             long now = clock.millis();
@@ -243,6 +278,7 @@ public final class FileStreamLog implements StreamLog {
                     idempotencyKey,
                     LogCommit.Operation.APPEND,
                     added,
+                    List.of(),
                     List.of());
             if (publish(commit)) {
                 ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
@@ -310,7 +346,8 @@ public final class FileStreamLog implements StreamLog {
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
-                    removed);
+                    removed,
+                    List.of());
             if (publish(commit)) {
                 ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
@@ -334,6 +371,66 @@ public final class FileStreamLog implements StreamLog {
         throw new LakestreamException(
                 LOG_COMMIT_CONFLICT,
                 "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
+    }
+
+    @Override
+    public List<String> removeOrphans(Collection<String> candidates) {
+        List<String> distinct = List.copyOf(new LinkedHashSet<>(candidates));
+        List<String> removed = new ArrayList<>();
+        for (int from = 0; from < distinct.size(); from += MAX_SWEPT_PER_COMMIT) {
+            removed.addAll(sweep(distinct.subList(from, Math.min(distinct.size(), from + MAX_SWEPT_PER_COMMIT))));
+        }
+        return removed;
+    }
+
+    /**
+     * Publishes a {@code SWEEP} commit naming the candidates the newest version does not reference, then
+     * deletes them. Losing the race for the version re-plans on the newer state, where a writer's commit
+     * that won it references its segments, which are then kept.
+     */
+    private List<String> sweep(List<String> candidates) {
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
+            LogSnapshot current = latestSnapshot();
+            Set<String> live = new HashSet<>();
+            for (int bucket = 0; bucket < bucketCount; bucket++) {
+                current.bucket(bucket).segments().forEach(segment -> live.add(segment.path()));
+            }
+            List<String> orphans =
+                    candidates.stream().filter(path -> !live.contains(path)).toList();
+            if (orphans.isEmpty()) {
+                return List.of();
+            }
+            long version = current.version() + 1;
+            LogCommit commit = new LogCommit(
+                    LogCommit.FORMAT_VERSION,
+                    version,
+                    clock.millis(),
+                    Optional.empty(),
+                    LogCommit.Operation.SWEEP,
+                    List.of(),
+                    List.of(),
+                    orphans);
+            if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                // Deleted only once published: from now on a commit naming one of them is refused.
+                for (String orphan : orphans) {
+                    try {
+                        fileSystem.delete(paths.resolve(orphan));
+                    } catch (IOException e) {
+                        log.warn("Could not delete swept log segment {}; no commit can reference it", orphan, e);
+                    }
+                }
+                return orphans;
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit an orphan sweep of the log at %s: too many concurrent writers; nothing was deleted"
+                        .formatted(paths.root()));
     }
 
     private synchronized void remember(LogSnapshot snapshot) {

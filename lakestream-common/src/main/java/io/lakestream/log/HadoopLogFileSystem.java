@@ -53,6 +53,11 @@ public final class HadoopLogFileSystem implements LogFileSystem {
     }
 
     @Override
+    public boolean canPublish(String location) {
+        return LogPublishing.publishesByRename(location);
+    }
+
+    @Override
     public void replace(String location, byte[] content) throws IOException {
         publish(location, content, Options.Rename.OVERWRITE);
     }

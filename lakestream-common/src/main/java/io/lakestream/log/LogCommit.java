@@ -10,7 +10,8 @@ import java.util.UUID;
 
 /**
  * The content of one commit file {@code _commits/<version>.json}: the segments it adds (an append,
- * possibly spanning many buckets) or removes (retention).
+ * possibly spanning many buckets) or removes (retention), or the unreferenced segment files it is
+ * about to delete (an orphan sweep).
  *
  * @param formatVersion version of this file format
  * @param version the log version this commit creates
@@ -19,6 +20,9 @@ import java.util.UUID;
  * @param operation what the commit does
  * @param added segments added, with their base offsets
  * @param removed segments removed by retention (always a prefix of their bucket)
+ * @param swept paths (relative to the log root) of staged segment files no version references, which
+ *     the sweep that published this commit deletes after publishing it; a commit naming one of them
+ *     later is refused (format version 2; absent, hence empty, in version 1)
  * @param tableUuid the table whose log this commit was published for (see {@link LogIdentity}); absent in
  *     commits written before logs had an identity
  */
@@ -30,12 +34,16 @@ public record LogCommit(
         Operation operation,
         List<SegmentFile> added,
         List<SegmentFile> removed,
+        List<String> swept,
         Optional<UUID> tableUuid) {
-    public static final int FORMAT_VERSION = 1;
+    /** 2: the {@code SWEEP} operation and {@code swept}; version-1 files are read as they are. */
+    public static final int FORMAT_VERSION = 2;
 
     public enum Operation {
         APPEND,
-        RETENTION
+        RETENTION,
+        /** Adds and removes no segment: records staged files that are deleted as orphans (see docs/format.md). */
+        SWEEP
     }
 
     public LogCommit {
@@ -44,7 +52,10 @@ public record LogCommit(
         requireNonNull(operation, "operation is null");
         added = ImmutableList.copyOf(requireNonNull(added, "added is null"));
         removed = ImmutableList.copyOf(requireNonNull(removed, "removed is null"));
-        requireNonNull(tableUuid, "tableUuid is null");
+        // a version-1 file has no swept paths
+        swept = swept == null ? List.of() : ImmutableList.copyOf(swept);
+        // a commit written before logs had an identity names no table
+        tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
     }
 
     /** A commit not bound to a table; {@link FileStreamLog} binds it with {@link #withTableUuid} when it publishes. */
@@ -55,8 +66,18 @@ public record LogCommit(
             Optional<String> idempotencyKey,
             Operation operation,
             List<SegmentFile> added,
-            List<SegmentFile> removed) {
-        this(formatVersion, version, committedAtMillis, idempotencyKey, operation, added, removed, Optional.empty());
+            List<SegmentFile> removed,
+            List<String> swept) {
+        this(
+                formatVersion,
+                version,
+                committedAtMillis,
+                idempotencyKey,
+                operation,
+                added,
+                removed,
+                swept,
+                Optional.empty());
     }
 
     public LogCommit withTableUuid(UUID uuid) {
@@ -68,6 +89,7 @@ public record LogCommit(
                 operation,
                 added,
                 removed,
+                swept,
                 Optional.of(uuid));
     }
 }

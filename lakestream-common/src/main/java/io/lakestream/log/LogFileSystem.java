@@ -33,6 +33,15 @@ public interface LogFileSystem {
      */
     boolean createExclusive(String location, byte[] content) throws IOException;
 
+    /**
+     * Whether this file system can publish log commits at {@code location} (an atomic create-if-absent).
+     * Where it cannot, this process may only read the log: it must not delete staged segments either,
+     * since deleting them safely takes a published commit (the orphan sweep, docs/format.md).
+     */
+    default boolean canPublish(String location) {
+        return true;
+    }
+
     /** Replaces the file's content atomically (readers see the old or the new content): for hints only. */
     void replace(String location, byte[] content) throws IOException;
 

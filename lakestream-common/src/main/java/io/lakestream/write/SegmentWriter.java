@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
@@ -55,13 +56,14 @@ final class SegmentWriter implements AutoCloseable {
     SegmentWriter(
             StreamLog log,
             int bucket,
+            String leaseId,
             Schema arrowSchema,
             ColumnWriter[] columnWriters,
             BufferAllocator allocator,
             int batchRows) {
         this.log = log;
         this.bucket = bucket;
-        this.relativePath = LogPaths.newSegmentPath(bucket);
+        this.relativePath = LogPaths.newSegmentPath(bucket, Optional.of(leaseId));
         this.columnWriters = columnWriters;
         this.batchRows = batchRows;
         String location = log.paths().resolve(relativePath);

@@ -12,6 +12,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.LogFiles;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Files;
@@ -163,7 +164,7 @@ class TestDroppedTableWriter {
         warehouse.catalog().icebergCatalog().dropTable(ORDERS, true);
         Files.deleteIfExists(LocalLogFileSystem.toPath(logRoot).resolve(LogPaths.IDENTITY));
         new FileStreamLog(logRoot, new LocalLogFileSystem(), 2, Clock.systemUTC())
-                .commit(List.of(new StagedSegment(0, LogPaths.newSegmentPath(0), 5, 10, 0, 0)), Optional.empty());
+                .commit(List.of(LogFiles.stagedStandIn(LocalLogFileSystem.toPath(logRoot), 0, 5)), Optional.empty());
 
         assertLakestreamError(() -> warehouse.createPrimaryKeyTable("orders", 2), LakestreamError.TABLE_ALREADY_EXISTS)
                 .hasMessageContaining(logRoot)

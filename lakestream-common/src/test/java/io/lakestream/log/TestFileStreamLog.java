@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.LogFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The commit protocol on its own: segments are staged by name only, their content is not read here. */
+/** The commit protocol on its own: staged segments are files of a few bytes, their content is not read here. */
 class TestFileStreamLog {
     @TempDir
     Path directory;
@@ -239,7 +240,14 @@ class TestFileStreamLog {
         log.commit(List.of(staged(0, 5)), Optional.empty());
         SegmentFile bad = new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0);
         LogCommit commit = new LogCommit(
-                LogCommit.FORMAT_VERSION, 2, 0, Optional.empty(), LogCommit.Operation.APPEND, List.of(bad), List.of());
+                LogCommit.FORMAT_VERSION,
+                2,
+                0,
+                Optional.empty(),
+                LogCommit.Operation.APPEND,
+                List.of(bad),
+                List.of(),
+                List.of());
         Files.write(LocalLogFileSystem.toPath(log.paths().commit(2)), LogJson.write(commit));
         assertThatThrownBy(() -> newLog().latestSnapshot())
                 .isInstanceOfSatisfying(
@@ -266,7 +274,8 @@ class TestFileStreamLog {
         assertThat(expected).isEqualTo(bucket.endOffset());
     }
 
-    private static StagedSegment staged(int bucket, long rows) {
-        return new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 100, 0, 0);
+    /** A staged segment whose file exists (a commit checks that), with a few bytes that are never read here. */
+    private StagedSegment staged(int bucket, long rows) {
+        return LogFiles.stagedStandIn(directory.resolve("log"), bucket, rows);
     }
 }

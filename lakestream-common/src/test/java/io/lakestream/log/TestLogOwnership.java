@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.table.TableDefinition;
+import io.lakestream.testing.LogFiles;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -159,8 +160,9 @@ class TestLogOwnership {
                 .isEqualTo(5);
     }
 
-    private static StagedSegment staged(int bucket, long rows) {
-        return new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 100, 0, 0);
+    /** A staged segment file (its content is not read here) in the log directory as it is now. */
+    private StagedSegment staged(int bucket, long rows) {
+        return LogFiles.stagedStandIn(Path.of(root()), bucket, rows);
     }
 
     private interface IoAction {

@@ -63,6 +63,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             return new LakestreamMergeSink(
                     catalog.loadTable(table.baseTable(), merge.tableUuid()),
                     table.baseTable().toString(),
+                    merge.leaseId(),
                     allocator);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
@@ -72,7 +73,10 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
     private ConnectorPageSink pageSink(LakestreamInsertTableHandle handle) {
         try {
             return new LakestreamPageSink(
-                    catalog.loadTable(handle.table(), handle.tableUuid()), handle.columns(), allocator);
+                    catalog.loadTable(handle.table(), handle.tableUuid()),
+                    handle.columns(),
+                    handle.leaseId(),
+                    allocator);
         } catch (LakestreamException e) {
             // e.g. the lake was changed outside Lakestream after the query started
             throw toTrinoException(e);

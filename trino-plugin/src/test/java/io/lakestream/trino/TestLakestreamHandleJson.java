@@ -12,6 +12,7 @@ import io.airlift.json.JsonCodecFactory;
 import io.airlift.json.JsonMapperProvider;
 import io.airlift.slice.Slices;
 import io.lakestream.log.StagedSegment;
+import io.lakestream.log.WriterLease;
 import io.lakestream.plan.LakeDeleteFile;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
@@ -96,6 +97,7 @@ final class TestLakestreamHandleJson {
                         new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
                                 .withConstraint(
                                         TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L)))),
+                        WriterLease.newId(),
                         UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
     }
 
@@ -155,7 +157,11 @@ final class TestLakestreamHandleJson {
         assertRoundTrip(
                 LakestreamInsertTableHandle.class,
                 new LakestreamInsertTableHandle(
-                        "s", "t", List.of(ID, REGION), UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
+                        "s",
+                        "t",
+                        List.of(ID, REGION),
+                        WriterLease.newId(),
+                        UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
         StagedSegment segment = new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2);
         assertThat(LakestreamPageSink.readFragment(LakestreamPageSink.writeFragment(segment)))
                 .isEqualTo(segment);
