@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * artifacts alone: its in-process workers launch every executor as a JVM of its own with Spark's launcher,
  * which builds the class path from {@code $SPARK_HOME/jars} the way a Spark distribution lays it out. So
  * {@code SPARK_HOME} (set by the build for the test JVM) gets a {@code jars} directory linking Spark's jars,
- * and the executors get the JVM flags of the test JVM and the jars a user passes with {@code --jars}.
+ * and the executors get the JVM flag and the jars a user passes ({@code --jars}).
  */
 final class LocalSparkCluster {
     private LocalSparkCluster() {}
@@ -60,23 +60,25 @@ final class LocalSparkCluster {
     }
 
     /**
+     * What an executor JVM on JDK 25 needs beyond the module flags Spark adds itself (docs/spark.md): without it
+     * Netty does not use {@code sun.misc.Unsafe}, and Arrow's allocator fails to initialize
+     * ({@code UnsupportedOperationException} at {@code EmptyByteBuf.memoryAddress}), so every task that reads or
+     * writes a Lakestream table fails.
+     */
+    static final String EXECUTOR_JAVA_OPTIONS = "--sun-misc-unsafe-memory-access=allow";
+
+    /**
      * The session configuration of a local cluster: the jars the executors fetch from the driver (as {@code
-     * --jars} does), the test JVM's flags for the executor JVMs (Arrow and the vector module need them on JDK
-     * 25; Spark adds its own module flags itself), and a small executor heap.
+     * --jars} does), the executor JVM flag a user sets too, and a small executor heap.
      */
     static Map<String, String> config(List<Path> executorJars) {
-        String flags = System.getProperty("lakestream.test.jvm.flags", "").trim();
-        if (flags.isEmpty()) {
-            throw new IllegalStateException(
-                    "system property lakestream.test.jvm.flags is not set: run the tests through Maven");
-        }
         List<String> jars = new ArrayList<>();
         executorJars.forEach(jar -> jars.add(jar.toAbsolutePath().toString()));
         return Map.of(
                 "spark.jars",
                 String.join(",", jars),
                 "spark.executor.extraJavaOptions",
-                flags,
+                EXECUTOR_JAVA_OPTIONS,
                 "spark.executor.memory",
                 "1g");
     }
