@@ -81,13 +81,27 @@ final class QueryTasksPerNode {
         return total;
     }
 
+    /** The connector metrics of the whole query (every operator of every task, summed). */
+    Metrics connectorMetrics(QueryId queryId) {
+        return runner
+                .getCoordinator()
+                .getQueryManager()
+                .getFullQueryInfo(queryId)
+                .getQueryStats()
+                .getOperatorSummaries()
+                .stream()
+                .map(OperatorStats::getConnectorMetrics)
+                .reduce(Metrics.EMPTY, Metrics::mergeWith);
+    }
+
+    /** A counter of {@link LakestreamMetrics} (0 if no split reported it). */
+    static long count(Metrics metrics, String name) {
+        return metrics.getMetrics().get(name) instanceof LongCount count ? count.getTotal() : 0;
+    }
+
     private static long splits(Metrics metrics) {
         return count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)
                 + count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS)
                 + count(metrics, LakestreamMetrics.UNION_SPLIT_READER_SPLITS);
-    }
-
-    private static long count(Metrics metrics, String name) {
-        return metrics.getMetrics().get(name) instanceof LongCount count ? count.getTotal() : 0;
     }
 }

@@ -11,8 +11,6 @@ import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
 import io.lakestream.write.LakestreamWriter;
 import io.trino.Session;
-import io.trino.plugin.base.metrics.LongCount;
-import io.trino.spi.QueryId;
 import io.trino.spi.metrics.Metrics;
 import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedRow;
@@ -240,7 +238,7 @@ final class TestLakestreamMultiNode extends AbstractTestQueryFramework {
         Metrics afterCommit = readOnEveryWorker("cached", BUCKETS, oracle);
         // two reads after the commit: if the first took every split to the worker that had not cached its file,
         // both workers have cached every file for the second (the scheduler does not keep a bucket on one worker)
-        assertThat(count(afterCommit, LakestreamMetrics.LAKE_KEY_CACHE_HITS))
+        assertThat(QueryTasksPerNode.count(afterCommit, LakestreamMetrics.LAKE_KEY_CACHE_HITS))
                 .as("the workers merged the new tail with the lake keys they had cached")
                 .isPositive();
 
@@ -325,25 +323,9 @@ final class TestLakestreamMultiNode extends AbstractTestQueryFramework {
                             (long) oracle.size(),
                             oracle.values().stream().mapToLong(Long::longValue).sum());
             assertThat(tasks().lakestreamSplits(sums.queryId()).keySet()).isEqualTo(tasks().workers());
-            metrics = metrics.mergeWith(scanMetrics(sums.queryId()));
+            metrics = metrics.mergeWith(tasks().connectorMetrics(sums.queryId()));
         }
         return metrics;
-    }
-
-    private Metrics scanMetrics(QueryId queryId) {
-        return getDistributedQueryRunner()
-                .getCoordinator()
-                .getQueryManager()
-                .getFullQueryInfo(queryId)
-                .getQueryStats()
-                .getOperatorSummaries()
-                .stream()
-                .map(operator -> operator.getConnectorMetrics())
-                .reduce(Metrics.EMPTY, Metrics::mergeWith);
-    }
-
-    private static long count(Metrics metrics, String name) {
-        return metrics.getMetrics().get(name) instanceof LongCount count ? count.getTotal() : 0;
     }
 
     /** Distinct random keys with random values, inserted into {@code source} for this round. */
