@@ -60,11 +60,11 @@ public final class LogPublishing {
         return new LakestreamException(
                 LOG_IO_ERROR,
                 ("Cannot write the log at %s: through Hadoop's file system API, a rename on '%s' is not an atomic"
-                                + " create-if-absent (on s3a, for example, it is a copy and a delete that can replace a commit"
-                                + " another writer published), so log commits could be lost. The Java writer, Spark and the"
-                                + " tiering service write the log on the local file system (file:) and on HDFS (hdfs:, viewfs:)."
-                                + " Set the table property %s to a location on one of those (the lake may stay where it is),"
-                                + " or write through Trino, which publishes with the object store's conditional create")
+                                + " create-if-absent (it may replace a commit another writer published), so log commits"
+                                + " could be lost. The Java writer, Spark and the tiering service write the log on the local"
+                                + " file system (file:), on HDFS (hdfs:, viewfs:) and on S3 (s3:, s3a:, with a conditional"
+                                + " create). Set the table property %s to a location on one of those (the lake may stay where"
+                                + " it is), or write through Trino, which publishes with the object store's conditional create")
                         .formatted(location, scheme, LakestreamProperties.LOG_PATH));
     }
 }
