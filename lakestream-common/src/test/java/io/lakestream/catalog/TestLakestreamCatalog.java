@@ -71,6 +71,46 @@ class TestLakestreamCatalog {
     }
 
     @Test
+    void aLogWhereCommitsCannotBePublishedIsRefusedAtCreateTable() {
+        // Hadoop's Azure and GCS connectors have no atomic create-if-absent (a rename may replace): such a log
+        // could never take a commit, so the table is refused now, not at its first commit
+        for (String logPath :
+                new String[] {"abfs://container@account.dfs.core.windows.net/t/log", "gs://bucket/t/log"}) {
+            for (String message :
+                    new String[] {"Cannot create table db.refused", logPath, "S3 (s3:, s3a:", "lakestream.log.path"}) {
+                assertLakestreamError(
+                        () -> warehouse.create(
+                                "refused",
+                                TableSpec.builder(SIMPLE_SCHEMA)
+                                        .primaryKey("id")
+                                        .bucketCount(2)
+                                        .logPath(logPath)
+                                        .build()),
+                        LakestreamError.INVALID_TABLE_DEFINITION,
+                        message);
+            }
+        }
+        // nothing was created
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).isEmpty();
+        assertThat(warehouse.catalog().icebergCatalog().tableExists(TableIdentifier.of(NAMESPACE, "refused")))
+                .isFalse();
+        // logs on the local file system, HDFS and S3 are accepted (nothing is written to them at creation)
+        for (String logPath :
+                new String[] {directory.resolve("elsewhere").toString(), "hdfs://nn:8020/t/log", "s3a://bucket/t/log"
+                }) {
+            String name = "accepted_" + Math.abs(logPath.hashCode() % 1000);
+            LakestreamTable table = warehouse.create(
+                    name,
+                    TableSpec.builder(SIMPLE_SCHEMA)
+                            .primaryKey("id")
+                            .bucketCount(2)
+                            .logPath(logPath)
+                            .build());
+            assertThat(table.log().paths().root()).isEqualTo(logPath);
+        }
+    }
+
+    @Test
     void reopenedCatalogSeesTables() {
         warehouse.createPrimaryKeyTable("orders", 3);
         try (TestingWarehouse reopened = new TestingWarehouse(directory)) {
