@@ -6,7 +6,6 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogPublishing;
-import io.lakestream.log.S3LogFileSystem;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
@@ -106,7 +105,7 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
         } else {
             uri.ifPresent(value -> result.put(CatalogProperties.URI, value));
         }
-        if (!type.equals("rest") && S3LogFileSystem.handles(warehouseLocation())) {
+        if (!type.equals("rest") && LogPublishing.isS3(warehouseLocation())) {
             // Hadoop's file IO (the jdbc and hadoop catalogs' default) would need Hadoop's S3 connector; a rest
             // catalog's default file IO resolves s3: to S3FileIO itself
             result.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);

@@ -37,7 +37,7 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
         if (LogPublishing.isLocal(location)) {
             return local;
         }
-        return S3LogFileSystem.handles(location) ? s3 : hadoop;
+        return LogPublishing.isS3(location) ? s3 : hadoop;
     }
 
     @Override

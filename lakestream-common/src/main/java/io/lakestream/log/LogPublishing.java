@@ -27,6 +27,9 @@ public final class LogPublishing {
      */
     public static final Set<String> RENAME_PUBLISH_SCHEMES = Set.of("hdfs", "viewfs");
 
+    /** Schemes of S3 (one object store, three names for it): the log publishes there with a conditional create. */
+    public static final Set<String> S3_SCHEMES = Set.of("s3", "s3a", "s3n");
+
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*):");
 
     private LogPublishing() {}
@@ -45,6 +48,11 @@ public final class LogPublishing {
     /** Whether the location is on the local file system (no scheme, or {@code file:}). */
     public static boolean isLocal(String location) {
         return scheme(location).map("file"::equals).orElse(true);
+    }
+
+    /** Whether the location is on S3 ({@link S3LogFileSystem}). */
+    public static boolean isS3(String location) {
+        return scheme(location).filter(S3_SCHEMES::contains).isPresent();
     }
 
     public static boolean publishesByRename(String location) {

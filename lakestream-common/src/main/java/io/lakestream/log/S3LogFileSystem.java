@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -81,11 +80,6 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
             client = factory.get();
         }
         return client;
-    }
-
-    /** Whether a location is on S3 (a scheme this file system serves). */
-    public static boolean handles(String location) {
-        return S3Location.handles(location);
     }
 
     @Override
@@ -478,20 +472,14 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
 
     /** {@code scheme://bucket/key}. */
     record S3Location(String scheme, String bucket, String key) {
-        private static final Set<String> SCHEMES = Set.of("s3", "s3a", "s3n");
-
         S3Location {
             requireNonNull(scheme, "scheme is null");
             requireNonNull(bucket, "bucket is null");
             requireNonNull(key, "key is null");
         }
 
-        static boolean handles(String location) {
-            return LogPublishing.scheme(location).filter(SCHEMES::contains).isPresent();
-        }
-
         static S3Location of(String location) {
-            Optional<String> scheme = LogPublishing.scheme(location).filter(SCHEMES::contains);
+            Optional<String> scheme = LogPublishing.scheme(location).filter(LogPublishing.S3_SCHEMES::contains);
             if (scheme.isEmpty() || !location.startsWith("://", scheme.get().length())) {
                 throw new IllegalArgumentException("Not an S3 location (s3://bucket/key): " + location);
             }
