@@ -24,6 +24,15 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * The log on a real S3 protocol server (S3Mock, in its own JVM): conditional creates publish each commit
@@ -72,6 +81,58 @@ class TestS3LogFileSystem {
         fileSystem.replace(hint, bytes("1"));
         fileSystem.replace(hint, bytes("2"));
         assertThat(text(fileSystem.readIfExists(hint).orElseThrow())).isEqualTo("2");
+    }
+
+    @Test
+    void aCommitWhoseResponseWasLostIsPublishedOnce() throws Exception {
+        // The SDK retries a request whose response it did not get (a reset connection, a timeout), and the first
+        // attempt may have stored the object: the retry then fails its condition with 412, on the writer's own
+        // commit. Taken for a lost race, the writer would publish the same commit again at the next version,
+        // and its rows would be read twice.
+        LoseFirstConditionalResponse lostResponse = new LoseFirstConditionalResponse();
+        try (S3Client client = S3Client.builder()
+                .endpointOverride(java.net.URI.create(s3.endpoint()))
+                .region(Region.of(S3MockServer.REGION))
+                .forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(S3MockServer.ACCESS_KEY, S3MockServer.SECRET_KEY)))
+                .overrideConfiguration(configuration -> configuration.addExecutionInterceptor(lostResponse))
+                .build()) {
+            S3LogFileSystem flaky = new S3LogFileSystem(client);
+            String root = "s3://%s/logs/lost-response".formatted(BUCKET);
+            FileStreamLog log = new FileStreamLog(root, flaky, 1);
+            String segment = "bucket-0000/only.arrow";
+            try (OutputStream out = flaky.create(root + "/" + segment)) {
+                out.write(bytes("rows"));
+            }
+            long version = log.commit(List.of(new StagedSegment(0, segment, 3, 4, 0, 0)), Optional.empty())
+                    .version();
+            assertThat(lostResponse.lost).as("a conditional response was lost").isEqualTo(1);
+            assertThat(version).isEqualTo(1);
+            LogSnapshot snapshot = new FileStreamLog(root, fileSystem, 1).latestSnapshot();
+            assertThat(snapshot.version()).as("the commit is published once").isEqualTo(1);
+            assertThat(snapshot.bucket(0).endOffset()).isEqualTo(3);
+        }
+    }
+
+    /**
+     * Fails the first conditional {@code PutObject} after the server has answered it, as a connection reset
+     * would: the SDK retries it.
+     */
+    private static final class LoseFirstConditionalResponse implements ExecutionInterceptor {
+        private int lost;
+
+        @Override
+        public synchronized void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+            if (lost == 0
+                    && context.request() instanceof PutObjectRequest put
+                    && put.ifNoneMatch() != null
+                    && context.httpResponse().isSuccessful()) {
+                lost++;
+                throw SdkClientException.create(
+                        "the response was lost", new java.io.IOException("Connection reset (simulated)"));
+            }
+        }
     }
 
     @Test
