@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,6 +174,7 @@ public final class FileStreamLog implements StreamLog {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
         StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
+        syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
@@ -189,7 +191,8 @@ public final class FileStreamLog implements StreamLog {
                 conflicts.get().validate(current);
             }
             long version = current.version() + 1;
-            long now = clock.millis();
+            // never before the previous commit: writers' clocks differ, and time travel needs monotonic times
+            long now = Math.max(clock.millis(), current.committedAtMillis());
             long[] ends = new long[bucketCount];
             for (int bucket = 0; bucket < bucketCount; bucket++) {
                 ends[bucket] = current.bucket(bucket).endOffset();
@@ -272,7 +275,7 @@ public final class FileStreamLog implements StreamLog {
             LogCommit commit = new LogCommit(
                     LogCommit.FORMAT_VERSION,
                     version,
-                    clock.millis(),
+                    Math.max(clock.millis(), current.committedAtMillis()),
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
@@ -367,6 +370,29 @@ public final class FileStreamLog implements StreamLog {
         recent.add(snapshot);
     }
 
+    /**
+     * The names of a commit's segments are durable before the commit is published: each writer forced
+     * its segment's content ({@code SegmentWriter}); the directory entries are synced here, once per
+     * directory (a bucket's), not once per file.
+     */
+    private void syncSegmentDirectories(List<StagedSegment> segments) {
+        Set<String> directories = new TreeSet<>();
+        for (StagedSegment segment : segments) {
+            directories.add(parent(paths.resolve(segment.path())));
+        }
+        for (String directory : directories) {
+            try {
+                fileSystem.syncDirectory(directory);
+            } catch (IOException e) {
+                throw new LakestreamException(
+                        LOG_IO_ERROR,
+                        "Could not sync log directory %s before committing (nothing was committed; retry the write): %s"
+                                .formatted(directory, e.getMessage()),
+                        e);
+            }
+        }
+    }
+
     private boolean publish(LogCommit commit) {
         String file = paths.commit(commit.version());
         try {
@@ -377,7 +403,22 @@ public final class FileStreamLog implements StreamLog {
             throw new LakestreamException(
                     LOG_IO_ERROR, "Could not write log commit file %s: %s".formatted(file, e.getMessage()), e);
         }
+        try {
+            // the commit's name is durable before anyone is told it committed
+            fileSystem.syncDirectory(parent(file));
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    ("Log commit %s was published but its directory could not be synced, so it may not survive a crash"
+                                    + " (%s); read the log to find out whether it is there before writing again")
+                            .formatted(file, e.getMessage()),
+                    e);
+        }
         return true;
+    }
+
+    private static String parent(String location) {
+        return location.substring(0, location.lastIndexOf('/'));
     }
 
     private void checkpointIfDue(long version) {
@@ -399,26 +440,50 @@ public final class FileStreamLog implements StreamLog {
         }
     }
 
-    /** The newest checkpoint at or below {@code maxVersion}, or the empty log. */
+    /**
+     * The newest readable checkpoint at or below {@code maxVersion}, or the empty log. Checkpoints only
+     * speed up reading: one that is missing, truncated or garbage is skipped (an older one, or a replay of
+     * the commits from version 1, gives the same state), never an error.
+     */
     private LogSnapshot startingPoint(long maxVersion) {
         long candidate = Math.min(maxVersion, lastCheckpointHint());
         candidate -= candidate % CHECKPOINT_INTERVAL;
-        // Checkpoints are best effort: walk down to the newest one that exists.
         for (int probes = 0; candidate > 0 && probes < 20; probes++, candidate -= CHECKPOINT_INTERVAL) {
             String file = paths.checkpoint(candidate);
             Optional<byte[]> json = read(file);
             if (json.isPresent()) {
-                LogSnapshot checkpoint = parse(json.get(), LogSnapshot.class, file);
-                if (checkpoint.bucketCount() != bucketCount) {
-                    throw new LakestreamException(
-                            LOG_CORRUPT,
-                            "Log checkpoint %s has %s buckets but the table has %s"
-                                    .formatted(file, checkpoint.bucketCount(), bucketCount));
+                Optional<LogSnapshot> checkpoint = checkpoint(json.get(), file, candidate);
+                if (checkpoint.isPresent()) {
+                    return checkpoint.get();
                 }
-                return checkpoint;
             }
         }
         return LogSnapshot.empty(bucketCount);
+    }
+
+    /** A checkpoint's state, or empty (with a warning) if the file is unreadable or not of its version. */
+    private Optional<LogSnapshot> checkpoint(byte[] json, String file, long version) {
+        LogSnapshot checkpoint;
+        try {
+            checkpoint = LogJson.read(json, LogSnapshot.class);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Ignoring unreadable log checkpoint {}; reading from an older checkpoint or the commits", file, e);
+            return Optional.empty();
+        }
+        if (checkpoint.version() != version) {
+            log.warn(
+                    "Ignoring log checkpoint {}: it holds version {}; reading from an older checkpoint or the commits",
+                    file,
+                    checkpoint.version());
+            return Optional.empty();
+        }
+        if (checkpoint.bucketCount() != bucketCount) {
+            throw new LakestreamException(
+                    LOG_CORRUPT,
+                    "Log checkpoint %s has %s buckets but the table has %s"
+                            .formatted(file, checkpoint.bucketCount(), bucketCount));
+        }
+        return Optional.of(checkpoint);
     }
 
     private long lastCheckpointHint() {

@@ -41,6 +41,11 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public LogSnapshot newestSnapshot() {
+        return log.newestSnapshot();
+    }
+
+    @Override
     public LogSnapshot snapshot(long requested) {
         if (requested > version) {
             throw new LakestreamException(

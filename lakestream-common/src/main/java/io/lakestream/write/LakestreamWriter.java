@@ -70,6 +70,7 @@ public final class LakestreamWriter implements AutoCloseable {
     /** The lease this writer holds itself, from its first segment until it commits, aborts or is closed. */
     private Optional<HeldLease> ownLease = Optional.empty();
 
+    private final long maxColumnBytes;
     private State state = State.OPEN;
     private String abortReason;
 
@@ -85,7 +86,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
-        this(table, allocator, clock, batchRows, Optional.empty());
+        this(table, allocator, clock, batchRows, Optional.empty(), SegmentWriter.MAX_COLUMN_BYTES);
     }
 
     /**
@@ -93,7 +94,19 @@ public final class LakestreamWriter implements AutoCloseable {
      * coordinator (Trino's, Spark's driver) holds until it commits or aborts them.
      */
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, String leaseId) {
-        this(table, allocator, Clock.systemUTC(), DEFAULT_BATCH_ROWS, Optional.of(WriterLease.checkId(leaseId)));
+        this(
+                table,
+                allocator,
+                Clock.systemUTC(),
+                DEFAULT_BATCH_ROWS,
+                Optional.of(WriterLease.checkId(leaseId)),
+                SegmentWriter.MAX_COLUMN_BYTES);
+    }
+
+    /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
+    LakestreamWriter(
+            LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
+        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes);
     }
 
     private LakestreamWriter(
@@ -101,9 +114,16 @@ public final class LakestreamWriter implements AutoCloseable {
             BufferAllocator allocator,
             Clock clock,
             int batchRows,
-            Optional<String> coordinatorLease) {
+            Optional<String> coordinatorLease,
+            long maxColumnBytes) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
+        checkArgument(
+                maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
+                "maxColumnBytes must be between 1 and %s, got %s",
+                SegmentWriter.MAX_COLUMN_BYTES,
+                maxColumnBytes);
         this.coordinatorLease = coordinatorLease;
+        this.maxColumnBytes = maxColumnBytes;
         this.table = requireNonNull(table, "table is null");
         this.definition = table.definition();
         this.log = table.log();
@@ -348,7 +368,8 @@ public final class LakestreamWriter implements AutoCloseable {
     private SegmentWriter segment(int bucket) {
         SegmentWriter segment = segments[bucket];
         if (segment == null) {
-            segment = new SegmentWriter(log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows);
+            segment = new SegmentWriter(
+                    log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows, maxColumnBytes);
             segments[bucket] = segment;
         }
         return segment;
