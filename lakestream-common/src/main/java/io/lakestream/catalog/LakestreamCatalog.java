@@ -244,7 +244,7 @@ public final class LakestreamCatalog implements Closeable {
                     INVALID_TABLE_DEFINITION,
                     ("Cannot create table %s: its log would be at %s, where log commits cannot be published (no atomic"
                                     + " create-if-absent on '%s'). Put the log on the local file system (file:), HDFS (hdfs:,"
-                                    + " viewfs:) or S3 (s3:, s3a:: commits use S3's conditional create), with the table property"
+                                    + " viewfs:) or S3 (s3:, s3a:; commits use S3's conditional create), with the table property"
                                     + " %s or a warehouse there; the lake may stay where it is")
                             .formatted(
                                     identifier,
