@@ -1,6 +1,7 @@
 package io.lakestream.catalog;
 
 import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
+import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import static io.lakestream.common.LakestreamError.NAMESPACE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
@@ -15,6 +16,7 @@ import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogFileSystems;
 import io.lakestream.log.LogIdentity;
+import io.lakestream.log.LogPublishing;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
@@ -38,6 +40,7 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -69,9 +72,10 @@ public final class LakestreamCatalog implements Closeable {
 
     /**
      * Opens the catalog a config describes, with Iceberg's file IO for the lake (for a local warehouse of
-     * the embedded default: {@link LocalFileIO}; otherwise the catalog's {@code io-impl}, by default Hadoop's,
-     * which serves HDFS) and the log's file system chosen by the log location's scheme ({@link
-     * LogFileSystems}: local disk, or HDFS through Hadoop). Both use {@link CatalogConfig#hadoopConfiguration}.
+     * the embedded default: {@link LocalFileIO}; for a warehouse on S3: Iceberg's {@code S3FileIO}; otherwise the
+     * catalog's {@code io-impl}, by default Hadoop's, which serves HDFS) and the log's file system chosen by the
+     * log location's scheme ({@link LogFileSystems}: local disk, S3, or HDFS through Hadoop). Both use {@link
+     * CatalogConfig#hadoopConfiguration} and the catalog properties ({@code s3.*} for S3).
      */
     public static LakestreamCatalog open(CatalogConfig config) {
         return open(config, SqliteLockTiming.DEFAULT);
@@ -85,7 +89,7 @@ public final class LakestreamCatalog implements Closeable {
                         () -> sqliteCatalog(config, null, timing)
                                 .orElseGet(() -> CatalogUtil.buildIcebergCatalog(
                                         DEFAULT_NAME, config.icebergProperties(), hadoop))),
-                new LogFileSystems(hadoop));
+                new LogFileSystems(hadoop, config.properties()));
     }
 
     /**
@@ -217,11 +221,16 @@ public final class LakestreamCatalog implements Closeable {
         }
         Table table;
         try {
-            table = catalog.buildTable(identifier, layout.icebergSchema())
+            // staged first: the table's location (chosen by the catalog) decides where its log goes, and a log
+            // this process could never publish a commit on is refused before anything is created
+            Transaction creation = catalog.buildTable(identifier, layout.icebergSchema())
                     .withPartitionSpec(layout.partitionSpec())
                     .withProperties(layout.properties())
                     .withProperty(LakestreamProperties.CREATED_AT_MILLIS, Long.toString(System.currentTimeMillis()))
-                    .create();
+                    .createTransaction();
+            requirePublishableLog(identifier, logLocation(creation.table()));
+            creation.commitTransaction();
+            table = catalog.loadTable(identifier);
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(identifier));
         } catch (LakestreamException e) {
@@ -244,6 +253,26 @@ public final class LakestreamCatalog implements Closeable {
             throw e;
         }
         return new LakestreamTable(identifier, table, definition, log);
+    }
+
+    /**
+     * Refuses a log location whose file system cannot publish commits (no atomic create-if-absent: e.g. a
+     * Hadoop object store connector other than S3's), at {@code CREATE TABLE} rather than at the first commit.
+     */
+    private void requirePublishableLog(TableIdentifier identifier, String logLocation) {
+        if (!logFileSystems.apply(logLocation).canPublish(logLocation)) {
+            throw new LakestreamException(
+                    INVALID_TABLE_DEFINITION,
+                    ("Cannot create table %s: its log would be at %s, where log commits cannot be published (no atomic"
+                                    + " create-if-absent on '%s'). Put the log on the local file system (file:), HDFS (hdfs:,"
+                                    + " viewfs:) or S3 (s3:, s3a:; commits use S3's conditional create), with the table property"
+                                    + " %s or a warehouse there; the lake may stay where it is")
+                            .formatted(
+                                    identifier,
+                                    logLocation,
+                                    LogPublishing.scheme(logLocation).orElse("local"),
+                                    LakestreamProperties.LOG_PATH));
+        }
     }
 
     /** The table as it is now; a table created before logs had an identity record gets one now. */
@@ -390,8 +419,10 @@ public final class LakestreamCatalog implements Closeable {
 
     @Override
     public void close() throws IOException {
-        if (catalog instanceof Closeable closeable) {
-            closeable.close();
+        try (Closeable logs = logFileSystems instanceof Closeable closeable ? closeable : () -> {}) {
+            if (catalog instanceof Closeable closeable) {
+                closeable.close();
+            }
         }
     }
 }
