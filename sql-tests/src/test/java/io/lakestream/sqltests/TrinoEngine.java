@@ -54,6 +54,11 @@ final class TrinoEngine implements AutoCloseable {
         return directory;
     }
 
+    /** Adds catalog {@code name} of connector {@code connector} (a plugin already installed: lakestream, iceberg). */
+    void createCatalog(String name, String connector, Map<String, String> properties) {
+        runner.createCatalog(name, connector, properties);
+    }
+
     /** Adds scalar functions (classes of {@code @ScalarFunction} methods) for the tests' statements. */
     void installFunctions(Set<Class<?>> functions) {
         runner.installPlugin(new Plugin() {

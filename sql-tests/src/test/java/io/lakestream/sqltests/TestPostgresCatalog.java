@@ -1,0 +1,67 @@
+package io.lakestream.sqltests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PostgreSQL as the jdbc catalog, on a real server the test starts ({@link PostgresServer}): the Java
+ * writer, the tiering service, Trino, Spark and Trino's stock Iceberg connector on one catalog, with
+ * several processes committing at once ({@link ConcurrentCatalogRun}). The seed of the run is {@code
+ * -Dsqltests.seed} (default 20); it is printed on failure.
+ */
+final class TestPostgresCatalog {
+    private static final long SEED = Long.getLong("sqltests.seed", 20);
+
+    @TempDir
+    static Path directory;
+
+    private static PostgresServer postgres;
+    private static ServerCatalog catalog;
+    private final CrossEngine engines = CrossEngine.get();
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        postgres = PostgresServer.start(directory);
+        postgres.createDatabase("concurrency");
+        Path warehouse = Files.createDirectories(directory.resolve("warehouse"));
+        catalog = postgres.catalog("pg", "concurrency", warehouse, postgres.password());
+        CrossEngine.get().addCatalog(catalog);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Test
+    void javaWritersTieringTrinoSparkAndStockIcebergOnOneCatalog() throws Exception {
+        try {
+            new ConcurrentCatalogRun(engines, catalog, directory, SEED).run();
+        } catch (AssertionError e) {
+            throw new AssertionError("seed " + SEED + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Test
+    void wrongPasswordIsRefusedWhenTheCatalogOpens() {
+        ServerCatalog wrong = postgres.catalog("pg_wrong", "concurrency", directory, "not-the-password");
+        assertThatThrownBy(() -> LakestreamCatalog.open(wrong.config()).close())
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.INVALID_CATALOG_CONFIG))
+                .hasMessageContaining("password authentication failed")
+                .hasMessageNotContaining("not-the-password");
+    }
+}
