@@ -10,8 +10,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * A Java writer in a JVM of its own: {@code <catalog-config-file> <schema> <table> <source> <keyBase> <seed>
- * <commits> <rowsPerCommit>} writes the {@link WriterPlan} those arguments give, one {@link LakestreamWriter}
- * commit per planned commit, through the catalog the file describes (see {@link ServerCatalog#writeConfigFile}).
+ * <commits> <rowsPerCommit> <pauseMillis>} writes the {@link WriterPlan} those arguments give, one {@link
+ * LakestreamWriter} commit per planned commit with a pause after each (a streaming writer's pace), through
+ * the catalog the file describes (see {@link ServerCatalog#writeConfigFile}).
  */
 public final class CatalogWriterProcess {
     private CatalogWriterProcess() {}
@@ -33,6 +34,7 @@ public final class CatalogWriterProcess {
                     commit.deletes().forEach(id -> writer.delete(Map.of("id", id)));
                     writer.commit();
                 }
+                Thread.sleep(Long.parseLong(args[8]));
             }
         }
         System.out.println("COMMITTED " + plan.commits().size());

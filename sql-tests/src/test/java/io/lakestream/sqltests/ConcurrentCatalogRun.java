@@ -10,8 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -38,8 +41,10 @@ final class ConcurrentCatalogRun {
     static final String SCHEMA = "concurrent";
     static final String TABLE = "events";
     private static final int JAVA_WRITERS = 2;
-    private static final int JAVA_COMMITS = 10;
-    private static final int SQL_COMMITS = 4;
+    private static final int JAVA_COMMITS = 20;
+    // a streaming writer's pace: the Java writers' commits spread over the engines' statements and reads
+    private static final int JAVA_PAUSE_MILLIS = 150;
+    private static final int SQL_COMMITS = 6;
     private static final int ROWS_PER_COMMIT = 8;
 
     private final CrossEngine engines;
@@ -87,27 +92,23 @@ final class ConcurrentCatalogRun {
                             Long.toString(keyBase(writer)),
                             Long.toString(seed),
                             Integer.toString(JAVA_COMMITS),
-                            Integer.toString(ROWS_PER_COMMIT)),
+                            Integer.toString(ROWS_PER_COMMIT),
+                            Integer.toString(JAVA_PAUSE_MILLIS)),
                     directory.resolve(catalog.name() + "-writer-" + writer + ".log")));
         }
 
-        ConsistentReads reads = new ConsistentReads(plans);
+        // one checker per reader: a read that started earlier in one engine may end after a later one in the other
+        ConsistentReads trinoReads = new ConsistentReads(plans);
+        ConsistentReads sparkReads = new ConsistentReads(plans);
         AtomicBoolean writing = new AtomicBoolean(true);
-        ExecutorService threads = Executors.newFixedThreadPool(3);
+        ExecutorService threads = Executors.newFixedThreadPool(4);
         try {
             Future<?> trinoWrites = threads.submit(() -> write(trinoPlan, table, engines::trino));
             Future<?> sparkWrites = threads.submit(() -> write(sparkPlan, table, engines::spark));
-            Future<Integer> reader = threads.submit(() -> {
-                int count = 0;
-                while (writing.get()) {
-                    reads.check("Trino read " + count, engines.trino("SELECT id, src, seq FROM " + table));
-                    if (count % 4 == 0) {
-                        reads.check("Spark read " + count, engines.spark("SELECT id, src, seq FROM " + table));
-                    }
-                    count++;
-                }
-                return count;
-            });
+            Future<?> trinoReader =
+                    threads.submit(() -> readWhile(writing, trinoReads, "Trino", engines::trino, table));
+            Future<?> sparkReader =
+                    threads.submit(() -> readWhile(writing, sparkReads, "Spark", engines::spark, table));
             try {
                 trinoWrites.get(5, TimeUnit.MINUTES);
                 sparkWrites.get(5, TimeUnit.MINUTES);
@@ -117,25 +118,36 @@ final class ConcurrentCatalogRun {
             } finally {
                 writing.set(false);
             }
-            assertThat(reader.get(5, TimeUnit.MINUTES))
-                    .as("reads during the run")
-                    .isPositive();
+            trinoReader.get(5, TimeUnit.MINUTES);
+            sparkReader.get(5, TimeUnit.MINUTES);
         } finally {
             threads.shutdownNow();
             writers.forEach(Process::destroyForcibly);
             tiering.getOutputStream().close();
         }
+        assertThat(trinoReads.reads()).as("Trino reads during the run").isPositive();
+        assertThat(sparkReads.reads()).as("Spark reads during the run").isPositive();
         awaitSuccess(tiering, "the tiering service", "-tiering.log");
-        assertThat(Files.readString(directory.resolve(catalog.name() + "-tiering.log")))
-                .as("the tiering service's rounds")
-                .contains("ROUND TIERED");
+        String tieringLog = Files.readString(directory.resolve(catalog.name() + "-tiering.log"));
+        assertThat(tieringLog).as("the tiering service's rounds").contains("ROUND TIERED");
+        System.out.printf(
+                "catalog %s, seed %d: %d reads during the run; Trino's saw %s states per writer; tiering %s%n",
+                catalog.name(),
+                seed,
+                trinoReads.reads() + sparkReads.reads(),
+                trinoReads.statesSeen(),
+                tieringLog
+                        .lines()
+                        .filter(line -> line.startsWith("OUTCOMES"))
+                        .findFirst()
+                        .orElse(""));
 
         try (LakestreamCatalog java = LakestreamCatalog.open(catalog.config())) {
             LakestreamTable loaded = java.loadTable(TableIdentifier.of(SCHEMA, TABLE));
             assertThat(engines.tier(loaded).outcome())
                     .isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
         }
-        List<String> expected = ConsistentReads.format(reads.finalRows());
+        List<String> expected = ConsistentReads.format(trinoReads.finalRows());
         String columns = "SELECT id, src, seq FROM ";
         assertThat(ConsistentReads.format(engines.trino(columns + table)))
                 .as("Trino union read")
@@ -155,6 +167,19 @@ final class ConcurrentCatalogRun {
 
     private static long keyBase(int writer) {
         return writer * 1_000_000L;
+    }
+
+    /** Reads the table until the writers are done, checking every read; a failed check ends the run. */
+    private static Void readWhile(
+            AtomicBoolean writing,
+            ConsistentReads reads,
+            String engine,
+            Function<String, List<List<Object>>> query,
+            String table) {
+        while (writing.get()) {
+            reads.check(engine + " read " + reads.reads(), query.apply("SELECT id, src, seq FROM " + table));
+        }
+        return null;
     }
 
     private static Void write(WriterPlan plan, String table, Function<String, List<List<Object>>> engine) {
@@ -181,6 +206,8 @@ final class ConcurrentCatalogRun {
     static final class ConsistentReads {
         private final Map<String, List<Map<Long, Long>>> states = new HashMap<>();
         private final Map<String, Integer> lastSeen = new HashMap<>();
+        private final Map<String, Set<Integer>> statesSeen = new TreeMap<>();
+        private int reads;
 
         ConsistentReads(List<WriterPlan> plans) {
             plans.forEach(plan -> {
@@ -211,7 +238,20 @@ final class ConcurrentCatalogRun {
                                 read, source, from, visible)
                         .isNotNegative();
                 lastSeen.put(source, from + state);
+                statesSeen.computeIfAbsent(source, ignored -> new HashSet<>()).add(from + state);
             });
+            reads++;
+        }
+
+        synchronized int reads() {
+            return reads;
+        }
+
+        /** Per writer, how many of its committed states the reads saw. */
+        synchronized Map<String, Integer> statesSeen() {
+            Map<String, Integer> counts = new TreeMap<>();
+            statesSeen.forEach((source, states) -> counts.put(source, states.size()));
+            return counts;
         }
 
         /** Every writer's rows after all its commits, as query rows {@code (id, src, seq)}. */

@@ -85,6 +85,11 @@ final class CrossEngine {
         return spark.query(sql);
     }
 
+    /** Trino's full query info JSON of each query whose SQL contains {@code text} (see {@link TrinoEngine#queryInfoJson}). */
+    List<String> trinoQueryInfoJson(String text) {
+        return trino.queryInfoJson(text);
+    }
+
     /** Makes {@link RaceFunctions#race} callable in Trino statements, as {@code race(x)}. */
     synchronized void installTrinoRace() {
         if (!raceInstalled) {

@@ -88,10 +88,13 @@ final class IcebergRestServer implements AutoCloseable {
     }
 
     /**
-     * The catalog {@code name} on this server for a client that authenticates with bearer token {@code
-     * token} (the fixture accepts any); {@code warehouse} is where the server keeps the tables.
+     * The catalog {@code name} on this server for a client that authenticates with the bearer token in {@link
+     * ServerCatalog#TOKEN_VARIABLE} (the fixture accepts any; the Trino catalogs name it as an environment
+     * variable reference); {@code warehouse} is where the server keeps the tables.
      */
-    ServerCatalog catalog(String name, Path warehouse, String token) {
+    ServerCatalog catalog(String name, Path warehouse) {
+        String token = ServerCatalog.secret(ServerCatalog.TOKEN_VARIABLE);
+        String tokenReference = ServerCatalog.trinoReference(ServerCatalog.TOKEN_VARIABLE);
         CatalogConfig config =
                 new CatalogConfig("rest", warehouse.toString(), Optional.of(uri()), Map.of("token", token));
         return new ServerCatalog(
@@ -105,12 +108,12 @@ final class IcebergRestServer implements AutoCloseable {
                         "lakestream.catalog.uri",
                         uri(),
                         "lakestream.catalog.token",
-                        token),
+                        tokenReference),
                 Map.of(
                         "iceberg.catalog.type", "rest",
                         "iceberg.rest-catalog.uri", uri(),
                         "iceberg.rest-catalog.security", "OAUTH2",
-                        "iceberg.rest-catalog.oauth2.token", token,
+                        "iceberg.rest-catalog.oauth2.token", tokenReference,
                         "fs.local.enabled", "true",
                         "local.location", "/"),
                 Map.of("type", "rest", "warehouse", warehouse.toString(), "uri", uri(), "token", token),

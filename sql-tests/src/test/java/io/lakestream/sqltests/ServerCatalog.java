@@ -41,6 +41,31 @@ record ServerCatalog(
         secrets = List.copyOf(secrets);
     }
 
+    /** The environment variable of the test JVM that holds the catalog password (the build sets it). */
+    static final String PASSWORD_VARIABLE = "LAKESTREAM_TEST_CATALOG_PASSWORD";
+    /** The environment variable of the test JVM that holds the REST catalog's bearer token (the build sets it). */
+    static final String TOKEN_VARIABLE = "LAKESTREAM_TEST_CATALOG_TOKEN";
+
+    /**
+     * The value of {@code variable}: a credential the Trino catalogs name as {@code ${ENV:variable}}, as a
+     * deployment should (Trino lists every property of the catalogs a query uses in its query JSON, and resolves
+     * such a reference only where it creates the connector).
+     */
+    static String secret(String variable) {
+        String value = System.getenv(variable);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException(
+                    "environment variable %s is not set: run the tests through Maven (sql-tests/pom.xml sets it)"
+                            .formatted(variable));
+        }
+        return value;
+    }
+
+    /** How a Trino catalog property names the credential in {@code variable}. */
+    static String trinoReference(String variable) {
+        return "${ENV:" + variable + "}";
+    }
+
     String stockIcebergName() {
         return name + "_iceberg";
     }

@@ -3,11 +3,14 @@ package io.lakestream.sqltests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +37,7 @@ final class TestPostgresCatalog {
         postgres = PostgresServer.start(directory);
         postgres.createDatabase("concurrency");
         Path warehouse = Files.createDirectories(directory.resolve("warehouse"));
-        catalog = postgres.catalog("pg", "concurrency", warehouse, postgres.password());
+        catalog = postgres.catalog("pg", "concurrency", warehouse);
         CrossEngine.get().addCatalog(catalog);
     }
 
@@ -52,12 +55,21 @@ final class TestPostgresCatalog {
         } catch (AssertionError e) {
             throw new AssertionError("seed " + SEED + ": " + e.getMessage(), e);
         }
+        // the catalog is the server's: no SQLite catalog (nor its lock) appeared in the warehouse
+        assertThat(directory.resolve("warehouse").resolve(CatalogConfig.EMBEDDED_CATALOG_FILE))
+                .doesNotExist();
+        assertThat(directory.resolve("warehouse").resolve(CatalogConfig.EMBEDDED_CATALOG_FILE + ".lock"))
+                .doesNotExist();
     }
 
     @Test
     void wrongPasswordIsRefusedWhenTheCatalogOpens() {
-        ServerCatalog wrong = postgres.catalog("pg_wrong", "concurrency", directory, "not-the-password");
-        assertThatThrownBy(() -> LakestreamCatalog.open(wrong.config()).close())
+        CatalogConfig wrong = new CatalogConfig(
+                "jdbc",
+                directory.toString(),
+                Optional.of(postgres.jdbcUrl("concurrency")),
+                Map.of("jdbc.user", PostgresServer.USER, "jdbc.password", "not-the-password"));
+        assertThatThrownBy(() -> LakestreamCatalog.open(wrong).close())
                 .isInstanceOfSatisfying(
                         LakestreamException.class,
                         e -> assertThat(e.error()).isEqualTo(LakestreamError.INVALID_CATALOG_CONFIG))
