@@ -2,10 +2,12 @@ package io.lakestream.sqltests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -61,6 +63,15 @@ final class TestRestCatalog {
             assertThat(opened.icebergCatalog()).isInstanceOf(RESTCatalog.class);
             opened.createNamespace(Namespace.of("opened"));
             assertThat(opened.listNamespaces()).contains(Namespace.of("opened"));
+        }
+        // an OAuth2 client credential instead of a token: exchanged for a token at the server's token endpoint
+        CatalogConfig withCredential = new CatalogConfig(
+                "rest",
+                catalog.config().warehouse(),
+                catalog.config().uri(),
+                Map.of("credential", "lakestream-client:client-secret"));
+        try (LakestreamCatalog opened = LakestreamCatalog.open(withCredential)) {
+            assertThat(opened.namespaceExists(Namespace.of("opened"))).isTrue();
         }
         // what one client created, every engine sees through the server
         assertThat(engines.trino("SHOW SCHEMAS FROM " + catalog.name() + " LIKE 'opened'"))
