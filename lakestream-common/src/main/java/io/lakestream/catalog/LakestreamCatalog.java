@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import static io.lakestream.common.LakestreamError.NAMESPACE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 
@@ -13,7 +14,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogFileSystems;
-import io.lakestream.log.StreamLog;
+import io.lakestream.log.LogIdentity;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
@@ -22,17 +23,23 @@ import io.lakestream.table.TableLayout;
 import io.lakestream.table.TableSpec;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -40,6 +47,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
@@ -245,11 +253,73 @@ public final class LakestreamCatalog implements Closeable {
             throw new LakestreamException(
                     CATALOG_ERROR, "Could not create table %s: %s".formatted(identifier, e.getMessage()), e);
         }
-        return toLakestreamTable(identifier, table);
+        TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), table);
+        FileStreamLog log = openLog(table, definition);
+        try {
+            log.createIdentity();
+        } catch (RuntimeException e) {
+            // the log location is not this table's: leave no table behind that could not be written
+            try {
+                catalog.dropTable(identifier, true);
+            } catch (RuntimeException dropFailure) {
+                e.addSuppressed(dropFailure);
+            }
+            throw e;
+        }
+        return new LakestreamTable(identifier, table, definition, log);
     }
 
+    /** The table as it is now; a table created before logs had an identity record gets one now. */
     public LakestreamTable loadTable(TableIdentifier identifier) {
-        return toLakestreamTable(identifier, loadLake(identifier));
+        Table lake = loadLake(identifier);
+        TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), lake);
+        FileStreamLog log = openLog(lake, definition);
+        log.adoptIdentity();
+        return new LakestreamTable(identifier, lake, definition, log);
+    }
+
+    /**
+     * The table as a query pinned it (e.g. a Spark driver, for its executors): at the metadata file
+     * {@code metadataLocation}, with its log bound to {@code tableUuid}. Fails with {@code TABLE_DROPPED}
+     * if the table was dropped, or dropped and re-created, since; if the metadata file itself is gone
+     * (expired) the current metadata of the same table is used.
+     */
+    public LakestreamTable loadTable(TableIdentifier identifier, String metadataLocation, UUID tableUuid) {
+        Table current;
+        try {
+            current = loadLake(identifier);
+        } catch (LakestreamException e) {
+            if (e.error() != TABLE_NOT_FOUND) {
+                throw e;
+            }
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    "Table %s was dropped while this query ran (table UUID %s); nothing of it can be read or written. Re-run the query if the table was re-created"
+                            .formatted(identifier, tableUuid),
+                    e);
+        }
+        if (!current.uuid().equals(tableUuid)) {
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    ("Table %s was dropped and re-created while this query ran (the query's table UUID %s, now %s): "
+                                    + "it reads and writes nothing of the new table. Re-run the query")
+                            .formatted(identifier, tableUuid, current.uuid()));
+        }
+        Table pinned = current;
+        if (current instanceof HasTableOperations operations
+                && !metadataLocation.isEmpty()
+                && !metadataLocation.equals(operations.operations().current().metadataFileLocation())) {
+            try {
+                pinned = new BaseTable(
+                        new StaticTableOperations(
+                                TableMetadataParser.read(current.io(), metadataLocation), current.io()),
+                        current.name());
+            } catch (NotFoundException e) {
+                // expired by lake maintenance: the same table's newer metadata holds every schema and spec
+                pinned = current;
+            }
+        }
+        return toLakestreamTable(identifier, pinned);
     }
 
     /** The Iceberg table, freshly loaded; a clear error if it does not exist. */
@@ -286,6 +356,8 @@ public final class LakestreamCatalog implements Closeable {
         }
         boolean dropped = catalog.dropTable(identifier, true);
         try {
+            // the identity record first: a writer still holding the table is refused from now on
+            table.log().fileSystem().delete(table.log().paths().identity());
             table.log().fileSystem().deleteRecursively(table.log().paths().root());
         } catch (IOException e) {
             throw new LakestreamException(
@@ -316,10 +388,19 @@ public final class LakestreamCatalog implements Closeable {
                 .getOrDefault(LakestreamProperties.LOG_PATH, LakestreamTable.defaultLogLocation(table.location()));
     }
 
-    /** A new handle on the log of a table (it caches what it reads: share it to share the cache). */
-    StreamLog openLog(Table table, TableDefinition definition) {
+    /**
+     * A new handle on the log of a table (it caches what it reads: share it to share the cache), bound to
+     * the table's UUID: it publishes only while the log's identity record names this table.
+     */
+    FileStreamLog openLog(Table table, TableDefinition definition) {
         String logLocation = logLocation(table);
-        return new FileStreamLog(logLocation, logFileSystems.apply(logLocation), definition.bucketCount());
+        return new FileStreamLog(
+                logLocation,
+                logFileSystems.apply(logLocation),
+                definition.bucketCount(),
+                Clock.systemUTC(),
+                LogIdentity.of(table.uuid(), definition),
+                table.name());
     }
 
     private SupportsNamespaces namespaces() {

@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,9 @@ public final class FileStreamLog implements StreamLog {
     private final LogFileSystem fileSystem;
     private final int bucketCount;
     private final Clock clock;
+    /** The table this handle is bound to; empty for a log not bound to a table (tests, tools). */
+    private final Optional<LogOwnership> ownership;
+
     private volatile LogSnapshot newestKnown;
     private final RecentLogSnapshots recent = new RecentLogSnapshots(RECENT_SNAPSHOTS);
 
@@ -52,11 +56,51 @@ public final class FileStreamLog implements StreamLog {
         this(root, fileSystem, bucketCount, Clock.systemUTC());
     }
 
+    /** A log not bound to a table: it checks no identity record (for tests and tools). */
     public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount, Clock clock) {
+        this(root, fileSystem, bucketCount, clock, Optional.empty());
+    }
+
+    /**
+     * The log of a table: commits are published only while the log's identity record names {@code
+     * identity}'s table UUID, and carry that UUID (see {@link LogOwnership}).
+     *
+     * @param bucketCount the table's bucket count as its definition says (checked against the identity)
+     * @param tableName the table's name, for error messages
+     */
+    public FileStreamLog(
+            String root,
+            LogFileSystem fileSystem,
+            int bucketCount,
+            Clock clock,
+            LogIdentity identity,
+            String tableName) {
+        this(
+                root,
+                fileSystem,
+                bucketCount,
+                clock,
+                Optional.of(requireNonNull(identity, "identity is null")),
+                tableName);
+    }
+
+    private FileStreamLog(
+            String root,
+            LogFileSystem fileSystem,
+            int bucketCount,
+            Clock clock,
+            Optional<LogIdentity> identity,
+            String tableName) {
         this.paths = new LogPaths(root);
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.bucketCount = bucketCount;
         this.clock = requireNonNull(clock, "clock is null");
+        this.ownership = identity.map(expected -> new LogOwnership(paths, fileSystem, expected, tableName));
+    }
+
+    private FileStreamLog(
+            String root, LogFileSystem fileSystem, int bucketCount, Clock clock, Optional<LogIdentity> none) {
+        this(root, fileSystem, bucketCount, clock, none, root);
     }
 
     @Override
@@ -75,6 +119,30 @@ public final class FileStreamLog implements StreamLog {
     }
 
     @Override
+    public Optional<LogIdentity> identity() {
+        return ownership.flatMap(LogOwnership::identity);
+    }
+
+    /**
+     * Writes the identity record of a new table's log (create-if-absent); fails if the location already
+     * holds the log of another table. See {@link LogOwnership#create}.
+     */
+    public void createIdentity() {
+        ownership
+                .orElseThrow(() ->
+                        new IllegalStateException("the log at %s is not bound to a table".formatted(paths.root())))
+                .create();
+    }
+
+    /**
+     * Writes the identity record if the log has none (a table created before logs had one). Call it only
+     * for a table just loaded from the catalog: see {@link LogOwnership#adopt}.
+     */
+    public void adoptIdentity() {
+        ownership.ifPresent(LogOwnership::adopt);
+    }
+
+    @Override
     public synchronized LogSnapshot latestSnapshot() {
         LogSnapshot snapshot = newestKnown != null ? newestKnown : startingPoint(Long.MAX_VALUE);
         while (true) {
@@ -82,7 +150,7 @@ public final class FileStreamLog implements StreamLog {
             if (next.isEmpty()) {
                 break;
             }
-            snapshot = snapshot.apply(next.get(), paths.commit(snapshot.version() + 1));
+            snapshot = advance(snapshot, next.get());
         }
         remember(snapshot);
         return snapshot;
@@ -112,7 +180,7 @@ public final class FileStreamLog implements StreamLog {
                             LOG_RANGE_INVALID,
                             "Log version %s does not exist: the newest version is %s"
                                     .formatted(version, latestSnapshot().version())));
-            snapshot = snapshot.apply(commit, paths.commit(next));
+            snapshot = advance(snapshot, commit);
         }
         recent.add(snapshot);
         return snapshot;
@@ -173,7 +241,9 @@ public final class FileStreamLog implements StreamLog {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
         StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
+        syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
                 return new CommitResult(current.idempotencyKeys().get(idempotencyKey.get()), true);
@@ -189,7 +259,8 @@ public final class FileStreamLog implements StreamLog {
                 conflicts.get().validate(current);
             }
             long version = current.version() + 1;
-            long now = clock.millis();
+            // never before the previous commit: writers' clocks differ, and time travel needs monotonic times
+            long now = Math.max(clock.millis(), current.committedAtMillis());
             long[] ends = new long[bucketCount];
             for (int bucket = 0; bucket < bucketCount; bucket++) {
                 ends[bucket] = current.bucket(bucket).endOffset();
@@ -213,6 +284,7 @@ public final class FileStreamLog implements StreamLog {
                     List.of(),
                     List.of());
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 return new CommitResult(version, false);
@@ -254,6 +326,7 @@ public final class FileStreamLog implements StreamLog {
     @Override
     public int removeSegments(OffsetMap keepFrom, long committedBeforeMillis) {
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             List<SegmentFile> removed = new ArrayList<>();
             for (int bucket = 0; bucket < bucketCount; bucket++) {
@@ -272,13 +345,14 @@ public final class FileStreamLog implements StreamLog {
             LogCommit commit = new LogCommit(
                     LogCommit.FORMAT_VERSION,
                     version,
-                    clock.millis(),
+                    Math.max(clock.millis(), current.committedAtMillis()),
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
                     removed,
                     List.of());
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 // Files are deleted only after the commit: a crash in between leaves unreferenced files, never a
@@ -319,6 +393,7 @@ public final class FileStreamLog implements StreamLog {
      */
     private List<String> sweep(List<String> candidates) {
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             Set<String> live = new HashSet<>();
             for (int bucket = 0; bucket < bucketCount; bucket++) {
@@ -340,6 +415,7 @@ public final class FileStreamLog implements StreamLog {
                     List.of(),
                     orphans);
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 // Deleted only once published: from now on a commit naming one of them is refused.
@@ -367,17 +443,58 @@ public final class FileStreamLog implements StreamLog {
         recent.add(snapshot);
     }
 
+    /**
+     * The names of a commit's segments are durable before the commit is published: each writer forced
+     * its segment's content ({@code SegmentWriter}); the directory entries are synced here, once per
+     * directory (a bucket's), not once per file.
+     */
+    private void syncSegmentDirectories(List<StagedSegment> segments) {
+        Set<String> directories = new TreeSet<>();
+        for (StagedSegment segment : segments) {
+            directories.add(parent(paths.resolve(segment.path())));
+        }
+        for (String directory : directories) {
+            try {
+                fileSystem.syncDirectory(directory);
+            } catch (IOException e) {
+                throw new LakestreamException(
+                        LOG_IO_ERROR,
+                        "Could not sync log directory %s before committing (nothing was committed; retry the write): %s"
+                                .formatted(directory, e.getMessage()),
+                        e);
+            }
+        }
+    }
+
     private boolean publish(LogCommit commit) {
         String file = paths.commit(commit.version());
+        // the table's UUID in every commit: another table's readers skip a commit that raced a drop
+        LogCommit bound =
+                ownership.map(owner -> commit.withTableUuid(owner.tableUuid())).orElse(commit);
         try {
-            if (!fileSystem.createExclusive(file, LogJson.write(commit))) {
+            if (!fileSystem.createExclusive(file, LogJson.write(bound))) {
                 return false;
             }
         } catch (IOException e) {
             throw new LakestreamException(
                     LOG_IO_ERROR, "Could not write log commit file %s: %s".formatted(file, e.getMessage()), e);
         }
+        try {
+            // the commit's name is durable before anyone is told it committed
+            fileSystem.syncDirectory(parent(file));
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    ("Log commit %s was published but its directory could not be synced, so it may not survive a crash"
+                                    + " (%s); read the log to find out whether it is there before writing again")
+                            .formatted(file, e.getMessage()),
+                    e);
+        }
         return true;
+    }
+
+    private static String parent(String location) {
+        return location.substring(0, location.lastIndexOf('/'));
     }
 
     private void checkpointIfDue(long version) {
@@ -390,7 +507,10 @@ public final class FileStreamLog implements StreamLog {
         // A checkpoint only speeds up readers; failing to write one loses nothing, so it never fails the commit.
         try {
             LogSnapshot snapshot = snapshot(version);
-            fileSystem.createExclusive(paths.checkpoint(snapshot.version()), LogJson.write(snapshot));
+            LogSnapshot checkpoint = ownership
+                    .map(owner -> snapshot.withTableUuid(owner.tableUuid()))
+                    .orElse(snapshot);
+            fileSystem.createExclusive(paths.checkpoint(snapshot.version()), LogJson.write(checkpoint));
             fileSystem.replace(
                     paths.lastCheckpointHint(),
                     Long.toString(snapshot.version()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -399,26 +519,63 @@ public final class FileStreamLog implements StreamLog {
         }
     }
 
-    /** The newest checkpoint at or below {@code maxVersion}, or the empty log. */
+    /**
+     * The newest readable checkpoint at or below {@code maxVersion}, or the empty log. Checkpoints only
+     * speed up reading: one that is missing, truncated or garbage is skipped (an older one, or a replay of
+     * the commits from version 1, gives the same state), never an error.
+     */
     private LogSnapshot startingPoint(long maxVersion) {
         long candidate = Math.min(maxVersion, lastCheckpointHint());
         candidate -= candidate % CHECKPOINT_INTERVAL;
-        // Checkpoints are best effort: walk down to the newest one that exists.
         for (int probes = 0; candidate > 0 && probes < 20; probes++, candidate -= CHECKPOINT_INTERVAL) {
             String file = paths.checkpoint(candidate);
             Optional<byte[]> json = read(file);
             if (json.isPresent()) {
-                LogSnapshot checkpoint = parse(json.get(), LogSnapshot.class, file);
-                if (checkpoint.bucketCount() != bucketCount) {
-                    throw new LakestreamException(
-                            LOG_CORRUPT,
-                            "Log checkpoint %s has %s buckets but the table has %s"
-                                    .formatted(file, checkpoint.bucketCount(), bucketCount));
+                Optional<LogSnapshot> checkpoint = checkpoint(json.get(), file, candidate);
+                if (checkpoint.isPresent()) {
+                    return checkpoint.get();
                 }
-                return checkpoint;
             }
         }
         return LogSnapshot.empty(bucketCount);
+    }
+
+    /** A checkpoint's state, or empty (with a warning) if the file is unreadable or not of its version. */
+    private Optional<LogSnapshot> checkpoint(byte[] json, String file, long version) {
+        LogSnapshot checkpoint;
+        try {
+            checkpoint = LogJson.read(json, LogSnapshot.class);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Ignoring unreadable log checkpoint {}; reading from an older checkpoint or the commits", file, e);
+            return Optional.empty();
+        }
+        if (ownership.isPresent() && ownership.get().isForeign(checkpoint)) {
+            log.warn("Ignoring log checkpoint {}: it was written for another table", file);
+            return Optional.empty();
+        }
+        if (checkpoint.version() != version) {
+            log.warn(
+                    "Ignoring log checkpoint {}: it holds version {}; reading from an older checkpoint or the commits",
+                    file,
+                    checkpoint.version());
+            return Optional.empty();
+        }
+        if (checkpoint.bucketCount() != bucketCount) {
+            throw new LakestreamException(
+                    LOG_CORRUPT,
+                    "Log checkpoint %s has %s buckets but the table has %s"
+                            .formatted(file, checkpoint.bucketCount(), bucketCount));
+        }
+        return Optional.of(checkpoint);
+    }
+
+    /** The snapshot after the commit that follows it; a commit of another table takes its version and changes nothing. */
+    private LogSnapshot advance(LogSnapshot snapshot, LogCommit commit) {
+        String file = paths.commit(snapshot.version() + 1);
+        if (ownership.isPresent() && ownership.get().isForeign(commit)) {
+            return snapshot.skip(commit, file);
+        }
+        return snapshot.apply(commit, file);
     }
 
     private long lastCheckpointHint() {

@@ -41,6 +41,11 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public LogSnapshot newestSnapshot() {
+        return log.newestSnapshot();
+    }
+
+    @Override
     public LogSnapshot snapshot(long requested) {
         if (requested > version) {
             throw new LakestreamException(
@@ -99,6 +104,11 @@ public final class PinnedStreamLog implements StreamLog {
     @Override
     public LogPaths paths() {
         return log.paths();
+    }
+
+    @Override
+    public Optional<LogIdentity> identity() {
+        return log.identity();
     }
 
     private UnsupportedOperationException readOnly() {

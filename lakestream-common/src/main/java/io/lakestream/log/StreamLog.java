@@ -19,9 +19,19 @@ public interface StreamLog {
     LogSnapshot snapshot(long version);
 
     /**
+     * The newest committed version of the log itself, even through a view pinned at an older one: a reader
+     * whose segment file is gone asks it whether retention removed the segment since the read pinned its
+     * version, or the file is really missing.
+     */
+    default LogSnapshot newestSnapshot() {
+        return latestSnapshot();
+    }
+
+    /**
      * The newest version committed at or before {@code timestampMillis}; 0 (the empty log) when the
-     * first commit is later. Commit times come from the writers' clocks and are assumed to grow with
-     * the version.
+     * first commit is later. Commit times come from the writers' clocks; {@link FileStreamLog} dates a
+     * commit no earlier than its predecessor, so they grow with the version (docs/writes.md, "Commit
+     * times and time travel under clock skew").
      */
     long versionAsOf(long timestampMillis);
 
@@ -75,6 +85,14 @@ public interface StreamLog {
     LogFileSystem fileSystem();
 
     LogPaths paths();
+
+    /**
+     * The log's identity record (which table it belongs to, and the layout it was created with), if it
+     * has one and this handle is bound to a table; see {@link LogIdentity}.
+     */
+    default Optional<LogIdentity> identity() {
+        return Optional.empty();
+    }
 
     /**
      * Result of a commit.

@@ -4,10 +4,12 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSchema;
@@ -70,6 +72,7 @@ public final class LakestreamWriter implements AutoCloseable {
     /** The lease this writer holds itself, from its first segment until it commits, aborts or is closed. */
     private Optional<HeldLease> ownLease = Optional.empty();
 
+    private final long maxColumnBytes;
     private State state = State.OPEN;
     private String abortReason;
 
@@ -85,7 +88,7 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
-        this(table, allocator, clock, batchRows, Optional.empty());
+        this(table, allocator, clock, batchRows, Optional.empty(), SegmentWriter.MAX_COLUMN_BYTES);
     }
 
     /**
@@ -93,7 +96,19 @@ public final class LakestreamWriter implements AutoCloseable {
      * coordinator (Trino's, Spark's driver) holds until it commits or aborts them.
      */
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, String leaseId) {
-        this(table, allocator, Clock.systemUTC(), DEFAULT_BATCH_ROWS, Optional.of(WriterLease.checkId(leaseId)));
+        this(
+                table,
+                allocator,
+                Clock.systemUTC(),
+                DEFAULT_BATCH_ROWS,
+                Optional.of(WriterLease.checkId(leaseId)),
+                SegmentWriter.MAX_COLUMN_BYTES);
+    }
+
+    /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
+    LakestreamWriter(
+            LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
+        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes);
     }
 
     private LakestreamWriter(
@@ -101,10 +116,19 @@ public final class LakestreamWriter implements AutoCloseable {
             BufferAllocator allocator,
             Clock clock,
             int batchRows,
-            Optional<String> coordinatorLease) {
+            Optional<String> coordinatorLease,
+            long maxColumnBytes) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
+        checkArgument(
+                maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
+                "maxColumnBytes must be between 1 and %s, got %s",
+                SegmentWriter.MAX_COLUMN_BYTES,
+                maxColumnBytes);
         this.coordinatorLease = coordinatorLease;
+        this.maxColumnBytes = maxColumnBytes;
         this.table = requireNonNull(table, "table is null");
+        // a lake changed outside Lakestream (or bucket properties changed) makes what is written unreadable
+        LakeLayoutValidator.validate(table);
         this.definition = table.definition();
         this.log = table.log();
         this.allocator = requireNonNull(allocator, "allocator is null")
@@ -218,8 +242,10 @@ public final class LakestreamWriter implements AutoCloseable {
         } catch (RuntimeException e) {
             state = State.ABORTED;
             abortReason = "the commit failed: " + e.getMessage();
-            if (e instanceof LakestreamException refused && refused.error() == STAGED_SEGMENT_MISSING) {
-                // refused before publishing: what is left of the staged files will never be committed
+            if (e instanceof LakestreamException refused
+                    && (refused.error() == STAGED_SEGMENT_MISSING || refused.error() == TABLE_DROPPED)) {
+                // refused before publishing, or the log is no longer this table's (gone, or another
+                // table's whose readers skip this commit): the staged files will never be read
                 log.discard(staged);
             }
             // Otherwise the outcome may be unknown (e.g. an I/O error after the commit file was linked), so
@@ -348,7 +374,8 @@ public final class LakestreamWriter implements AutoCloseable {
     private SegmentWriter segment(int bucket) {
         SegmentWriter segment = segments[bucket];
         if (segment == null) {
-            segment = new SegmentWriter(log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows);
+            segment = new SegmentWriter(
+                    log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows, maxColumnBytes);
             segments[bucket] = segment;
         }
         return segment;

@@ -3,7 +3,6 @@ package io.lakestream.log;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -69,9 +68,14 @@ public final class FaultyLogFileSystem implements LogFileSystem {
     }
 
     @Override
-    public WritableByteChannel createChannel(String location) throws IOException {
+    public OutputChannel createChannel(String location) throws IOException {
         checkWritable(location);
         return local.createChannel(location);
+    }
+
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        local.syncDirectory(location);
     }
 
     @Override

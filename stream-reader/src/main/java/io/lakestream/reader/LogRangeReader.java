@@ -15,6 +15,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
@@ -156,7 +157,7 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         try {
             segmentReader = new ArrowFileReader(log.fileSystem().openForRead(location), allocator);
             blocks = segmentReader.getRecordBlocks();
-        } catch (NoSuchFileException e) {
+        } catch (NoSuchFileException | FileNotFoundException e) {
             closeSegment();
             if (staged) {
                 throw new LakestreamException(
@@ -165,13 +166,10 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                                 .formatted(location),
                         e);
             }
-            if (log.latestSnapshot().bucket(bucket).startOffset() > segment.baseOffset()) {
-                throw rangeRemoved(log.latestSnapshot().bucket(bucket).startOffset());
-            }
-            throw corrupt("is missing", e);
+            throw unreadable("is missing", e);
         } catch (IOException | RuntimeException e) {
             closeSegment();
-            throw corrupt("cannot be read: " + e.getMessage(), e);
+            throw unreadable("cannot be read: " + e.getMessage(), e);
         }
         nextBlock = 0;
         nextBlockOffset = segment.baseOffset();
@@ -192,7 +190,8 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             segmentReader.loadRecordBatch(blocks.get(nextBlock++));
             source = segmentReader.getVectorSchemaRoot();
         } catch (IOException | RuntimeException e) {
-            throw corrupt("has an unreadable record batch: " + e.getMessage(), e);
+            // an object store's file removed after it was opened fails here
+            throw unreadable("has an unreadable record batch: " + e.getMessage(), e);
         }
         long batchStart = nextBlockOffset;
         int rows = source.getRowCount();
@@ -262,6 +261,39 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                 ("Offsets [%s, %s) of bucket %s in log %s were removed by retention (the log now starts at %s). "
                                 + "Read a newer lake snapshot, or keep log segments longer than tiering lags behind")
                         .formatted(from, startOffset, bucket, log.paths().root(), startOffset));
+    }
+
+    /**
+     * A segment that cannot be read: removed by retention since the read pinned its log version, if the
+     * newest version of the log no longer holds it (a normal race: the read took longer than retention
+     * keeps tiered segments); otherwise really missing or damaged.
+     */
+    private LakestreamException unreadable(String problem, Exception cause) {
+        long newestStart;
+        try {
+            newestStart = log.newestSnapshot().bucket(bucket).startOffset();
+        } catch (RuntimeException e) {
+            LakestreamException corrupt = corrupt(problem, cause);
+            corrupt.addSuppressed(e);
+            return corrupt;
+        }
+        if (newestStart >= segment.endOffset()) {
+            return new LakestreamException(
+                    LOG_RANGE_REMOVED,
+                    ("Offsets [%s, %s) of bucket %s in log %s were removed by retention while this read ran (the log"
+                                    + " now starts at %s; retention removes only changes the lake already holds). Re-run the query:"
+                                    + " a new read pins the newer lake snapshot that holds them (a time-travel read of this old"
+                                    + " version can no longer be served). If this happens often, queries take longer than tiered"
+                                    + " log segments are kept: raise the tiering service's retention")
+                            .formatted(
+                                    Math.max(from, segment.baseOffset()),
+                                    Math.min(to, segment.endOffset()),
+                                    bucket,
+                                    log.paths().root(),
+                                    newestStart),
+                    cause);
+        }
+        return corrupt(problem, cause);
     }
 
     private LakestreamException corrupt(String problem, Throwable cause) {
