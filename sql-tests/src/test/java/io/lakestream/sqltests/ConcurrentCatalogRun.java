@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.logging.Logger;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -38,6 +39,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * </ul>
  */
 final class ConcurrentCatalogRun {
+    private static final Logger LOG = Logger.getLogger(ConcurrentCatalogRun.class.getName());
     static final String SCHEMA = "concurrent";
     static final String TABLE = "events";
     private static final int JAVA_WRITERS = 2;
@@ -52,14 +54,25 @@ final class ConcurrentCatalogRun {
     private final Path directory;
     private final long seed;
 
-    ConcurrentCatalogRun(CrossEngine engines, ServerCatalog catalog, Path directory, long seed) {
+    /** The run of seed {@code -Dsqltests.seed} (default 20), with its logs and configuration file in {@code directory}. */
+    ConcurrentCatalogRun(CrossEngine engines, ServerCatalog catalog, Path directory) {
         this.engines = engines;
         this.catalog = catalog;
         this.directory = directory;
-        this.seed = seed;
+        this.seed = Long.getLong("sqltests.seed", 20);
     }
 
+    /** Runs it; a failure names the seed that replays it. */
     void run() throws Exception {
+        try {
+            runSeeded();
+        } catch (AssertionError e) {
+            throw new AssertionError(
+                    "seed " + seed + " (replay with -Dsqltests.seed=" + seed + "): " + e.getMessage(), e);
+        }
+    }
+
+    private void runSeeded() throws Exception {
         String table = catalog.name() + "." + SCHEMA + "." + TABLE;
         engines.trino("CREATE SCHEMA " + catalog.name() + "." + SCHEMA);
         engines.trino("CREATE TABLE " + table + " (id bigint, src varchar, seq bigint)"
@@ -130,17 +143,18 @@ final class ConcurrentCatalogRun {
         awaitSuccess(tiering, "the tiering service", "-tiering.log");
         String tieringLog = Files.readString(directory.resolve(catalog.name() + "-tiering.log"));
         assertThat(tieringLog).as("the tiering service's rounds").contains("ROUND TIERED");
-        System.out.printf(
-                "catalog %s, seed %d: %d reads during the run; Trino's saw %s states per writer; tiering %s%n",
-                catalog.name(),
-                seed,
-                trinoReads.reads() + sparkReads.reads(),
-                trinoReads.statesSeen(),
-                tieringLog
-                        .lines()
-                        .filter(line -> line.startsWith("OUTCOMES"))
-                        .findFirst()
-                        .orElse(""));
+        // how much the run overlapped, in the test log
+        LOG.info("catalog %s, seed %d: %d reads during the run; Trino's saw %s states per writer; tiering %s"
+                .formatted(
+                        catalog.name(),
+                        seed,
+                        trinoReads.reads() + sparkReads.reads(),
+                        trinoReads.statesSeen(),
+                        tieringLog
+                                .lines()
+                                .filter(line -> line.startsWith("OUTCOMES"))
+                                .findFirst()
+                                .orElse("")));
 
         try (LakestreamCatalog java = LakestreamCatalog.open(catalog.config())) {
             LakestreamTable loaded = java.loadTable(TableIdentifier.of(SCHEMA, TABLE));

@@ -23,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dsqltests.seed} (default 20); it is printed on failure.
  */
 final class TestPostgresCatalog {
-    private static final long SEED = Long.getLong("sqltests.seed", 20);
-
     @TempDir
     static Path directory;
 
@@ -50,11 +48,7 @@ final class TestPostgresCatalog {
 
     @Test
     void javaWritersTieringTrinoSparkAndStockIcebergOnOneCatalog() throws Exception {
-        try {
-            new ConcurrentCatalogRun(engines, catalog, directory, SEED).run();
-        } catch (AssertionError e) {
-            throw new AssertionError("seed " + SEED + ": " + e.getMessage(), e);
-        }
+        new ConcurrentCatalogRun(engines, catalog, directory).run();
         // the catalog is the server's: no SQLite catalog (nor its lock) appeared in the warehouse
         assertThat(directory.resolve("warehouse").resolve(CatalogConfig.EMBEDDED_CATALOG_FILE))
                 .doesNotExist();

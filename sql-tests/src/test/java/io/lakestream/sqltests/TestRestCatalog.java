@@ -23,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * failure.
  */
 final class TestRestCatalog {
-    private static final long SEED = Long.getLong("sqltests.seed", 20);
-
     @TempDir
     static Path directory;
 
@@ -49,11 +47,7 @@ final class TestRestCatalog {
 
     @Test
     void javaWritersTieringTrinoSparkAndStockIcebergThroughOneServer() throws Exception {
-        try {
-            new ConcurrentCatalogRun(engines, catalog, directory, SEED).run();
-        } catch (AssertionError e) {
-            throw new AssertionError("seed " + SEED + ": " + e.getMessage(), e);
-        }
+        new ConcurrentCatalogRun(engines, catalog, directory).run();
         server.checkRunning();
     }
 
