@@ -26,8 +26,10 @@ import io.lakestream.table.TableSpec;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
@@ -161,12 +163,33 @@ public final class LakestreamCatalog implements Closeable {
             // e.g. the catalog stayed locked: its own code and message say what to do
             throw e;
         } catch (RuntimeException e) {
-            throw new LakestreamException(
-                    LakestreamError.INVALID_CATALOG_CONFIG,
-                    "Cannot open the %s catalog at %s: %s"
-                            .formatted(config.type(), config.uri().orElse(config.warehouse()), e.getMessage()),
-                    e);
+            throw openFailure(config, e);
         }
+    }
+
+    /**
+     * Why a catalog cannot be opened, with every cause's message (the last one, e.g. the database's "password
+     * authentication failed", is the one to act on) and without the catalog's credentials: the message reaches
+     * query results and logs. When a cause's own message holds a credential (a JDBC URL with {@code password=}),
+     * the cause is left out of the exception, so that no stack trace prints it.
+     */
+    private static LakestreamException openFailure(CatalogConfig config, RuntimeException failure) {
+        CatalogSecrets secrets = CatalogSecrets.of(config);
+        List<String> messages = new ArrayList<>();
+        boolean secretInCause = false;
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = Objects.requireNonNullElse(
+                    cause.getMessage(), cause.getClass().getSimpleName());
+            secretInCause |= secrets.appearIn(message) || secrets.appearIn(cause.toString());
+            if (messages.stream().noneMatch(previous -> previous.contains(message))) {
+                messages.add(message);
+            }
+        }
+        String message = secrets.redact("Cannot open the %s catalog at %s: %s"
+                .formatted(config.type(), config.uri().orElse(config.warehouse()), String.join(": ", messages)));
+        return secretInCause
+                ? new LakestreamException(LakestreamError.INVALID_CATALOG_CONFIG, message)
+                : new LakestreamException(LakestreamError.INVALID_CATALOG_CONFIG, message, failure);
     }
 
     /** A REST catalog whose tables use the given file IO instead of the one named by {@code io-impl}. */

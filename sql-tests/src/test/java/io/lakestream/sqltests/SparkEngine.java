@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A real local Spark session (the one {@code ./lakestream spark-sql} uses) in its own class loader,
@@ -52,6 +53,29 @@ final class SparkEngine implements AutoCloseable {
             throw new IllegalStateException("cannot start Spark: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot start Spark", e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
+    /**
+     * Registers the Lakestream catalog {@code name} with {@code options} in the running session (Spark loads a
+     * catalog from the session's {@code spark.sql.catalog.<name>*} settings when a statement first names it).
+     */
+    void registerCatalog(String name, Map<String, String> options) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Object conf = session.getClass().getMethod("conf").invoke(session);
+            Method set = conf.getClass().getMethod("set", String.class, String.class);
+            set.invoke(conf, "spark.sql.catalog." + name, "io.lakestream.spark.LakestreamCatalog");
+            for (Map.Entry<String, String> option : options.entrySet()) {
+                set.invoke(conf, "spark.sql.catalog." + name + "." + option.getKey(), option.getValue());
+            }
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("cannot register Spark catalog " + name, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         } finally {
             Thread.currentThread().setContextClassLoader(previous);
         }

@@ -2,8 +2,13 @@ package io.lakestream.sqltests;
 
 import static io.trino.testing.TestingSession.testSessionBuilder;
 
+import com.google.inject.Key;
+import io.airlift.json.JsonCodec;
+import io.airlift.json.JsonCodecFactory;
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
+import io.trino.execution.QueryInfo;
+import io.trino.execution.QueryManager;
 import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
@@ -58,6 +63,27 @@ final class TrinoEngine implements AutoCloseable {
                             .formatted(PLUGIN_DIRECTORY_PROPERTY));
         }
         return directory;
+    }
+
+    /** Adds catalog {@code name} of connector {@code connector} (a plugin already installed: lakestream, iceberg). */
+    void createCatalog(String name, String connector, Map<String, String> properties) {
+        runner.createCatalog(name, connector, properties);
+    }
+
+    /**
+     * The coordinator's full query info (plan with every handle, stats, failure, as the REST API and the web UI
+     * serve it) of each query it still knows whose SQL contains {@code text}, as JSON.
+     */
+    List<String> queryInfoJson(String text) {
+        // the server's own JSON set-up (the handle types of every plugin), as its REST API uses it
+        JsonCodec<QueryInfo> codec = runner.getCoordinator()
+                .getInstance(Key.get(JsonCodecFactory.class))
+                .jsonCodec(QueryInfo.class);
+        QueryManager queries = runner.getCoordinator().getQueryManager();
+        return queries.getQueries().stream()
+                .filter(query -> query.getQuery().contains(text))
+                .map(query -> codec.toJson(queries.getFullQueryInfo(query.getQueryId())))
+                .toList();
     }
 
     /** Adds scalar functions (classes of {@code @ScalarFunction} methods) for the tests' statements. */
