@@ -1,0 +1,75 @@
+package io.lakestream.sqltests.soak;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the soak found wrong, by kind: a count (rows for the row-level kinds, occurrences otherwise) and
+ * the first descriptions of each kind for the report.
+ */
+final class Violations {
+    enum Kind {
+        /** An acknowledged change is missing. */
+        LOST,
+        /** A row (or key) is visible more than once. */
+        DUPLICATED,
+        /** A change of an operation that failed is visible. */
+        FAILED_VISIBLE,
+        /** Only part of one commit is visible. */
+        TORN,
+        /** A row no operation wrote, or one visible before its operation started. */
+        PHANTOM,
+        /** A primary-key row's value is none of those its owner's history allows. */
+        WRONG_STATE,
+        /** A counter is below its acknowledged increments. */
+        LOST_UPDATE,
+        /** A counter is above every increment that may have committed. */
+        EXTRA_UPDATE,
+        /** A read failed. */
+        READ_ERROR,
+        /** A child did not answer in time. */
+        HANG,
+        /** A tiering service stopped a table (or a pass failed outside a disk-full fault). */
+        TIERING_STOPPED,
+        /** The final tiering pass could not bring the lake up to the log. */
+        FINAL_TIERING,
+        /** A slot acknowledged nothing after the disk was freed, or in the last third of the run. */
+        NO_PROGRESS,
+        /** A child could not be (re)started. */
+        START_FAILURE
+    }
+
+    private static final int DESCRIPTIONS_PER_KIND = 15;
+
+    private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
+    private final Map<Kind, List<String>> descriptions = new EnumMap<>(Kind.class);
+
+    synchronized void add(Kind kind, long count, String description) {
+        counts.merge(kind, count, Long::sum);
+        List<String> list = descriptions.computeIfAbsent(kind, ignored -> new ArrayList<>());
+        if (list.size() < DESCRIPTIONS_PER_KIND) {
+            list.add(description);
+        }
+    }
+
+    synchronized long count(Kind kind) {
+        return counts.getOrDefault(kind, 0L);
+    }
+
+    synchronized boolean isEmpty() {
+        return counts.isEmpty();
+    }
+
+    synchronized String describe() {
+        StringBuilder text = new StringBuilder();
+        counts.forEach((kind, count) -> {
+            text.append(kind).append(": ").append(count).append('\n');
+            for (String description : descriptions.get(kind)) {
+                text.append("  - ").append(description).append('\n');
+            }
+        });
+        return text.toString();
+    }
+}
