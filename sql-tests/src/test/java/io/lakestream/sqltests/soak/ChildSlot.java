@@ -92,6 +92,12 @@ final class ChildSlot {
         return Optional.empty();
     }
 
+    /** The running incarnation, if it is ready; else a new one (see {@link #start}). */
+    Optional<Child> currentOrStart() throws InterruptedException {
+        Child running = child;
+        return running != null && running.isAlive() ? Optional.of(running) : start();
+    }
+
     /** SIGKILL of the running incarnation; false if none is running (the slot is restarting). */
     boolean kill() {
         Child running = child;

@@ -69,14 +69,15 @@ final class OperationSlot implements Runnable {
         stopping = true;
     }
 
-    long lastAcknowledgedWriteNanos() {
-        return lastAcknowledgedWriteNanos;
+    /** Whether a write was acknowledged after the moment. */
+    boolean acknowledgedWriteAfter(long nanos) {
+        return lastAcknowledgedWriteNanos > nanos;
     }
 
     @Override
     public void run() {
         try {
-            Optional<Child> child = slot.start();
+            Optional<Child> child = slot.currentOrStart();
             while (!stopping && child.isPresent()) {
                 Operation operation = workload.next(operationIds.incrementAndGet());
                 child = execute(operation, child.get());

@@ -25,7 +25,7 @@ final class ServiceSlot implements Runnable {
     @Override
     public void run() {
         try {
-            Optional<Child> child = slot.start();
+            Optional<Child> child = slot.currentOrStart();
             while (!stopping && child.isPresent()) {
                 if (!child.get().isAlive()) {
                     child = slot.start();

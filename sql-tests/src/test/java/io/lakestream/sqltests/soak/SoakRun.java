@@ -38,6 +38,7 @@ final class SoakRun {
     private static final Duration FINAL_TIERING_TIMEOUT = Duration.ofMinutes(10);
     private static final long TIERING_INTERVAL_MILLIS = 1_000;
     private static final long SWEEP_INTERVAL_MILLIS = 3_000;
+    private static final Duration PROGRESS_TIMEOUT = Duration.ofMinutes(5);
 
     private final SoakOptions options;
     private final History history;
@@ -120,7 +121,8 @@ final class SoakRun {
             skews.add("tiering services %+d s (effective orphan age %d s, retention %d s)".formatted(ahead.toSeconds(), options.orphanAge().toSeconds(), options.retention().toSeconds()));
         }
 
-        createTables(warehouse);
+        // every child is started (and the tables created) before the clock of the run starts
+        startAll(killable.values(), trino);
 
         FaultPlan plan = FaultPlan.draw(
                 random,
@@ -144,11 +146,11 @@ final class SoakRun {
         for (OperationSlot slot : slots) {
             threads.add(Thread.ofPlatform().name("soak-" + slot.slot().name()).start(slot));
         }
-        long runStartNanos = System.nanoTime();
         faults.start();
         Thread.sleep(options.duration().toMillis());
-        long runEndNanos = System.nanoTime();
         faults.stop();
+        history.note("soak", "faults stopped", "");
+        awaitProgress(slots, System.nanoTime());
         history.note("soak", "stopping", "");
         slots.forEach(OperationSlot::stop);
         serviceSlots.forEach(ServiceSlot::stop);
@@ -161,42 +163,64 @@ final class SoakRun {
         for (OperationSlot slot : slots) {
             slot.slot().stop(STOP_GRACE);
         }
-        checkProgress(slots, serviceSlots, runStartNanos, runEndNanos);
     }
 
-    /** The schema and tables, created through Trino before any fault (a setup failure fails the run). */
-    private void createTables(Path warehouse) throws InterruptedException {
-        ChildSlot setup = slot("setup-trino", new ChildJvm("trino", "1536m", List.of()), warehouse, ignored -> {});
-        Child child = setup.start().orElseThrow(() -> new IllegalStateException("Trino did not start; see " + setup.log()));
+    /** Starts every child at once and creates the tables through the Trino slot's first incarnation. */
+    private void startAll(Iterable<ChildSlot> slots, ChildSlot trino) throws InterruptedException {
+        List<Thread> starting = new ArrayList<>();
+        for (ChildSlot slot : slots) {
+            if (slot != trino) {
+                starting.add(Thread.ofPlatform().name("soak-start-" + slot.name()).start(() -> {
+                    try {
+                        slot.start();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }));
+            }
+        }
+        Child child = trino.start().orElseThrow(() -> new IllegalStateException("Trino did not start; see " + trino.log()));
         for (String statement : SoakTables.create()) {
             Child.Result result = child.call(Command.sql(0, statement), options.operationTimeout());
             if (!(result instanceof Replied(Reply reply)) || reply.status() != Status.OK) {
-                throw new IllegalStateException("setup failed: %s: %s".formatted(statement, result));
+                throw new IllegalStateException("setup failed: %s: %s".formatted(statement, describe(result)));
             }
         }
-        setup.stop(STOP_GRACE);
+        for (Thread thread : starting) {
+            thread.join();
+        }
     }
 
     /**
-     * Liveness: every slot acknowledged a write (a tiering service: finished a round) after the disk was
-     * last freed, and in the last third of the run. A catalog left locked by a killed process, or a
-     * service that gave up after the disk filled, shows here.
+     * Liveness after the faults: the slots go on until every operation slot has had a write acknowledged
+     * and every tiering service finished a round since the faults stopped (the disk was freed, the last
+     * kill is over). A catalog left locked by a killed process, or a service that gave up after the disk
+     * filled, shows here. The wait is bounded; how long it takes depends on the machine, not its outcome.
      */
-    private void checkProgress(List<OperationSlot> slots, List<ServiceSlot> services, long runStartNanos, long runEndNanos) {
-        long lastThird = runEndNanos - (runEndNanos - runStartNanos) / 3;
-        Optional<Long> freed = faults.lastFreedNanos();
-        long since = Math.max(lastThird, freed.orElse(0L));
-        for (OperationSlot slot : slots) {
-            if (slot.lastAcknowledgedWriteNanos() < since) {
-                violations.add(NO_PROGRESS, 1, "%s acknowledged no write in the last third of the run%s; see %s".formatted(
-                        slot.slot().name(), freed.isPresent() ? " or after the disk was freed" : "", slot.slot().log()));
+    private void awaitProgress(List<OperationSlot> slots, long faultsStoppedNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + PROGRESS_TIMEOUT.toNanos();
+        List<String> waiting;
+        do {
+            waiting = new ArrayList<>();
+            for (OperationSlot slot : slots) {
+                if (!slot.acknowledgedWriteAfter(faultsStoppedNanos)) {
+                    waiting.add(slot.slot().name() + " (no write acknowledged; see " + slot.slot().log() + ")");
+                }
             }
-        }
-        for (ServiceSlot service : services) {
-            if (lastTieringSuccessNanos.getOrDefault(service.slot().name(), 0L) < since) {
-                violations.add(NO_PROGRESS, 1, "%s finished no tiering round in the last third of the run%s; see %s".formatted(
-                        service.slot().name(), freed.isPresent() ? " or after the disk was freed" : "", service.slot().log()));
+            for (int i = 0; i < 2; i++) {
+                String name = "tiering-" + i;
+                if (lastTieringSuccessNanos.getOrDefault(name, 0L) <= faultsStoppedNanos) {
+                    waiting.add(name + " (no tiering round finished; see " + logs.resolve(name + ".log") + ")");
+                }
             }
+            if (waiting.isEmpty()) {
+                tally.add("ms to progress after the faults", (System.nanoTime() - faultsStoppedNanos) / 1_000_000);
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        for (String slot : waiting) {
+            violations.add(NO_PROGRESS, 1, "%s in the %d s after the faults stopped".formatted(slot, PROGRESS_TIMEOUT.toSeconds()));
         }
     }
 
