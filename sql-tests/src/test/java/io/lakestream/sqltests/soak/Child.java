@@ -126,8 +126,8 @@ final class Child {
 
     private void readOutput(Path log, Consumer<Reply> events) {
         try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
-                PrintWriter other = new PrintWriter(Files.newBufferedWriter(
-                        log, UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND))) {
+                PrintWriter other = new PrintWriter(
+                        Files.newBufferedWriter(log, UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND))) {
             String line;
             while ((line = output.readLine()) != null) {
                 Optional<Reply> reply = SoakMessage.parseReply(line);

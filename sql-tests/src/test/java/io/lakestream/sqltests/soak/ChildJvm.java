@@ -58,6 +58,8 @@ record ChildJvm(String role, String heap, List<String> options) {
                     + " (JVM flags for the soak's child JVMs) is not set: run the soak through Maven"
                     + " (mvn verify -pl sql-tests, or ./lakestream bench soak)");
         }
-        return Arrays.stream(flags.trim().split("\\s+")).filter(flag -> !flag.isEmpty()).toList();
+        return Arrays.stream(flags.trim().split("\\s+"))
+                .filter(flag -> !flag.isEmpty())
+                .toList();
     }
 }

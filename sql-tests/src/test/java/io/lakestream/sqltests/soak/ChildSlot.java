@@ -68,10 +68,16 @@ final class ChildSlot {
         child = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             incarnations++;
-            String marker = "==== soak: %s incarnation %d (attempt %d) at %d ms".formatted(name, incarnations, attempt, history.elapsedMillis());
+            String marker = "==== soak: %s incarnation %d (attempt %d) at %d ms"
+                    .formatted(name, incarnations, attempt, history.elapsedMillis());
             Child started;
             try {
-                Files.writeString(log, marker + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                Files.writeString(
+                        log,
+                        marker + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
                 started = new Child(jvm.start(warehouse, log), log, events);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start " + name, e);
@@ -85,7 +91,9 @@ final class ChildSlot {
                 return Optional.of(started);
             }
             started.kill();
-            String reason = started.isAlive() ? "not ready within " + startTimeout.toSeconds() + " s" : "exited before it was ready";
+            String reason = started.isAlive()
+                    ? "not ready within " + startTimeout.toSeconds() + " s"
+                    : "exited before it was ready";
             history.note(name, "start-failed", reason);
             violations.add(START_FAILURE, 1, "%s (attempt %d): %s; see %s".formatted(name, attempt, reason, log));
         }

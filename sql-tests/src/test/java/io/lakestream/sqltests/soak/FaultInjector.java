@@ -58,7 +58,9 @@ final class FaultInjector {
 
     /** When the disk was last freed, if it was ever filled. */
     synchronized Optional<Long> lastFreedNanos() {
-        return diskFullWindows.isEmpty() ? Optional.empty() : Optional.of(diskFullWindows.getLast()[1]);
+        return diskFullWindows.isEmpty()
+                ? Optional.empty()
+                : Optional.of(diskFullWindows.getLast()[1]);
     }
 
     private void kill() {
@@ -87,7 +89,10 @@ final class FaultInjector {
             tally.increment("disk-full episodes");
             tally.add("disk-full ms", episode.holdMillis());
             try {
-                sleepUntil(episode.atMillis() + episode.holdMillis());
+                // the hold starts once the disk is full (filling it takes a while on a busy machine)
+                Thread.sleep(episode.holdMillis());
+            } catch (InterruptedException e) {
+                // stopping: free the disk now
             } finally {
                 tmpfs.free();
                 synchronized (this) {

@@ -45,7 +45,9 @@ record FaultPlan(List<Kill> kills, List<DiskFull> diskFulls) {
             if (at >= end) {
                 break;
             }
-            List<String> engines = engineSlots.stream().filter(slot -> engineKillsLeft.get(slot) > 0).toList();
+            List<String> engines = engineSlots.stream()
+                    .filter(slot -> engineKillsLeft.get(slot) > 0)
+                    .toList();
             String victim;
             if (!engines.isEmpty() && random.nextInt(100) < 30) {
                 victim = engines.get(random.nextInt(engines.size()));

@@ -137,7 +137,8 @@ final class Operation {
     String describe() {
         String what = command.statement() != null
                 ? command.statement()
-                : "java %s %s key=%s hold=%dms".formatted(command.table(), command.changes(), command.idempotencyKey(), command.holdMillis());
+                : "java %s %s key=%s hold=%dms"
+                        .formatted(command.table(), command.changes(), command.idempotencyKey(), command.holdMillis());
         if (what.length() > 200) {
             what = what.substring(0, 200) + "...";
         }

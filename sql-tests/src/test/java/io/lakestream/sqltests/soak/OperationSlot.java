@@ -94,14 +94,21 @@ final class OperationSlot implements Runnable {
             history.invoked(operation);
             Child.Result result = child.call(operation.command(), operationTimeout);
             switch (result) {
-                case Replied(var reply) when reply.status() == Status.OK -> {
+                case Replied(var reply)
+                when reply.status() == Status.OK -> {
                     history.completed(operation, Outcome.OK, null);
                     tally.increment("operations ok: " + kind(operation));
                     if ("already-applied".equals(reply.outcome())) {
                         tally.increment("java retries found already applied");
                     }
                     if (operation.effect() instanceof Read read) {
-                        checker.check(read.view(), reply.rows(), history.writes(), operation.invokedNanos(), operation.completedNanos(), false);
+                        checker.check(
+                                read.view(),
+                                reply.rows(),
+                                history.writes(),
+                                operation.invokedNanos(),
+                                operation.completedNanos(),
+                                false);
                     } else {
                         lastAcknowledgedWriteNanos = operation.completedNanos();
                     }
@@ -116,7 +123,8 @@ final class OperationSlot implements Runnable {
                     }
                     history.completed(operation, Outcome.FAILED, reply.message());
                     tally.increment("operations failed: " + kind(operation));
-                    if (operation.effect() instanceof Read read && !faults.diskFullOverlaps(operation.invokedNanos(), operation.completedNanos())) {
+                    if (operation.effect() instanceof Read read
+                            && !faults.diskFullOverlaps(operation.invokedNanos(), operation.completedNanos())) {
                         violations.add(READ_ERROR, 1, "%s: %s".formatted(read.view(), reply.message()));
                     }
                     return Optional.of(child);
@@ -141,8 +149,17 @@ final class OperationSlot implements Runnable {
                     tally.increment("java writes retried after a kill");
                 }
                 case TimedOut() -> {
-                    history.completed(operation, Outcome.UNKNOWN, "no answer in " + operationTimeout.toSeconds() + " s");
-                    violations.add(HANG, 1, "%s: no answer in %d s to %s; see %s".formatted(slot.name(), operationTimeout.toSeconds(), operation.describe(), slot.log()));
+                    history.completed(
+                            operation, Outcome.UNKNOWN, "no answer in " + operationTimeout.toSeconds() + " s");
+                    violations.add(
+                            HANG,
+                            1,
+                            "%s: no answer in %d s to %s; see %s"
+                                    .formatted(
+                                            slot.name(),
+                                            operationTimeout.toSeconds(),
+                                            operation.describe(),
+                                            slot.log()));
                     slot.killUnresponsive(child);
                     return slot.start();
                 }
@@ -152,7 +169,9 @@ final class OperationSlot implements Runnable {
 
     private static String kind(Operation operation) {
         String statement = operation.command().statement();
-        String verb = statement == null ? "java " + operation.command().table() : statement.substring(0, statement.indexOf(' ')).toLowerCase(java.util.Locale.ROOT);
+        String verb = statement == null
+                ? "java " + operation.command().table()
+                : statement.substring(0, statement.indexOf(' ')).toLowerCase(java.util.Locale.ROOT);
         return switch (operation.effect()) {
             case Read read -> "read " + read.view();
             case Operation.Increment ignored -> operation.slot().replaceAll("-\\d+$", "") + " increment";

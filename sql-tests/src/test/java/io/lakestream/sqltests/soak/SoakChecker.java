@@ -46,7 +46,13 @@ final class SoakChecker {
      * A read of {@code view} that started at {@code startNanos} and returned at {@code endNanos}; {@code
      * settled} for the final reads (every operation has its outcome, the lake holds the whole log).
      */
-    void check(View view, List<List<Object>> rows, List<OperationState> writes, long startNanos, long endNanos, boolean settled) {
+    void check(
+            View view,
+            List<List<Object>> rows,
+            List<OperationState> writes,
+            long startNanos,
+            long endNanos,
+            boolean settled) {
         tally.add(settled ? "rows checked (final)" : "rows checked (during the run)", rows.size());
         tally.increment(settled ? "reads checked (final)" : "reads checked (during the run)");
         switch (view.table()) {
@@ -63,7 +69,12 @@ final class SoakChecker {
     }
 
     private void checkEvents(
-            View view, List<List<Object>> rows, List<OperationState> writes, long startNanos, long endNanos, boolean settled) {
+            View view,
+            List<List<Object>> rows,
+            List<OperationState> writes,
+            long startNanos,
+            long endNanos,
+            boolean settled) {
         Map<Long, OperationState> appends = new HashMap<>();
         for (OperationState state : writes) {
             if (state.operation().effect() instanceof Append) {
@@ -76,7 +87,9 @@ final class SoakChecker {
             long id = ((Number) row.get(0)).longValue();
             long operation = id / SoakTables.ROWS_PER_OPERATION_LIMIT;
             occurrences.merge(id, 1, Integer::sum);
-            visibleIdsByOperation.computeIfAbsent(operation, ignored -> new HashSet<>()).add(id);
+            visibleIdsByOperation
+                    .computeIfAbsent(operation, ignored -> new HashSet<>())
+                    .add(id);
             if (!SoakTables.tag(operation).equals(row.get(1))) {
                 violations.add(PHANTOM, 1, "%s: row %s has the tag of another operation".formatted(view, row));
             }
@@ -84,35 +97,64 @@ final class SoakChecker {
         occurrences.forEach((id, count) -> {
             if (count > 1) {
                 violations.add(
-                        DUPLICATED, count - 1, "%s: event id %d visible %d times (%s)".formatted(view, id, count, describe(appends.get(id / SoakTables.ROWS_PER_OPERATION_LIMIT))));
+                        DUPLICATED,
+                        count - 1,
+                        "%s: event id %d visible %d times (%s)"
+                                .formatted(
+                                        view,
+                                        id,
+                                        count,
+                                        describe(appends.get(id / SoakTables.ROWS_PER_OPERATION_LIMIT))));
             }
         });
         visibleIdsByOperation.forEach((operation, ids) -> {
             OperationState state = appends.get(operation);
             if (state == null || !state.invokedBefore(endNanos)) {
-                violations.add(PHANTOM, ids.size(), "%s: %d rows of operation %d, which %s".formatted(
-                        view, ids.size(), operation, state == null ? "does not exist" : "started after the read ended"));
+                violations.add(
+                        PHANTOM,
+                        ids.size(),
+                        "%s: %d rows of operation %d, which %s"
+                                .formatted(
+                                        view,
+                                        ids.size(),
+                                        operation,
+                                        state == null ? "does not exist" : "started after the read ended"));
                 return;
             }
             List<Long> expected = ((Append) state.operation().effect()).ids();
             if (!expected.containsAll(ids)) {
-                violations.add(PHANTOM, ids.size(), "%s: ids %s are not among those operation %d wrote".formatted(view, ids, operation));
+                violations.add(
+                        PHANTOM,
+                        ids.size(),
+                        "%s: ids %s are not among those operation %d wrote".formatted(view, ids, operation));
             }
             if (state.outcome() == Outcome.FAILED) {
-                violations.add(FAILED_VISIBLE, ids.size(), "%s: %d rows of a failed operation: %s".formatted(view, ids.size(), describe(state)));
-            } else if ((view.includesLog() || settled) && ids.size() < expected.size() && !mustBeVisible(state, view, startNanos, settled)) {
+                violations.add(
+                        FAILED_VISIBLE,
+                        ids.size(),
+                        "%s: %d rows of a failed operation: %s".formatted(view, ids.size(), describe(state)));
+            } else if ((view.includesLog() || settled)
+                    && ids.size() < expected.size()
+                    && !mustBeVisible(state, view, startNanos, settled)) {
                 // (missing rows of an operation that had to be visible are LOST, below)
-                violations.add(TORN, expected.size() - ids.size(), "%s: %d of the %d rows of %s".formatted(view, ids.size(), expected.size(), describe(state)));
+                violations.add(
+                        TORN,
+                        expected.size() - ids.size(),
+                        "%s: %d of the %d rows of %s".formatted(view, ids.size(), expected.size(), describe(state)));
             }
         });
         for (OperationState state : appends.values()) {
             if (mustBeVisible(state, view, startNanos, settled)) {
-                List<Long> missing = ((Append) state.operation().effect()).ids().stream()
-                        .filter(id -> !occurrences.containsKey(id))
-                        .toList();
+                List<Long> missing = ((Append) state.operation().effect())
+                        .ids().stream()
+                                .filter(id -> !occurrences.containsKey(id))
+                                .toList();
                 if (!missing.isEmpty()) {
-                    violations.add(LOST, missing.size(), "%s: %d acknowledged rows missing (ids %s...): %s".formatted(
-                            view, missing.size(), missing.getFirst(), describe(state)));
+                    violations.add(
+                            LOST,
+                            missing.size(),
+                            "%s: %d acknowledged rows missing (ids %s...): %s"
+                                    .formatted(view, missing.size(), missing.getFirst(), describe(state)));
                 }
             }
         }
@@ -135,7 +177,10 @@ final class SoakChecker {
                 .collect(Collectors.toMap(state -> state.operation().id(), state -> state));
         observed.forEach((key, values) -> {
             if (values.size() > 1) {
-                violations.add(DUPLICATED, values.size() - 1, "%s: key %d visible %d times with values %s".formatted(view, key, values.size(), values));
+                violations.add(
+                        DUPLICATED,
+                        values.size() - 1,
+                        "%s: key %d visible %d times with values %s".formatted(view, key, values.size(), values));
             }
             if (!allowed.containsKey(key)) {
                 violations.add(PHANTOM, 1, "%s: key %d, which no operation wrote".formatted(view, key));
@@ -148,11 +193,19 @@ final class SoakChecker {
                 return;
             }
             OperationState writer = state.map(byId::get).orElse(null);
-            Violations.Kind kind = writer != null && writer.outcome() == Outcome.FAILED ? FAILED_VISIBLE
-                    : state.isEmpty() ? LOST
-                    : WRONG_STATE;
-            violations.add(kind, 1, "%s: key %d is %s; its history allows only %s; its operations: %s".formatted(
-                    view, key, state.map(value -> "v=" + value).orElse("absent"), states, keyHistory(key, writes)));
+            Violations.Kind kind = writer != null && writer.outcome() == Outcome.FAILED
+                    ? FAILED_VISIBLE
+                    : state.isEmpty() ? LOST : WRONG_STATE;
+            violations.add(
+                    kind,
+                    1,
+                    "%s: key %d is %s; its history allows only %s; its operations: %s"
+                            .formatted(
+                                    view,
+                                    key,
+                                    state.map(value -> "v=" + value).orElse("absent"),
+                                    states,
+                                    keyHistory(key, writes)));
         });
     }
 
@@ -194,7 +247,12 @@ final class SoakChecker {
 
     /** Every counter lies between its acknowledged increments and those that may have committed. */
     private void checkCounters(
-            View view, List<List<Object>> rows, List<OperationState> writes, long startNanos, long endNanos, boolean settled) {
+            View view,
+            List<List<Object>> rows,
+            List<OperationState> writes,
+            long startNanos,
+            long endNanos,
+            boolean settled) {
         Map<Long, Long> values = new HashMap<>();
         for (List<Object> row : rows) {
             Long previous = values.put(((Number) row.get(0)).longValue(), ((Number) row.get(1)).longValue());
@@ -221,9 +279,17 @@ final class SoakChecker {
             if (value == null) {
                 violations.add(LOST, 1, "%s: counter %d is missing".formatted(view, counter));
             } else if (value < acknowledged && !lagging) {
-                violations.add(LOST_UPDATE, acknowledged - value, "%s: counter %d is %d but %d increments were acknowledged before the read (%d may have committed)".formatted(view, counter, value, acknowledged, possible));
+                violations.add(
+                        LOST_UPDATE,
+                        acknowledged - value,
+                        "%s: counter %d is %d but %d increments were acknowledged before the read (%d may have committed)"
+                                .formatted(view, counter, value, acknowledged, possible));
             } else if (value > possible) {
-                violations.add(EXTRA_UPDATE, value - possible, "%s: counter %d is %d but at most %d increments may have committed (%d acknowledged)".formatted(view, counter, value, possible, acknowledged));
+                violations.add(
+                        EXTRA_UPDATE,
+                        value - possible,
+                        "%s: counter %d is %d but at most %d increments may have committed (%d acknowledged)"
+                                .formatted(view, counter, value, possible, acknowledged));
             }
         }
     }
@@ -234,12 +300,17 @@ final class SoakChecker {
                         && changes.changes().stream().anyMatch(change -> change.key() == key))
                 .sorted(Comparator.comparingLong(OperationState::invokedNanos))
                 .map(state -> {
-                    KeyChange change = ((KeyChanges) state.operation().effect()).changes().stream()
-                            .filter(candidate -> candidate.key() == key)
-                            .findFirst()
-                            .orElseThrow();
-                    return "op %d %s %s%s".formatted(state.operation().id(), state.outcome(), change.change(),
-                            change.change() == Operation.Change.DELETE ? "" : " v=" + change.value());
+                    KeyChange change = ((KeyChanges) state.operation().effect())
+                            .changes().stream()
+                                    .filter(candidate -> candidate.key() == key)
+                                    .findFirst()
+                                    .orElseThrow();
+                    return "op %d %s %s%s"
+                            .formatted(
+                                    state.operation().id(),
+                                    state.outcome(),
+                                    change.change(),
+                                    change.change() == Operation.Change.DELETE ? "" : " v=" + change.value());
                 })
                 .collect(Collectors.joining(", ", "[", "]"));
     }

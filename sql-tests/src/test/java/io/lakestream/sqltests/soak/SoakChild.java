@@ -4,9 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
-import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.StagedSegment;
+import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.sqltests.SparkEngine;
 import io.lakestream.sqltests.TrinoEngine;
 import io.lakestream.sqltests.soak.SoakMessage.Command;
@@ -90,7 +90,8 @@ public final class SoakChild {
                 }
             }
             case "writer" -> {
-                Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(Long.parseLong(options.get("clock-offset-ms"))));
+                Clock clock = Clock.offset(
+                        Clock.systemUTC(), Duration.ofMillis(Long.parseLong(options.get("clock-offset-ms"))));
                 try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(warehouse));
                         BufferAllocator allocator = new RootAllocator()) {
                     serve(input, channel, command -> write(catalog, allocator, clock, command));
@@ -154,7 +155,9 @@ public final class SoakChild {
             for (int i = 0; i < command.rows().size(); i++) {
                 Map<String, Object> values = new HashMap<>();
                 // JSON numbers arrive as Integer or Long; every numeric soak column is a bigint
-                command.rows().get(i).forEach((name, value) -> values.put(name, value instanceof Number n ? n.longValue() : value));
+                command.rows()
+                        .get(i)
+                        .forEach((name, value) -> values.put(name, value instanceof Number n ? n.longValue() : value));
                 String change = command.changes().get(i);
                 switch (change) {
                     case "append" -> writer.append(values);
@@ -174,7 +177,10 @@ public final class SoakChild {
             } else {
                 result = writer.commit(command.idempotencyKey());
             }
-            return Reply.ok(command.id(), List.of(List.of(result.version())), result.alreadyApplied() ? "already-applied" : "committed");
+            return Reply.ok(
+                    command.id(),
+                    List.of(List.of(result.version())),
+                    result.alreadyApplied() ? "already-applied" : "committed");
         }
     }
 
@@ -187,16 +193,24 @@ public final class SoakChild {
                             && result.outcome() != TieringResult.Outcome.CONFLICT)
                     .toList();
             if (!failed.isEmpty()) {
-                return new Reply(command.id(), SoakMessage.Status.ERROR, null, failed.stream()
-                        .map(result -> result.table() + " " + result.outcome() + ": " + result.error().orElse(""))
-                        .toList()
-                        .toString(), null, null);
+                return new Reply(
+                        command.id(),
+                        SoakMessage.Status.ERROR,
+                        null,
+                        failed.stream()
+                                .map(result -> result.table() + " " + result.outcome() + ": "
+                                        + result.error().orElse(""))
+                                .toList()
+                                .toString(),
+                        null,
+                        null);
             }
             if (results.stream().allMatch(result -> result.outcome() == TieringResult.Outcome.UP_TO_DATE)) {
                 return Reply.ok(command.id(), List.of(List.of((long) round)), "caught-up");
             }
         }
-        return new Reply(command.id(), SoakMessage.Status.ERROR, null, "the lake did not catch up in 200 rounds", null, null);
+        return new Reply(
+                command.id(), SoakMessage.Status.ERROR, null, "the lake did not catch up in 200 rounds", null, null);
     }
 
     /** Tiering rounds in a loop until STOP or the end of standard input; every round's outcome is an event. */
@@ -212,7 +226,8 @@ public final class SoakChild {
                 .compactionDeleteFiles(2)
                 .compactionSmallFiles(4)
                 .build();
-        Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(Long.parseLong(options.get("clock-offset-ms"))));
+        Clock clock =
+                Clock.offset(Clock.systemUTC(), Duration.ofMillis(Long.parseLong(options.get("clock-offset-ms"))));
         AtomicBoolean running = new AtomicBoolean(true);
         Thread watcher = Thread.ofPlatform().daemon().start(() -> {
             try {

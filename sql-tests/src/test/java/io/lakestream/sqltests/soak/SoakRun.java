@@ -60,7 +60,8 @@ final class SoakRun {
 
     SoakReport run() throws Exception {
         Path warehouse = options.output().resolve("warehouse");
-        Optional<Tmpfs> disk = options.diskFull() ? Optional.of(Tmpfs.mount(warehouse, options.tmpfsMegabytes())) : Optional.empty();
+        Optional<Tmpfs> disk =
+                options.diskFull() ? Optional.of(Tmpfs.mount(warehouse, options.tmpfsMegabytes())) : Optional.empty();
         if (disk.isEmpty()) {
             Files.createDirectories(warehouse);
         }
@@ -101,25 +102,48 @@ final class SoakRun {
             long bound = options.maxWriterSkew().toMillis();
             long skew = bound == 0 ? 0 : random.nextLong(-bound, bound + 1);
             skews.add("%s %+d s".formatted(name, skew / 1000));
-            ChildSlot writer = slot(name, new ChildJvm("writer", "384m", List.of("--clock-offset-ms", Long.toString(skew))), warehouse, ignored -> {});
-            operationSlots.add(new PlannedSlot(writer, Workload.javaWriter(name, random.nextLong(), i, options.maxWriterHold().toMillis()), random.nextLong()));
+            ChildSlot writer = slot(
+                    name,
+                    new ChildJvm("writer", "384m", List.of("--clock-offset-ms", Long.toString(skew))),
+                    warehouse,
+                    ignored -> {});
+            operationSlots.add(new PlannedSlot(
+                    writer,
+                    Workload.javaWriter(
+                            name, random.nextLong(), i, options.maxWriterHold().toMillis()),
+                    random.nextLong()));
         }
         Duration ahead = options.tieringClockAhead();
         for (int i = 0; i < 2; i++) {
             String name = "tiering-" + i;
-            ChildSlot tiering = slot(name, new ChildJvm("tiering", "512m", List.of(
-                    "--clock-offset-ms", Long.toString(ahead.toMillis()),
-                    "--orphan-age-ms", Long.toString(options.orphanAge().plus(ahead).toMillis()),
-                    "--retention-ms", Long.toString(options.retention().plus(ahead).toMillis()),
-                    "--interval-ms", Long.toString(TIERING_INTERVAL_MILLIS),
-                    "--sweep-interval-ms", Long.toString(SWEEP_INTERVAL_MILLIS))), warehouse, event -> tieringEvent(name, event));
+            ChildSlot tiering = slot(
+                    name,
+                    new ChildJvm(
+                            "tiering",
+                            "512m",
+                            List.of(
+                                    "--clock-offset-ms", Long.toString(ahead.toMillis()),
+                                    "--orphan-age-ms",
+                                            Long.toString(options.orphanAge()
+                                                    .plus(ahead)
+                                                    .toMillis()),
+                                    "--retention-ms",
+                                            Long.toString(options.retention()
+                                                    .plus(ahead)
+                                                    .toMillis()),
+                                    "--interval-ms", Long.toString(TIERING_INTERVAL_MILLIS),
+                                    "--sweep-interval-ms", Long.toString(SWEEP_INTERVAL_MILLIS))),
+                    warehouse,
+                    event -> tieringEvent(name, event));
             serviceSlots.add(new ServiceSlot(tiering));
             killable.put(name, tiering);
         }
         operationSlots.forEach(planned -> killable.put(planned.slot().name(), planned.slot()));
-        if (ahead.isPositive()) {
-            skews.add("tiering services %+d s (effective orphan age %d s, retention %d s)".formatted(ahead.toSeconds(), options.orphanAge().toSeconds(), options.retention().toSeconds()));
-        }
+        skews.add("tiering services %+d s (effective orphan age %d s, retention %d s)"
+                .formatted(
+                        ahead.toSeconds(),
+                        options.orphanAge().toSeconds(),
+                        options.retention().toSeconds()));
 
         // every child is started (and the tables created) before the clock of the run starts
         startAll(killable.values(), trino);
@@ -128,7 +152,9 @@ final class SoakRun {
                 random,
                 options.duration(),
                 options.meanKillGap(),
-                killable.keySet().stream().filter(name -> !name.equals("trino") && !name.equals("spark")).toList(),
+                killable.keySet().stream()
+                        .filter(name -> !name.equals("trino") && !name.equals("spark"))
+                        .toList(),
                 List.of("trino", "spark"),
                 options.engineKills(),
                 options.diskFull() ? options.diskFullEpisodes() : 0);
@@ -136,12 +162,23 @@ final class SoakRun {
         faults = new FaultInjector(plan, killable, disk, history, tally);
         // operation slots ask the fault injector whether a failure happened while the disk was full
         List<OperationSlot> slots = operationSlots.stream()
-                .map(planned -> new OperationSlot(planned.slot(), planned.workload(), planned.seed(), operationIds, history, checker, violations, tally, faults, options.operationTimeout()))
+                .map(planned -> new OperationSlot(
+                        planned.slot(),
+                        planned.workload(),
+                        planned.seed(),
+                        operationIds,
+                        history,
+                        checker,
+                        violations,
+                        tally,
+                        faults,
+                        options.operationTimeout()))
                 .toList();
 
         List<Thread> threads = new ArrayList<>();
         for (ServiceSlot service : serviceSlots) {
-            threads.add(Thread.ofPlatform().name("soak-" + service.slot().name()).start(service));
+            threads.add(
+                    Thread.ofPlatform().name("soak-" + service.slot().name()).start(service));
         }
         for (OperationSlot slot : slots) {
             threads.add(Thread.ofPlatform().name("soak-" + slot.slot().name()).start(slot));
@@ -170,16 +207,19 @@ final class SoakRun {
         List<Thread> starting = new ArrayList<>();
         for (ChildSlot slot : slots) {
             if (slot != trino) {
-                starting.add(Thread.ofPlatform().name("soak-start-" + slot.name()).start(() -> {
-                    try {
-                        slot.start();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }));
+                starting.add(Thread.ofPlatform()
+                        .name("soak-start-" + slot.name())
+                        .start(() -> {
+                            try {
+                                slot.start();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }));
             }
         }
-        Child child = trino.start().orElseThrow(() -> new IllegalStateException("Trino did not start; see " + trino.log()));
+        Child child =
+                trino.start().orElseThrow(() -> new IllegalStateException("Trino did not start; see " + trino.log()));
         for (String statement : SoakTables.create()) {
             Child.Result result = child.call(Command.sql(0, statement), options.operationTimeout());
             if (!(result instanceof Replied(Reply reply)) || reply.status() != Status.OK) {
@@ -204,7 +244,8 @@ final class SoakRun {
             waiting = new ArrayList<>();
             for (OperationSlot slot : slots) {
                 if (!slot.acknowledgedWriteAfter(faultsStoppedNanos)) {
-                    waiting.add(slot.slot().name() + " (no write acknowledged; see " + slot.slot().log() + ")");
+                    waiting.add(slot.slot().name() + " (no write acknowledged; see "
+                            + slot.slot().log() + ")");
                 }
             }
             for (int i = 0; i < 2; i++) {
@@ -220,7 +261,10 @@ final class SoakRun {
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
         for (String slot : waiting) {
-            violations.add(NO_PROGRESS, 1, "%s in the %d s after the faults stopped".formatted(slot, PROGRESS_TIMEOUT.toSeconds()));
+            violations.add(
+                    NO_PROGRESS,
+                    1,
+                    "%s in the %d s after the faults stopped".formatted(slot, PROGRESS_TIMEOUT.toSeconds()));
         }
     }
 
@@ -229,9 +273,15 @@ final class SoakRun {
         ChildSlot tier = slot("final-tier", new ChildJvm("final-tier", "1024m", List.of()), warehouse, ignored -> {});
         Optional<Child> tiering = tier.start();
         if (tiering.isPresent()) {
-            Child.Result result = tiering.get().call(new Command(1, SoakMessage.Action.TIER, null, null, null, null, null, 0), FINAL_TIERING_TIMEOUT);
+            Child.Result result = tiering.get()
+                    .call(
+                            new Command(1, SoakMessage.Action.TIER, null, null, null, null, null, 0),
+                            FINAL_TIERING_TIMEOUT);
             if (!(result instanceof Replied(Reply reply)) || reply.status() != Status.OK) {
-                violations.add(FINAL_TIERING, 1, "the final tiering pass failed: %s; see %s".formatted(describe(result), tier.log()));
+                violations.add(
+                        FINAL_TIERING,
+                        1,
+                        "the final tiering pass failed: %s; see %s".formatted(describe(result), tier.log()));
             }
             tier.stop(STOP_GRACE);
         }
@@ -242,7 +292,8 @@ final class SoakRun {
             if (child.isEmpty()) {
                 continue;
             }
-            List<String> layers = engine == trino ? List.of(View.UNION, View.LAKE, View.STOCK) : List.of(View.UNION, View.LAKE);
+            List<String> layers =
+                    engine == trino ? List.of(View.UNION, View.LAKE, View.STOCK) : List.of(View.UNION, View.LAKE);
             String name = engine == trino ? View.TRINO : View.SPARK;
             long id = 1;
             for (String table : List.of(SoakTables.EVENTS, SoakTables.ITEMS, SoakTables.COUNTERS)) {
@@ -262,7 +313,8 @@ final class SoakRun {
     }
 
     private void tieringEvent(String slot, Reply event) {
-        boolean diskFull = faults != null && faults.diskFullOverlaps(System.nanoTime() - 5_000_000_000L, System.nanoTime());
+        boolean diskFull =
+                faults != null && faults.diskFullOverlaps(System.nanoTime() - 5_000_000_000L, System.nanoTime());
         tally.increment("tiering rounds: " + event.outcome());
         List<Object> figures = event.rows().getFirst();
         tally.add("tiering: changes tiered", ((Number) figures.get(0)).longValue());
@@ -271,7 +323,16 @@ final class SoakRun {
         tally.add("tiering: orphan files removed", ((Number) figures.get(3)).longValue());
         switch (event.outcome()) {
             case "TIERED", "UP_TO_DATE", "CONFLICT" -> lastTieringSuccessNanos.put(slot, System.nanoTime());
-            case "STOPPED" -> violations.add(TIERING_STOPPED, 1, "%s stopped %s%s: %s".formatted(slot, event.table(), diskFull ? " (while the disk was full)" : "", event.message()));
+            case "STOPPED" ->
+                violations.add(
+                        TIERING_STOPPED,
+                        1,
+                        "%s stopped %s%s: %s"
+                                .formatted(
+                                        slot,
+                                        event.table(),
+                                        diskFull ? " (while the disk was full)" : "",
+                                        event.message()));
             default -> history.note(slot, "tiering " + event.outcome(), event.table() + ": " + event.message());
         }
     }
@@ -286,7 +347,9 @@ final class SoakRun {
     private record PlannedSlot(ChildSlot slot, Workload workload, long seed) {}
 
     private static String describe(Child.Result result) {
-        return result instanceof Replied(Reply reply) ? reply.message() : result.getClass().getSimpleName();
+        return result instanceof Replied(Reply reply)
+                ? reply.message()
+                : result.getClass().getSimpleName();
     }
 
     private SoakReport report(long elapsedNanos) {

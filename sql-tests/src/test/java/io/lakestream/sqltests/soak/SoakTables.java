@@ -20,7 +20,7 @@ final class SoakTables {
     static final String EVENTS = "events";
     static final String ITEMS = "items";
     static final String COUNTERS = "counters";
-    static final int COUNTER_COUNT = 3;
+    static final int COUNTER_COUNT = 2;
     static final int ROWS_PER_OPERATION_LIMIT = 1000;
 
     private SoakTables() {}

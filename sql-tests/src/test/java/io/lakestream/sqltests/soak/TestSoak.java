@@ -16,13 +16,16 @@ final class TestSoak {
     @Test
     void everyAcknowledgedCommitVisibleExactlyOnceUnderFaults() throws Exception {
         long seed = Long.getLong("soak.seed", DEFAULT_SEED);
-        SoakOptions options = SoakOptions.ci(seed, Path.of("target", "soak", "seed-" + seed).toAbsolutePath())
+        SoakOptions options = SoakOptions.ci(
+                        seed, Path.of("target", "soak", "seed-" + seed).toAbsolutePath())
                 .withDiskFull(!"false".equals(System.getProperty("soak.disk-full")));
         if (System.getProperty("soak.seconds") != null) {
             options = options.withDuration(java.time.Duration.ofSeconds(Long.getLong("soak.seconds")));
         }
         SoakReport report = new SoakRun(options).run();
         System.out.println(report.text());
-        assertThat(report.passed()).as("soak (seed %d) found violations:%n%s", seed, report.text()).isTrue();
+        assertThat(report.passed())
+                .as("soak (seed %d) found violations:%n%s", seed, report.text())
+                .isTrue();
     }
 }

@@ -39,18 +39,24 @@ final class TestSoakChecker {
     @Test
     void settledEventsAcceptEveryAllowedOutcomeOfAnUnknownOperation() {
         assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001))).isEmpty();
-        assertThat(check(STOCK_EVENTS, appends, true, row(1000), row(1001), row(3000), row(3001))).isEmpty();
+        assertThat(check(STOCK_EVENTS, appends, true, row(1000), row(1001), row(3000), row(3001)))
+                .isEmpty();
     }
 
     @Test
     void settledEventsFindEveryKindOfWrongRead() {
         assertThat(check(UNION_EVENTS, appends, true, row(1000))).containsExactly(LOST);
-        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(1001))).containsExactly(DUPLICATED);
-        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(2000))).containsExactly(FAILED_VISIBLE);
-        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(3000))).containsExactly(TORN);
-        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(9000))).containsExactly(PHANTOM);
+        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(1001)))
+                .containsExactly(DUPLICATED);
+        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(2000)))
+                .containsExactly(FAILED_VISIBLE);
+        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(3000)))
+                .containsExactly(TORN);
+        assertThat(check(UNION_EVENTS, appends, true, row(1000), row(1001), row(9000)))
+                .containsExactly(PHANTOM);
         // a row whose tag is not its operation's is garbage
-        assertThat(check(UNION_EVENTS, appends, true, row(1000), List.of(1001L, "op3"))).containsExactly(PHANTOM);
+        assertThat(check(UNION_EVENTS, appends, true, row(1000), List.of(1001L, "op3")))
+                .containsExactly(PHANTOM);
         // the lake after the final pass must hold every acknowledged row too
         assertThat(check(STOCK_EVENTS, appends, true, row(1000))).containsExactly(LOST);
     }
@@ -63,7 +69,8 @@ final class TestSoakChecker {
         assertThat(check(UNION_EVENTS, appends, 25, 70, false)).containsExactly(LOST);
         assertThat(check(STOCK_EVENTS, appends, 25, 70, false)).isEmpty();
         // nothing may be visible before it was invoked
-        assertThat(check(UNION_EVENTS, appends, 1, 5, false, row(1000), row(1001))).containsExactly(PHANTOM);
+        assertThat(check(UNION_EVENTS, appends, 1, 5, false, row(1000), row(1001)))
+                .containsExactly(PHANTOM);
     }
 
     @Test
@@ -77,9 +84,12 @@ final class TestSoakChecker {
         assertThat(check(ITEMS, writes, true, List.of(7L, 11L))).isEmpty();
         assertThat(check(ITEMS, writes, true)).isEmpty();
         assertThat(check(ITEMS, writes, true, List.of(7L, 13L))).containsExactly(FAILED_VISIBLE);
-        assertThat(check(ITEMS, writes, true, List.of(7L, 11L), List.of(7L, 11L))).containsExactly(DUPLICATED);
-        assertThat(check(ITEMS, writes, true, List.of(7L, 11L), List.of(8L, 14L))).containsExactly(WRONG_STATE);
-        List<OperationState> acknowledgedDelete = List.of(writes.get(0), state(12, keys(new KeyChange(7, Change.DELETE, 0)), Outcome.OK, 30, 40));
+        assertThat(check(ITEMS, writes, true, List.of(7L, 11L), List.of(7L, 11L)))
+                .containsExactly(DUPLICATED);
+        assertThat(check(ITEMS, writes, true, List.of(7L, 11L), List.of(8L, 14L)))
+                .containsExactly(WRONG_STATE);
+        List<OperationState> acknowledgedDelete =
+                List.of(writes.get(0), state(12, keys(new KeyChange(7, Change.DELETE, 0)), Outcome.OK, 30, 40));
         assertThat(check(ITEMS, acknowledgedDelete, true, List.of(7L, 11L))).containsExactly(WRONG_STATE);
         List<OperationState> acknowledgedUpsert = List.of(writes.get(0));
         assertThat(check(ITEMS, acknowledgedUpsert, true)).containsExactly(LOST);
@@ -102,12 +112,14 @@ final class TestSoakChecker {
     }
 
     @SafeVarargs
-    private static List<Violations.Kind> check(View view, List<OperationState> writes, boolean settled, List<Object>... rows) {
+    private static List<Violations.Kind> check(
+            View view, List<OperationState> writes, boolean settled, List<Object>... rows) {
         return check(view, writes, 1_000, 1_000, settled, rows);
     }
 
     @SafeVarargs
-    private static List<Violations.Kind> check(View view, List<OperationState> writes, long start, long end, boolean settled, List<Object>... rows) {
+    private static List<Violations.Kind> check(
+            View view, List<OperationState> writes, long start, long end, boolean settled, List<Object>... rows) {
         Violations violations = new Violations();
         new SoakChecker(violations, new Tally()).check(view, List.of(rows), writes, start, end, settled);
         List<Violations.Kind> found = new ArrayList<>();

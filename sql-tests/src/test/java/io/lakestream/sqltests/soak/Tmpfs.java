@@ -31,13 +31,15 @@ final class Tmpfs implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        String output = run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", directory.toString()));
+        String output =
+                run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", directory.toString()));
         if (output != null) {
-            throw new IllegalStateException(("Cannot mount a %d MB tmpfs at %s for the warehouse: %s. The soak fills the"
-                            + " warehouse's disk to prove that every process recovers, and needs root (or CAP_SYS_ADMIN)"
-                            + " to mount it. Run it as root, or run it without the disk-full fault: -Dsoak.disk-full=false"
-                            + " (./lakestream bench soak --no-disk-full).")
-                    .formatted(megabytes, directory, output));
+            throw new IllegalStateException(
+                    ("Cannot mount a %d MB tmpfs at %s for the warehouse: %s. The soak fills the"
+                                    + " warehouse's disk to prove that every process recovers, and needs root (or CAP_SYS_ADMIN)"
+                                    + " to mount it. Run it as root, or run it without the disk-full fault: -Dsoak.disk-full=false"
+                                    + " (./lakestream bench soak --no-disk-full).")
+                            .formatted(megabytes, directory, output));
         }
         return new Tmpfs(directory);
     }
@@ -51,7 +53,8 @@ final class Tmpfs implements AutoCloseable {
         Path filler = directory.resolve(FILLER);
         long written = 0;
         ByteBuffer block = ByteBuffer.allocate(1 << 20);
-        try (FileChannel channel = FileChannel.open(filler, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+        try (FileChannel channel = FileChannel.open(
+                filler, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             // big blocks first, then small ones for the last pages
             for (int size : new int[] {1 << 20, 4096}) {
                 while (true) {
@@ -94,13 +97,16 @@ final class Tmpfs implements AutoCloseable {
     /** Runs a command; null when it succeeded, else what it printed and its exit code. */
     private static String run(List<String> command) {
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 return String.join(" ", command) + " did not finish";
             }
-            return process.exitValue() == 0 ? null : "%s exited with %d: %s".formatted(String.join(" ", command), process.exitValue(), output);
+            return process.exitValue() == 0
+                    ? null
+                    : "%s exited with %d: %s".formatted(String.join(" ", command), process.exitValue(), output);
         } catch (IOException e) {
             return String.join(" ", command) + " could not run: " + e.getMessage();
         } catch (InterruptedException e) {

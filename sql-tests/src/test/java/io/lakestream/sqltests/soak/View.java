@@ -19,21 +19,19 @@ record View(String engine, String layer, String table) {
     }
 
     String sql() {
-        String columns =
-                switch (table) {
-                    case SoakTables.EVENTS -> "id, tag";
-                    case SoakTables.ITEMS -> "k, v";
-                    case SoakTables.COUNTERS -> "id, n";
-                    default -> throw new IllegalArgumentException(table);
-                };
+        String columns = switch (table) {
+            case SoakTables.EVENTS -> "id, tag";
+            case SoakTables.ITEMS -> "k, v";
+            case SoakTables.COUNTERS -> "id, n";
+            default -> throw new IllegalArgumentException(table);
+        };
         String lakeTable = engine.equals(TRINO) ? "\"" + table + "$lake\"" : "`" + table + "$lake`";
-        String from =
-                switch (layer) {
-                    case UNION -> SoakTables.name("lakestream", table);
-                    case LAKE -> "lakestream." + SoakTables.SCHEMA + "." + lakeTable;
-                    case STOCK -> SoakTables.name("iceberg", table);
-                    default -> throw new IllegalArgumentException(layer);
-                };
+        String from = switch (layer) {
+            case UNION -> SoakTables.name("lakestream", table);
+            case LAKE -> "lakestream." + SoakTables.SCHEMA + "." + lakeTable;
+            case STOCK -> SoakTables.name("iceberg", table);
+            default -> throw new IllegalArgumentException(layer);
+        };
         return "SELECT " + columns + " FROM " + from;
     }
 

@@ -42,6 +42,7 @@ final class Violations {
     }
 
     private static final int DESCRIPTIONS_PER_KIND = 15;
+    private static final int MAX_DESCRIPTION = 700;
 
     private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
     private final Map<Kind, List<String>> descriptions = new EnumMap<>(Kind.class);
@@ -50,7 +51,11 @@ final class Violations {
         counts.merge(kind, count, Long::sum);
         List<String> list = descriptions.computeIfAbsent(kind, ignored -> new ArrayList<>());
         if (list.size() < DESCRIPTIONS_PER_KIND) {
-            list.add(description);
+            // engine errors carry stack traces in their messages: the first lines say enough, the logs have the rest
+            list.add(
+                    description.length() > MAX_DESCRIPTION
+                            ? description.substring(0, MAX_DESCRIPTION) + " ..."
+                            : description);
         }
     }
 

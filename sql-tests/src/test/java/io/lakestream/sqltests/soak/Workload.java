@@ -94,7 +94,8 @@ abstract sealed class Workload {
                 }
                 // one append in ten is a long job: staged now, committed after the hold
                 long hold = choice < 6 && maxHoldMillis > 0 ? 1 + (long) (random.nextDouble() * maxHoldMillis) : 0;
-                return new Operation(id, slot, write(id, SoakTables.EVENTS, rows, "append", key, hold), new Append(ids));
+                return new Operation(
+                        id, slot, write(id, SoakTables.EVENTS, rows, "append", key, hold), new Append(ids));
             }
             List<KeyChange> changes = new ArrayList<>();
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -114,8 +115,17 @@ abstract sealed class Workload {
             return new Operation(id, slot, command, new KeyChanges(changes));
         }
 
-        private static Command write(long id, String table, List<Map<String, Object>> rows, String change, String key, long hold) {
-            return new Command(id, Action.WRITE, null, table, rows.stream().map(row -> change).toList(), rows, key, hold);
+        private static Command write(
+                long id, String table, List<Map<String, Object>> rows, String change, String key, long hold) {
+            return new Command(
+                    id,
+                    Action.WRITE,
+                    null,
+                    table,
+                    rows.stream().map(row -> change).toList(),
+                    rows,
+                    key,
+                    hold);
         }
 
         @Override
@@ -136,32 +146,47 @@ abstract sealed class Workload {
         @Override
         Operation next(long id) {
             int choice = random.nextInt(100);
-            if (choice < 20) {
+            if (choice < 18) {
                 List<Long> ids = eventIds(id, 10);
                 String values = ids.stream()
                         .map(eventId -> "(" + eventId + ", '" + SoakTables.tag(id) + "')")
                         .collect(Collectors.joining(", "));
-                return sql(id, "INSERT INTO " + SoakTables.name("lakestream", SoakTables.EVENTS) + " VALUES " + values, new Append(ids));
+                return sql(
+                        id,
+                        "INSERT INTO " + SoakTables.name("lakestream", SoakTables.EVENTS) + " VALUES " + values,
+                        new Append(ids));
             }
-            if (choice < 32) {
+            if (choice < 28) {
                 List<Long> keys = ownedKeys();
-                String values = keys.stream().map(k -> "(" + k + ", " + id + ")").collect(Collectors.joining(", "));
-                return sql(id, "INSERT INTO " + SoakTables.name("lakestream", SoakTables.ITEMS) + " VALUES " + values,
+                String values =
+                        keys.stream().map(k -> "(" + k + ", " + id + ")").collect(Collectors.joining(", "));
+                return sql(
+                        id,
+                        "INSERT INTO " + SoakTables.name("lakestream", SoakTables.ITEMS) + " VALUES " + values,
                         changes(keys, Change.UPSERT, id));
             }
-            if (choice < 45) {
+            if (choice < 40) {
                 List<Long> keys = ownedKeys();
                 // Trino deletes owned keys; Spark updates them (the row-level operations each engine is asked for)
                 if (engine.equals(View.TRINO)) {
-                    return sql(id, "DELETE FROM " + SoakTables.name("lakestream", SoakTables.ITEMS) + " WHERE k IN " + SoakTables.inList(keys),
+                    return sql(
+                            id,
+                            "DELETE FROM " + SoakTables.name("lakestream", SoakTables.ITEMS) + " WHERE k IN "
+                                    + SoakTables.inList(keys),
                             changes(keys, Change.DELETE, 0));
                 }
-                return sql(id, "UPDATE " + SoakTables.name("lakestream", SoakTables.ITEMS) + " SET v = " + id + " WHERE k IN " + SoakTables.inList(keys),
+                return sql(
+                        id,
+                        "UPDATE " + SoakTables.name("lakestream", SoakTables.ITEMS) + " SET v = " + id + " WHERE k IN "
+                                + SoakTables.inList(keys),
                         changes(keys, Change.UPDATE, id));
             }
-            if (choice < 70) {
+            if (choice < 75) {
                 long counter = random.nextInt(SoakTables.COUNTER_COUNT);
-                return sql(id, "UPDATE " + SoakTables.name("lakestream", SoakTables.COUNTERS) + " SET n = n + 1 WHERE id = " + counter,
+                return sql(
+                        id,
+                        "UPDATE " + SoakTables.name("lakestream", SoakTables.COUNTERS) + " SET n = n + 1 WHERE id = "
+                                + counter,
                         new Increment(counter));
             }
             View view = switch (random.nextInt(4)) {
@@ -177,7 +202,8 @@ abstract sealed class Workload {
         }
 
         private static KeyChanges changes(List<Long> keys, Change change, long value) {
-            return new KeyChanges(keys.stream().map(k -> new KeyChange(k, change, value)).toList());
+            return new KeyChanges(
+                    keys.stream().map(k -> new KeyChange(k, change, value)).toList());
         }
 
         @Override
