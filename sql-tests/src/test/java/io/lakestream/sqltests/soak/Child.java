@@ -15,16 +15,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
  * One running child JVM (one incarnation of a slot): its standard input takes commands, a reader
- * thread takes replies off its standard output (events go to a listener, other output to its log),
- * and the end of that output means the process is gone.
+ * thread takes replies off its standard output and hands each to the call waiting for its id (an engine
+ * child serves several clients at once; events go to a listener, other output to its log), and the end
+ * of that output means the process is gone.
  */
 final class Child {
     /** What became of a call. */
@@ -45,7 +51,11 @@ final class Child {
 
     private final Process process;
     private final BufferedWriter input;
-    private final BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
+    /** The ready message; then replies go to the call waiting for their id (several calls may wait at once). */
+    private final BlockingQueue<Reply> ready = new LinkedBlockingQueue<>();
+
+    private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
+    private volatile boolean ended;
 
     Child(Process process, Path log, Consumer<Reply> events) {
         this.process = process;
@@ -63,7 +73,7 @@ final class Child {
 
     /** Waits for the child to say it is ready; false if it died or took longer than the timeout. */
     boolean awaitReady(Duration timeout) throws InterruptedException {
-        Reply reply = replies.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        Reply reply = ready.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
         return reply != null && reply.status() == Status.READY;
     }
 
@@ -71,6 +81,8 @@ final class Child {
         if (!process.isAlive()) {
             return new NotSent();
         }
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        pending.put(command.id(), reply);
         try {
             synchronized (input) {
                 input.write(SoakMessage.encode(command));
@@ -79,22 +91,21 @@ final class Child {
             }
         } catch (IOException e) {
             // a broken pipe: the process is gone and did not read the command
+            pending.remove(command.id());
             return new NotSent();
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            long left = deadline - System.nanoTime();
-            Reply reply = left > 0 ? replies.poll(left, TimeUnit.NANOSECONDS) : null;
-            if (reply == null) {
-                return new TimedOut();
-            }
-            if (reply == END) {
-                replies.add(END);
-                return new Died();
-            }
-            if (reply.id() == command.id()) {
-                return new Replied(reply);
-            }
+        if (ended) {
+            reply.complete(END);
+        }
+        try {
+            Reply answer = reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return answer == END ? new Died() : new Replied(answer);
+        } catch (TimeoutException e) {
+            return new TimedOut();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            pending.remove(command.id());
         }
     }
 
@@ -136,14 +147,21 @@ final class Child {
                     other.flush();
                 } else if (reply.get().status() == Status.EVENT) {
                     events.accept(reply.get());
+                } else if (reply.get().status() == Status.READY) {
+                    ready.add(reply.get());
                 } else {
-                    replies.add(reply.get());
+                    CompletableFuture<Reply> waiting = pending.get(reply.get().id());
+                    if (waiting != null) {
+                        waiting.complete(reply.get());
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
             // the process is gone; END below tells the caller
         } finally {
-            replies.add(END);
+            ended = true;
+            ready.add(END);
+            pending.values().forEach(waiting -> waiting.complete(END));
         }
     }
 }

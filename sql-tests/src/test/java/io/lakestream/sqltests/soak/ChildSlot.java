@@ -64,7 +64,7 @@ final class ChildSlot {
     }
 
     /** Starts a new incarnation and waits until it is ready; empty (a violation noted) if it never is. */
-    Optional<Child> start() throws InterruptedException {
+    synchronized Optional<Child> start() throws InterruptedException {
         child = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             incarnations++;
@@ -101,9 +101,21 @@ final class ChildSlot {
     }
 
     /** The running incarnation, if it is ready; else a new one (see {@link #start}). */
-    Optional<Child> currentOrStart() throws InterruptedException {
+    synchronized Optional<Child> currentOrStart() throws InterruptedException {
         Child running = child;
         return running != null && running.isAlive() ? Optional.of(running) : start();
+    }
+
+    /**
+     * After {@code gone} died: the incarnation another client of this slot already started, or a new one.
+     * (Engine slots have several clients, each of which sees the death.)
+     */
+    synchronized Optional<Child> restartAfter(Child gone) throws InterruptedException {
+        Child running = child;
+        if (running != null && running != gone && running.isAlive()) {
+            return Optional.of(running);
+        }
+        return start();
     }
 
     /** SIGKILL of the running incarnation; false if none is running (the slot is restarting). */

@@ -64,6 +64,11 @@ final class OperationSlot implements Runnable {
         return slot;
     }
 
+    /** The client's name (an engine slot has two clients). */
+    String name() {
+        return workload.name();
+    }
+
     /** Finishes the operation under way, then ends. */
     void stop() {
         stopping = true;
@@ -132,7 +137,7 @@ final class OperationSlot implements Runnable {
                 case NotSent() -> {
                     // killed between operations: nothing was asked of it, so this is no outcome at all
                     history.completed(operation, Outcome.UNKNOWN, "the child was gone before the command was sent");
-                    Optional<Child> restarted = slot.start();
+                    Optional<Child> restarted = slot.restartAfter(child);
                     if (restarted.isEmpty()) {
                         return restarted;
                     }
@@ -141,7 +146,7 @@ final class OperationSlot implements Runnable {
                 case Died() -> {
                     history.completed(operation, Outcome.UNKNOWN, "killed");
                     tally.increment("operations unknown (killed): " + kind(operation));
-                    Optional<Child> restarted = slot.start();
+                    Optional<Child> restarted = slot.restartAfter(child);
                     if (restarted.isEmpty() || !(operation.retryable() && random.nextBoolean())) {
                         return restarted;
                     }
@@ -161,7 +166,7 @@ final class OperationSlot implements Runnable {
                                             operation.describe(),
                                             slot.log()));
                     slot.killUnresponsive(child);
-                    return slot.start();
+                    return slot.restartAfter(child);
                 }
             }
         }

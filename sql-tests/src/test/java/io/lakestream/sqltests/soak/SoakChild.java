@@ -30,6 +30,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
@@ -108,13 +112,26 @@ public final class SoakChild {
         }
     }
 
+    /** An engine serves several clients at once (a server's sessions): each statement runs on a thread of its own. */
     private static void serveSql(BufferedReader input, Channel channel, Function<String, List<List<Object>>> engine)
-            throws IOException {
-        serve(input, channel, command -> Reply.ok(command.id(), engine.apply(command.statement()), null));
+            throws IOException, InterruptedException {
+        ExecutorService sessions = Executors.newCachedThreadPool();
+        try {
+            serve(input, channel, command -> Reply.ok(command.id(), engine.apply(command.statement()), null), sessions);
+        } finally {
+            sessions.shutdown();
+            sessions.awaitTermination(1, TimeUnit.MINUTES);
+        }
     }
 
-    /** Answers commands one at a time until STOP or the end of standard input. */
     private static void serve(BufferedReader input, Channel channel, Function<Command, Reply> handler)
+            throws IOException {
+        serve(input, channel, handler, Runnable::run);
+    }
+
+    /** Answers every command until STOP or the end of standard input. */
+    private static void serve(
+            BufferedReader input, Channel channel, Function<Command, Reply> handler, Executor executor)
             throws IOException {
         channel.send(new Reply(-1, SoakMessage.Status.READY, null, null, null, null));
         String line;
@@ -123,14 +140,16 @@ public final class SoakChild {
             if (command.action() == SoakMessage.Action.STOP) {
                 return;
             }
-            Reply reply;
-            try {
-                reply = handler.apply(command);
-            } catch (RuntimeException | Error e) {
-                e.printStackTrace(System.err);
-                reply = Reply.error(command.id(), e);
-            }
-            channel.send(reply);
+            executor.execute(() -> {
+                Reply reply;
+                try {
+                    reply = handler.apply(command);
+                } catch (RuntimeException | Error e) {
+                    e.printStackTrace(System.err);
+                    reply = Reply.error(command.id(), e);
+                }
+                channel.send(reply);
+            });
         }
     }
 

@@ -33,12 +33,13 @@ import java.util.function.Consumer;
  * See docs/reliability-soak.md.
  */
 final class SoakRun {
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(240);
+    // generous: on a machine shared with other builds a Trino runner took 3 min to start (10 s when idle)
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(8);
     private static final Duration STOP_GRACE = Duration.ofSeconds(30);
     private static final Duration FINAL_TIERING_TIMEOUT = Duration.ofMinutes(10);
     private static final long TIERING_INTERVAL_MILLIS = 1_000;
     private static final long SWEEP_INTERVAL_MILLIS = 3_000;
-    private static final Duration PROGRESS_TIMEOUT = Duration.ofMinutes(5);
+    private static final Duration PROGRESS_TIMEOUT = Duration.ofMinutes(10);
 
     private final SoakOptions options;
     private final History history;
@@ -97,6 +98,10 @@ final class SoakRun {
         ChildSlot spark = slot("spark", new ChildJvm("spark", "1536m", List.of()), warehouse, ignored -> {});
         operationSlots.add(new PlannedSlot(trino, Workload.trino("trino", random.nextLong(), 10), random.nextLong()));
         operationSlots.add(new PlannedSlot(spark, Workload.spark("spark", random.nextLong(), 20), random.nextLong()));
+        operationSlots.add(new PlannedSlot(
+                trino, Workload.counterClient("trino-session2", random.nextLong(), View.TRINO), random.nextLong()));
+        operationSlots.add(new PlannedSlot(
+                spark, Workload.counterClient("spark-session2", random.nextLong(), View.SPARK), random.nextLong()));
         for (int i = 0; i < options.javaWriters(); i++) {
             String name = "writer-" + i;
             long bound = options.maxWriterSkew().toMillis();
@@ -181,7 +186,7 @@ final class SoakRun {
                     Thread.ofPlatform().name("soak-" + service.slot().name()).start(service));
         }
         for (OperationSlot slot : slots) {
-            threads.add(Thread.ofPlatform().name("soak-" + slot.slot().name()).start(slot));
+            threads.add(Thread.ofPlatform().name("soak-" + slot.name()).start(slot));
         }
         faults.start();
         Thread.sleep(options.duration().toMillis());
@@ -198,6 +203,7 @@ final class SoakRun {
             service.slot().stop(STOP_GRACE);
         }
         for (OperationSlot slot : slots) {
+            // an engine's second client stops the same child again: a no-op
             slot.slot().stop(STOP_GRACE);
         }
     }

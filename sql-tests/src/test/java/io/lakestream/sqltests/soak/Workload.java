@@ -37,6 +37,20 @@ abstract sealed class Workload {
 
     abstract Operation next(long id);
 
+    /** The client's name: the slot of its operations in the history. */
+    String name() {
+        return slot;
+    }
+
+    /**
+     * A second client of an engine slot (a second session on the same server): increments of the shared
+     * counters and reads of them, so that increments from two sessions of one engine and from both engines
+     * race each other.
+     */
+    static Workload counterClient(String slot, long seed, String engine) {
+        return new CounterClient(slot, seed, engine);
+    }
+
     /** The pause before the next operation, in milliseconds. */
     abstract long pauseMillis();
 
@@ -209,6 +223,37 @@ abstract sealed class Workload {
         @Override
         long pauseMillis() {
             return random.nextInt(150);
+        }
+    }
+
+    private static final class CounterClient extends Workload {
+        private final String engine;
+
+        CounterClient(String slot, long seed, String engine) {
+            super(slot, seed, -1);
+            this.engine = engine;
+        }
+
+        @Override
+        Operation next(long id) {
+            if (random.nextInt(100) < 85) {
+                long counter = random.nextInt(SoakTables.COUNTER_COUNT);
+                return new Operation(
+                        id,
+                        slot,
+                        Command.sql(
+                                id,
+                                "UPDATE " + SoakTables.name("lakestream", SoakTables.COUNTERS)
+                                        + " SET n = n + 1 WHERE id = " + counter),
+                        new Increment(counter));
+            }
+            View view = new View(engine, View.UNION, SoakTables.COUNTERS);
+            return new Operation(id, slot, Command.sql(id, view.sql()), new Read(view));
+        }
+
+        @Override
+        long pauseMillis() {
+            return random.nextInt(100);
         }
     }
 }
