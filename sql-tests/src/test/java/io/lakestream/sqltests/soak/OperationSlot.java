@@ -128,9 +128,8 @@ final class OperationSlot implements Runnable {
                     }
                     history.completed(operation, Outcome.FAILED, reply.message());
                     tally.increment("operations failed: " + kind(operation));
-                    if (operation.effect() instanceof Read read
-                            && !faults.diskFullOverlaps(operation.invokedNanos(), operation.completedNanos())) {
-                        violations.add(READ_ERROR, 1, "%s: %s".formatted(read.view(), reply.message()));
+                    if (operation.effect() instanceof Read read) {
+                        readFailed(read, operation, reply.message());
                     }
                     return Optional.of(child);
                 }
@@ -169,6 +168,22 @@ final class OperationSlot implements Runnable {
                     return slot.restartAfter(child);
                 }
             }
+        }
+    }
+
+    /**
+     * A read may fail while the disk is full, and a union read may be refused with {@code LOG_RANGE_REMOVED}
+     * when retention removed the log range it pinned while it ran (the soak's retention, 3 s, is shorter than
+     * a read; issue 18 item 4 asks for exactly this error). Any other read error is a violation.
+     */
+    private void readFailed(Read read, Operation operation, String message) {
+        if (faults.diskFullOverlaps(operation.invokedNanos(), operation.completedNanos())) {
+            tally.increment("reads failed while the disk was full");
+        } else if (message.contains("[LOG_RANGE_REMOVED]") && !message.contains("[LOG_CORRUPT]")) {
+            tally.increment("reads refused: LOG_RANGE_REMOVED (retention ran under the read)");
+            history.note(name(), "read refused", message);
+        } else {
+            violations.add(READ_ERROR, 1, "%s: %s".formatted(read.view(), message));
         }
     }
 

@@ -65,6 +65,11 @@ record SoakReport(SoakOptions options, Tally tally, Violations violations, List<
                 .formatted(
                         tally.get("reads checked (during the run)"), tally.get("rows checked (during the run)"),
                         tally.get("reads checked (final)"), tally.get("rows checked (final)")));
+        text.append(
+                "reads refused with LOG_RANGE_REMOVED (retention under the read): %d; reads failed while the disk was full: %d%n"
+                        .formatted(
+                                tally.get("reads refused: LOG_RANGE_REMOVED (retention ran under the read)"),
+                                tally.get("reads failed while the disk was full")));
         text.append("lost %d, duplicated %d, lost updates %d%n"
                 .formatted(violations.count(LOST), violations.count(DUPLICATED), violations.count(LOST_UPDATE)));
         text.append(passed() ? "RESULT: PASSED, no violation\n" : "RESULT: FAILED\n" + violations.describe());
