@@ -130,8 +130,23 @@ final class ChildSlot {
         return true;
     }
 
-    /** Kills a child that did not answer in time (noted as a hang by the caller). */
+    /** Kills a child that did not answer in time (noted as a hang by the caller), after a thread dump into its log. */
     void killUnresponsive(Child unresponsive) {
+        try {
+            Process dump = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                    .toString(),
+                            Long.toString(unresponsive.pid()),
+                            "Thread.print")
+                    .redirectErrorStream(true)
+                    .redirectOutput(java.lang.ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+            dump.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // no dump: the kill below still happens
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         unresponsive.kill();
         history.note(name, "kill", "unresponsive pid " + unresponsive.pid());
     }

@@ -91,12 +91,13 @@ final class SoakChecker {
                     .computeIfAbsent(operation, ignored -> new HashSet<>())
                     .add(id);
             if (!SoakTables.tag(operation).equals(row.get(1))) {
-                violations.add(PHANTOM, 1, "%s: row %s has the tag of another operation".formatted(view, row));
+                report(settled, PHANTOM, 1, "%s: row %s has the tag of another operation".formatted(view, row));
             }
         }
         occurrences.forEach((id, count) -> {
             if (count > 1) {
-                violations.add(
+                report(
+                        settled,
                         DUPLICATED,
                         count - 1,
                         "%s: event id %d visible %d times (%s)"
@@ -110,7 +111,8 @@ final class SoakChecker {
         visibleIdsByOperation.forEach((operation, ids) -> {
             OperationState state = appends.get(operation);
             if (state == null || !state.invokedBefore(endNanos)) {
-                violations.add(
+                report(
+                        settled,
                         PHANTOM,
                         ids.size(),
                         "%s: %d rows of operation %d, which %s"
@@ -123,13 +125,15 @@ final class SoakChecker {
             }
             List<Long> expected = ((Append) state.operation().effect()).ids();
             if (!expected.containsAll(ids)) {
-                violations.add(
+                report(
+                        settled,
                         PHANTOM,
                         ids.size(),
                         "%s: ids %s are not among those operation %d wrote".formatted(view, ids, operation));
             }
             if (state.outcome() == Outcome.FAILED) {
-                violations.add(
+                report(
+                        settled,
                         FAILED_VISIBLE,
                         ids.size(),
                         "%s: %d rows of a failed operation: %s".formatted(view, ids.size(), describe(state)));
@@ -137,7 +141,8 @@ final class SoakChecker {
                     && ids.size() < expected.size()
                     && !mustBeVisible(state, view, startNanos, settled)) {
                 // (missing rows of an operation that had to be visible are LOST, below)
-                violations.add(
+                report(
+                        settled,
                         TORN,
                         expected.size() - ids.size(),
                         "%s: %d of the %d rows of %s".formatted(view, ids.size(), expected.size(), describe(state)));
@@ -150,7 +155,8 @@ final class SoakChecker {
                                 .filter(id -> !occurrences.containsKey(id))
                                 .toList();
                 if (!missing.isEmpty()) {
-                    violations.add(
+                    report(
+                            settled,
                             LOST,
                             missing.size(),
                             "%s: %d acknowledged rows missing (ids %s...): %s"
@@ -177,13 +183,14 @@ final class SoakChecker {
                 .collect(Collectors.toMap(state -> state.operation().id(), state -> state));
         observed.forEach((key, values) -> {
             if (values.size() > 1) {
-                violations.add(
+                report(
+                        true,
                         DUPLICATED,
                         values.size() - 1,
                         "%s: key %d visible %d times with values %s".formatted(view, key, values.size(), values));
             }
             if (!allowed.containsKey(key)) {
-                violations.add(PHANTOM, 1, "%s: key %d, which no operation wrote".formatted(view, key));
+                report(true, PHANTOM, 1, "%s: key %d, which no operation wrote".formatted(view, key));
             }
         });
         allowed.forEach((key, states) -> {
@@ -196,7 +203,8 @@ final class SoakChecker {
             Violations.Kind kind = writer != null && writer.outcome() == Outcome.FAILED
                     ? FAILED_VISIBLE
                     : state.isEmpty() ? LOST : WRONG_STATE;
-            violations.add(
+            report(
+                    true,
                     kind,
                     1,
                     "%s: key %d is %s; its history allows only %s; its operations: %s"
@@ -257,7 +265,7 @@ final class SoakChecker {
         for (List<Object> row : rows) {
             Long previous = values.put(((Number) row.get(0)).longValue(), ((Number) row.get(1)).longValue());
             if (previous != null) {
-                violations.add(DUPLICATED, 1, "%s: counter %s visible twice".formatted(view, row.get(0)));
+                report(settled, DUPLICATED, 1, "%s: counter %s visible twice".formatted(view, row.get(0)));
             }
         }
         for (long counter = 0; counter < SoakTables.COUNTER_COUNT; counter++) {
@@ -277,20 +285,30 @@ final class SoakChecker {
             // a lake-only read during the run may lag behind the log; after the final tiering pass it may not
             boolean lagging = !view.includesLog() && !settled;
             if (value == null) {
-                violations.add(LOST, 1, "%s: counter %d is missing".formatted(view, counter));
+                report(settled, LOST, 1, "%s: counter %d is missing".formatted(view, counter));
             } else if (value < acknowledged && !lagging) {
-                violations.add(
+                report(
+                        settled,
                         LOST_UPDATE,
                         acknowledged - value,
                         "%s: counter %d is %d but %d increments were acknowledged before the read (%d may have committed)"
                                 .formatted(view, counter, value, acknowledged, possible));
             } else if (value > possible) {
-                violations.add(
+                report(
+                        settled,
                         EXTRA_UPDATE,
                         value - possible,
                         "%s: counter %d is %d but at most %d increments may have committed (%d acknowledged)"
                                 .formatted(view, counter, value, possible, acknowledged));
             }
+        }
+    }
+
+    private void report(boolean settled, Violations.Kind kind, long count, String description) {
+        if (settled) {
+            violations.addFinal(kind, count, description);
+        } else {
+            violations.add(kind, count, description);
         }
     }
 

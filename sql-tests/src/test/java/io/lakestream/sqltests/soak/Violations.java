@@ -41,13 +41,29 @@ final class Violations {
         START_FAILURE
     }
 
-    private static final int DESCRIPTIONS_PER_KIND = 15;
+    private static final int DESCRIPTIONS_PER_KIND = 10;
     private static final int MAX_DESCRIPTION = 700;
 
     private final Map<Kind, Long> counts = new EnumMap<>(Kind.class);
+    private final Map<Kind, Long> finalCounts = new EnumMap<>(Kind.class);
     private final Map<Kind, List<String>> descriptions = new EnumMap<>(Kind.class);
+    private final Map<Kind, List<String>> finalDescriptions = new EnumMap<>(Kind.class);
 
+    /** A violation found during the run (or outside the final reads). */
     synchronized void add(Kind kind, long count, String description) {
+        add(kind, count, description, counts, descriptions);
+    }
+
+    /**
+     * A violation found by a final read. Kept apart: reads during the run see the same lost row or update
+     * again and again, while the final reads give each fault's figure once.
+     */
+    synchronized void addFinal(Kind kind, long count, String description) {
+        add(kind, count, description, finalCounts, finalDescriptions);
+    }
+
+    private static void add(
+            Kind kind, long count, String description, Map<Kind, Long> counts, Map<Kind, List<String>> descriptions) {
         counts.merge(kind, count, Long::sum);
         List<String> list = descriptions.computeIfAbsent(kind, ignored -> new ArrayList<>());
         if (list.size() < DESCRIPTIONS_PER_KIND) {
@@ -59,22 +75,39 @@ final class Violations {
         }
     }
 
+    /** How much of the kind the final reads found. */
+    synchronized long finalCount(Kind kind) {
+        return finalCounts.getOrDefault(kind, 0L);
+    }
+
+    /** How much of the kind was found in all. */
     synchronized long count(Kind kind) {
-        return counts.getOrDefault(kind, 0L);
+        return counts.getOrDefault(kind, 0L) + finalCount(kind);
     }
 
     synchronized boolean isEmpty() {
-        return counts.isEmpty();
+        return counts.isEmpty() && finalCounts.isEmpty();
     }
 
     synchronized String describe() {
         StringBuilder text = new StringBuilder();
+        describe(text, "final reads", finalCounts, finalDescriptions);
+        describe(text, "during the run", counts, descriptions);
+        return text.toString();
+    }
+
+    private static void describe(
+            StringBuilder text, String phase, Map<Kind, Long> counts, Map<Kind, List<String>> descriptions) {
         counts.forEach((kind, count) -> {
-            text.append(kind).append(": ").append(count).append('\n');
+            text.append(kind)
+                    .append(" (")
+                    .append(phase)
+                    .append("): ")
+                    .append(count)
+                    .append('\n');
             for (String description : descriptions.get(kind)) {
                 text.append("  - ").append(description).append('\n');
             }
         });
-        return text.toString();
     }
 }
