@@ -70,8 +70,16 @@ record SoakReport(SoakOptions options, Tally tally, Violations violations, List<
                         .formatted(
                                 tally.get("reads refused: LOG_RANGE_REMOVED (retention ran under the read)"),
                                 tally.get("reads failed while the disk was full")));
-        text.append("lost %d, duplicated %d, lost updates %d%n"
-                .formatted(violations.count(LOST), violations.count(DUPLICATED), violations.count(LOST_UPDATE)));
+        // the final reads give each loss once; reads during the run see the same loss again and again
+        text.append(
+                "final reads: lost %d, duplicated %d, lost updates %d (reads during the run: lost %d, duplicated %d, lost updates %d)%n"
+                        .formatted(
+                                violations.finalCount(LOST),
+                                violations.finalCount(DUPLICATED),
+                                violations.finalCount(LOST_UPDATE),
+                                violations.count(LOST) - violations.finalCount(LOST),
+                                violations.count(DUPLICATED) - violations.finalCount(DUPLICATED),
+                                violations.count(LOST_UPDATE) - violations.finalCount(LOST_UPDATE)));
         text.append(passed() ? "RESULT: PASSED, no violation\n" : "RESULT: FAILED\n" + violations.describe());
         return text.toString();
     }
