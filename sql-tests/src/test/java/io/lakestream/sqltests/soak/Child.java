@@ -109,6 +109,11 @@ final class Child {
         }
     }
 
+    /** Whether the process exited within the timeout. */
+    boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** SIGKILL: no shutdown hook, no finally block, no flush runs in the child. */
     void kill() {
         process.destroyForcibly();

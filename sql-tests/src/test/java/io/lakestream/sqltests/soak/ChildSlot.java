@@ -90,10 +90,11 @@ final class ChildSlot {
                 child = started;
                 return Optional.of(started);
             }
+            // its output ends a moment before the process has exited
+            boolean exited = started.awaitExit(Duration.ofSeconds(5));
             started.kill();
-            String reason = started.isAlive()
-                    ? "not ready within " + startTimeout.toSeconds() + " s"
-                    : "exited before it was ready";
+            String reason =
+                    exited ? "exited before it was ready" : "not ready within " + startTimeout.toSeconds() + " s";
             history.note(name, "start-failed", reason);
             violations.add(START_FAILURE, 1, "%s (attempt %d): %s; see %s".formatted(name, attempt, reason, log));
         }

@@ -51,6 +51,12 @@ final class Operation {
     /** {@code UPDATE counters SET n = n + 1 WHERE id = counter}. */
     record Increment(long counter) implements Effect {}
 
+    /**
+     * A commit to the catalog itself (a namespace property): no row changes, but a catalog transaction
+     * that a kill can interrupt, so that a lock left behind by a killed process shows (as no progress).
+     */
+    record CatalogCommit() implements Effect {}
+
     /** A read; checked when it returns against what was acknowledged before it started. */
     record Read(View view) implements Effect {}
 
@@ -137,8 +143,14 @@ final class Operation {
     String describe() {
         String what = command.statement() != null
                 ? command.statement()
-                : "java %s %s key=%s hold=%dms"
-                        .formatted(command.table(), command.changes(), command.idempotencyKey(), command.holdMillis());
+                : effect instanceof CatalogCommit
+                        ? "java catalog commit (namespace property)"
+                        : "java %s %s key=%s hold=%dms"
+                                .formatted(
+                                        command.table(),
+                                        command.changes(),
+                                        command.idempotencyKey(),
+                                        command.holdMillis());
         if (what.length() > 200) {
             what = what.substring(0, 200) + "...";
         }

@@ -195,6 +195,7 @@ final class OperationSlot implements Runnable {
         return switch (operation.effect()) {
             case Read read -> "read " + read.view();
             case Operation.Increment ignored -> operation.slot().replaceAll("-\\d+$", "") + " increment";
+            case Operation.CatalogCommit ignored -> operation.slot().replaceAll("-\\d+$", "") + " catalog commit";
             default -> operation.slot().replaceAll("-\\d+$", "") + " " + verb;
         };
     }

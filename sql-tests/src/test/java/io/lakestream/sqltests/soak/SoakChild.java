@@ -38,6 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -98,7 +100,12 @@ public final class SoakChild {
                         Clock.systemUTC(), Duration.ofMillis(Long.parseLong(options.get("clock-offset-ms"))));
                 try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(warehouse));
                         BufferAllocator allocator = new RootAllocator()) {
-                    serve(input, channel, command -> write(catalog, allocator, clock, command));
+                    serve(
+                            input,
+                            channel,
+                            command -> command.action() == SoakMessage.Action.CATALOG
+                                    ? commitToCatalog(catalog, command)
+                                    : write(catalog, allocator, clock, command));
                 }
             }
             case "tiering" -> runTiering(warehouse, options, input, channel);
@@ -201,6 +208,12 @@ public final class SoakChild {
                     List.of(List.of(result.version())),
                     result.alreadyApplied() ? "already-applied" : "committed");
         }
+    }
+
+    private static Reply commitToCatalog(LakestreamCatalog catalog, Command command) {
+        ((SupportsNamespaces) catalog.icebergCatalog())
+                .setProperties(Namespace.of(SoakTables.SCHEMA), Map.of("soak.probe", Long.toString(command.id())));
+        return Reply.ok(command.id(), List.of(), "committed");
     }
 
     private static Reply tierUntilCaughtUp(TieringService tiering, Command command) {

@@ -29,6 +29,8 @@ final class SoakMessage {
         SQL,
         /** Write {@link Command#rows} through the Java writer as one commit with the idempotency key. */
         WRITE,
+        /** Commit a namespace property to the catalog (a catalog transaction, nothing else). */
+        CATALOG,
         /** Tier every table until the lake holds the whole log (the final pass). */
         TIER,
         /** Finish and exit. */

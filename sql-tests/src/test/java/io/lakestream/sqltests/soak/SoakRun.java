@@ -284,7 +284,7 @@ final class SoakRun {
                             new Command(1, SoakMessage.Action.TIER, null, null, null, null, null, 0),
                             FINAL_TIERING_TIMEOUT);
             if (!(result instanceof Replied(Reply reply)) || reply.status() != Status.OK) {
-                violations.add(
+                violations.addFinal(
                         FINAL_TIERING,
                         1,
                         "the final tiering pass failed: %s; see %s".formatted(describe(result), tier.log()));
@@ -310,7 +310,7 @@ final class SoakRun {
                         long now = System.nanoTime();
                         checker.check(view, reply.rows(), history.writes(), now, now, true);
                     } else {
-                        violations.add(READ_ERROR, 1, "final read %s: %s".formatted(view, describe(result)));
+                        violations.addFinal(READ_ERROR, 1, "final read %s: %s".formatted(view, describe(result)));
                     }
                 }
             }

@@ -1,6 +1,7 @@
 package io.lakestream.sqltests.soak;
 
 import io.lakestream.sqltests.soak.Operation.Append;
+import io.lakestream.sqltests.soak.Operation.CatalogCommit;
 import io.lakestream.sqltests.soak.Operation.Change;
 import io.lakestream.sqltests.soak.Operation.Increment;
 import io.lakestream.sqltests.soak.Operation.KeyChange;
@@ -100,6 +101,13 @@ abstract sealed class Workload {
         Operation next(long id) {
             String key = slot + "-op" + id;
             int choice = random.nextInt(100);
+            if (choice >= 85) {
+                return new Operation(
+                        id,
+                        slot,
+                        new Command(id, Action.CATALOG, null, null, null, null, null, 0),
+                        new CatalogCommit());
+            }
             if (choice < 55) {
                 List<Long> ids = eventIds(id, 20);
                 List<Map<String, Object>> rows = new ArrayList<>();
