@@ -1,6 +1,7 @@
 package io.lakestream.sqltests.soak;
 
 import static io.lakestream.sqltests.soak.Violations.Kind.HANG;
+import static io.lakestream.sqltests.soak.Violations.Kind.LOG_CORRUPT_ERROR;
 import static io.lakestream.sqltests.soak.Violations.Kind.READ_ERROR;
 
 import io.lakestream.sqltests.soak.Child.Died;
@@ -128,7 +129,9 @@ final class OperationSlot implements Runnable {
                     }
                     history.completed(operation, Outcome.FAILED, reply.message());
                     tally.increment("operations failed: " + kind(operation));
-                    if (operation.effect() instanceof Read read) {
+                    if (reply.message().contains("[LOG_CORRUPT]")) {
+                        violations.add(LOG_CORRUPT_ERROR, 1, "%s: %s".formatted(operation.describe(), reply.message()));
+                    } else if (operation.effect() instanceof Read read) {
                         readFailed(read, operation, reply.message());
                     }
                     return Optional.of(child);
@@ -179,7 +182,7 @@ final class OperationSlot implements Runnable {
     private void readFailed(Read read, Operation operation, String message) {
         if (faults.diskFullOverlaps(operation.invokedNanos(), operation.completedNanos())) {
             tally.increment("reads failed while the disk was full");
-        } else if (message.contains("[LOG_RANGE_REMOVED]") && !message.contains("[LOG_CORRUPT]")) {
+        } else if (message.contains("[LOG_RANGE_REMOVED]")) {
             tally.increment("reads refused: LOG_RANGE_REMOVED (retention ran under the read)");
             history.note(name(), "read refused", message);
         } else {

@@ -29,6 +29,11 @@ final class Violations {
         EXTRA_UPDATE,
         /** A read failed. */
         READ_ERROR,
+        /**
+         * An operation failed with {@code LOG_CORRUPT}: in ordinary operation (kills, a full disk, retention
+         * under a running query) the log is never corrupt, so this is either lost data or a wrong diagnosis.
+         */
+        LOG_CORRUPT_ERROR,
         /** A child did not answer in time. */
         HANG,
         /** A tiering service stopped a table (or a pass failed outside a disk-full fault). */
