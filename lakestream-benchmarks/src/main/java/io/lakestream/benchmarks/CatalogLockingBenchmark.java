@@ -1,6 +1,7 @@
 package io.lakestream.benchmarks;
 
 import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
 import java.io.Closeable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +25,12 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 
 /**
- * What the embedded catalog's dot-file locking (docs/storage.md) costs a reader: the latency of
- * {@code loadTable} (what every query does) while another thread commits to the same catalog every
- * 50 ms (a busy tiering service) and a third loads the table every millisecond (a polling query),
- * with SQLite's default locking as the baseline (safe here: one copy of SQLite in this JVM) and with
- * the locking every Lakestream connection uses, in alternating rounds.
+ * What the embedded catalog's locking (docs/storage.md) costs a reader: the latency of {@code
+ * loadTable} (what every query does) while another thread commits to the same catalog every 50 ms (a
+ * busy tiering service) and a third loads the table every millisecond (a polling query), with SQLite's
+ * default locking as the baseline (safe here: one copy of SQLite in this JVM), SQLite's dot-file
+ * locking (what other engines' clients use, and Lakestream did before its own lock) and the lock
+ * Lakestream's catalog takes itself ({@code LakestreamCatalog.open}), in alternating rounds.
  *
  * <p>Run: {@code ./lakestream bench catalog-locking [--rounds N]}.
  */
@@ -42,19 +44,18 @@ final class CatalogLockingBenchmark {
         int rounds = args.length == 2 && args[0].equals("--rounds") ? Integer.parseInt(args[1]) : 6;
         Map<String, List<Long>> nanos = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
-            for (boolean dotFile : new boolean[] {false, true}) {
-                nanos.computeIfAbsent(dotFile ? "dot-file locking" : "default locking", name -> new ArrayList<>())
-                        .addAll(round(dotFile));
+            for (Locking locking : Locking.values()) {
+                nanos.computeIfAbsent(locking.label, name -> new ArrayList<>()).addAll(round(locking));
             }
         }
-        List<Long> baseline = nanos.get("default locking");
+        List<Long> baseline = nanos.get(Locking.DEFAULT.label);
         System.out.printf(
                 "loadTable latency, %d rounds of %d s per locking, %d cores%n",
                 rounds,
                 TimeUnit.NANOSECONDS.toSeconds(ROUND_NANOS),
                 Runtime.getRuntime().availableProcessors());
         nanos.forEach((name, values) -> System.out.printf(
-                "%-18s loads %6d   p50 %7.3f ms (%.2fx)   p99 %7.3f ms (%.2fx)   max %8.3f ms%n",
+                "%-22s loads %6d   p50 %7.3f ms (%.2fx)   p99 %7.3f ms (%.2fx)   max %8.3f ms%n",
                 name,
                 values.size(),
                 percentile(values, 50) / 1e6,
@@ -64,16 +65,30 @@ final class CatalogLockingBenchmark {
                 percentile(values, 100) / 1e6));
     }
 
+    private enum Locking {
+        DEFAULT("default locking"),
+        DOT_FILE("SQLite dot-file"),
+        LAKESTREAM("Lakestream's lock");
+
+        private final String label;
+
+        Locking(String label) {
+            this.label = label;
+        }
+    }
+
     /** One round on a fresh warehouse: @return the measured {@code loadTable} latencies in nanoseconds. */
-    private static List<Long> round(boolean dotFile) throws Exception {
+    private static List<Long> round(Locking locking) throws Exception {
         Path warehouse = Files.createTempDirectory("catalog-locking");
         Map<String, String> properties =
                 new HashMap<>(CatalogConfig.embedded(warehouse).icebergProperties());
-        if (!dotFile) {
+        if (locking == Locking.DEFAULT) {
             properties.put(
                     CatalogProperties.URI, "jdbc:sqlite:" + warehouse.resolve(CatalogConfig.EMBEDDED_CATALOG_FILE));
         }
-        Catalog catalog = CatalogUtil.buildIcebergCatalog("bench", properties, new Configuration());
+        Catalog catalog = locking == Locking.LAKESTREAM
+                ? LakestreamCatalog.open(CatalogConfig.embedded(warehouse)).icebergCatalog()
+                : CatalogUtil.buildIcebergCatalog("bench", properties, new Configuration());
         try {
             ((SupportsNamespaces) catalog).createNamespace(Namespace.of("bench"));
             Table table =

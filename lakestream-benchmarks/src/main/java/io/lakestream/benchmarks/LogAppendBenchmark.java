@@ -181,12 +181,14 @@ final class LogAppendBenchmark {
         out.println();
         out.println("What each side includes:");
         out.println("- log append/upsert: Record validation and conversion, bucketing (round-robin, or the id hash for"
-                + " the primary-key table), Arrow IPC segment files (uncompressed) written and closed, one log"
-                + " commit file (fsync'ed, published by hard link) per commit; a new writer per commit.");
+                + " the primary-key table), Arrow IPC segment files (uncompressed) written, fsync'ed and closed, their"
+                + " directories synced, one log commit file (fsync'ed, published by hard link, its directory synced)"
+                + " per commit; a new writer per commit.");
         out.println("- Parquet write: Iceberg's generic Parquet writer with the table's settings (codec " + parquetCodec
                 + "), one data file closed per commit, then an Iceberg append commit (manifest, manifest list,"
                 + " metadata JSON, catalog update in the embedded SQLite JDBC catalog).");
-        out.println("- Neither side fsyncs its data files; both end with all files closed. MB/s = bytes of data files"
+        out.println("- Both sides fsync every file they write and sync its directory (the embedded LocalFileIO does on"
+                + " close); both end with all files closed and durable. MB/s = bytes of data files"
                 + " (segments or Parquet) per second; Parquet files are compressed, segments are not.");
         out.println("- log read: every bucket's whole range at the latest log version, all columns into Arrow"
                 + " batches; Parquet read: plan the table's files, read all columns as generic Records. Both sum"

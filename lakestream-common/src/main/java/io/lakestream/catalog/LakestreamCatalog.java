@@ -7,6 +7,7 @@ import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
 import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.catalog.SqliteClientPool.SqliteLockTiming;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.FileStreamLog;
@@ -23,6 +24,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
@@ -64,9 +66,17 @@ public final class LakestreamCatalog implements Closeable {
      * LogFileSystems}: local disk, or HDFS through Hadoop). Both use {@link CatalogConfig#hadoopConfiguration}.
      */
     public static LakestreamCatalog open(CatalogConfig config) {
+        return open(config, SqliteLockTiming.DEFAULT);
+    }
+
+    static LakestreamCatalog open(CatalogConfig config, SqliteLockTiming timing) {
         Configuration hadoop = config.hadoopConfiguration();
         return new LakestreamCatalog(
-                build(config, () -> CatalogUtil.buildIcebergCatalog(DEFAULT_NAME, config.icebergProperties(), hadoop)),
+                build(
+                        config,
+                        () -> sqliteCatalog(config, null, timing)
+                                .orElseGet(() -> CatalogUtil.buildIcebergCatalog(
+                                        DEFAULT_NAME, config.icebergProperties(), hadoop))),
                 new LogFileSystems(hadoop));
     }
 
@@ -86,6 +96,10 @@ public final class LakestreamCatalog implements Closeable {
             Function<String, LogFileSystem> logFileSystems) {
         requireNonNull(fileIo, "fileIo is null");
         Catalog catalog = build(config, () -> {
+            Optional<Catalog> sqlite = sqliteCatalog(config, fileIo, SqliteLockTiming.DEFAULT);
+            if (sqlite.isPresent()) {
+                return sqlite.get();
+            }
             Map<String, String> properties = config.icebergProperties();
             Catalog built;
             switch (config.type()) {
@@ -106,12 +120,34 @@ public final class LakestreamCatalog implements Closeable {
         return new LakestreamCatalog(catalog, logFileSystems);
     }
 
+    /**
+     * A {@code jdbc} catalog on a SQLite file: Iceberg's JDBC catalog whose every operation holds the SQLite
+     * catalog's lock ({@link SqliteClientPool}); empty for any other catalog. {@code fileIo} null: the file IO
+     * named by the catalog properties, as Iceberg's own catalog builder does.
+     */
+    private static Optional<Catalog> sqliteCatalog(
+            CatalogConfig config, Function<Map<String, String>, FileIO> fileIo, SqliteLockTiming timing) {
+        Map<String, String> properties = config.icebergProperties();
+        String uri = properties.get(CatalogProperties.URI);
+        if (!config.type().equals("jdbc") || SqliteCatalogUri.databaseFile(uri).isEmpty()) {
+            return Optional.empty();
+        }
+        JdbcCatalog catalog = new JdbcCatalog(
+                fileIo, catalogProperties -> SqliteClientPool.create(uri, catalogProperties, timing), true);
+        CatalogUtil.configureHadoopConf(catalog, config.hadoopConfiguration());
+        catalog.initialize(DEFAULT_NAME, properties);
+        return Optional.of(catalog);
+    }
+
     private static Catalog build(CatalogConfig config, Supplier<Catalog> builder) {
         try {
             if (config.type().equals("jdbc")) {
                 JdbcDrivers.register(config.icebergProperties().get(CatalogProperties.URI));
             }
             return builder.get();
+        } catch (LakestreamException e) {
+            // e.g. the catalog stayed locked: its own code and message say what to do
+            throw e;
         } catch (RuntimeException e) {
             throw new LakestreamException(
                     LakestreamError.INVALID_CATALOG_CONFIG,
@@ -180,6 +216,8 @@ public final class LakestreamCatalog implements Closeable {
                     .create();
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(identifier));
+        } catch (LakestreamException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new LakestreamException(
                     CATALOG_ERROR, "Could not create table %s: %s".formatted(identifier, e.getMessage()), e);

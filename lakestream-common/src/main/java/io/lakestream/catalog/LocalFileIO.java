@@ -1,12 +1,15 @@
 package io.lakestream.catalog;
 
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
+import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.io.CountingPositionOutputStream;
+import io.lakestream.io.LocalSync;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -40,13 +43,27 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  *
  * <p>Locations are {@code file:/path}, {@code file:///path} or {@code /path}; the path is taken literally,
  * as Hadoop's local file system takes it, so tables written by either file IO stay readable by the other.
+ *
+ * <p>Every file written is durable when its stream's {@code close} returns: its content is forced and its
+ * name synced into its directory (new directories into their parents). Iceberg publishes a commit (the
+ * catalog's pointer to a new metadata file) only after it closed every file the commit references, so no
+ * commit can reference a file a crash could take back. A file written by another route ({@code
+ * LocalParquetOutputs} in tiering) is made durable with {@link #forceWritten}.
  */
 public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
     private static final int BUFFER_SIZE = 64 << 10;
 
+    private final LocalSync sync;
     private Map<String, String> properties = Map.of();
 
-    public LocalFileIO() {}
+    public LocalFileIO() {
+        this(LocalSync.FSYNC);
+    }
+
+    /** With another way to sync: tests record the order of forces. */
+    public LocalFileIO(LocalSync sync) {
+        this.sync = requireNonNull(sync, "sync is null");
+    }
 
     @Override
     public void initialize(Map<String, String> properties) {
@@ -95,7 +112,31 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
 
     @Override
     public OutputFile newOutputFile(String location) {
-        return new LocalOutputFile(location);
+        return new LocalOutputFile(location, sync);
+    }
+
+    /**
+     * Makes a file that was written and closed by another route than this file IO durable, content and
+     * name, before a commit references it. The route must create the file's directory with {@link
+     * #createParentDirectories} first.
+     */
+    public void forceWritten(String location) {
+        Path path = path(location);
+        try {
+            sync.forceClosedFile(path);
+            sync.syncDirectory(path.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not force " + location + " to disk", e);
+        }
+    }
+
+    /** Creates the directory a file will be written into, each new directory durable in its parent. */
+    public void createParentDirectories(String location) {
+        try {
+            sync.createDirectories(path(location).getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not create the directory of " + location, e);
+        }
     }
 
     @Override
@@ -184,7 +225,7 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
         }
     }
 
-    private record LocalOutputFile(String location) implements OutputFile {
+    private record LocalOutputFile(String location, LocalSync sync) implements OutputFile {
         @Override
         public PositionOutputStream create() {
             return open(StandardOpenOption.CREATE_NEW);
@@ -198,14 +239,15 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
         private PositionOutputStream open(StandardOpenOption... options) {
             Path path = path(location);
             try {
-                Files.createDirectories(path.getParent());
+                sync.createDirectories(path.getParent());
                 FileChannel channel = FileChannel.open(
                         path,
                         Stream.concat(Stream.of(StandardOpenOption.WRITE), Stream.of(options))
                                 .collect(java.util.stream.Collectors.toSet()));
-                // buffered: Parquet footers and Avro blocks arrive in many small writes; closing closes the channel
+                // buffered: Parquet footers and Avro blocks arrive in many small writes; closing flushes the
+                // buffer, then forces and closes the channel
                 return new CountingPositionOutputStream(
-                        new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER_SIZE));
+                        new BufferedOutputStream(new DurableOutput(path, channel, sync), BUFFER_SIZE));
             } catch (FileAlreadyExistsException e) {
                 throw new AlreadyExistsException("File already exists: %s", location);
             } catch (IOException e) {
@@ -216,6 +258,44 @@ public final class LocalFileIO implements FileIO, SupportsPrefixOperations {
         @Override
         public InputFile toInputFile() {
             return new LocalInputFile(location, -1);
+        }
+    }
+
+    /** Writes to a file's channel; closing forces the file, closes it and syncs its name into its directory. */
+    private static final class DurableOutput extends OutputStream {
+        private final Path path;
+        private final FileChannel channel;
+        private final LocalSync sync;
+        private final OutputStream stream;
+        private boolean closed;
+
+        DurableOutput(Path path, FileChannel channel, LocalSync sync) {
+            this.path = path;
+            this.channel = channel;
+            this.sync = sync;
+            this.stream = Channels.newOutputStream(channel);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            stream.write(b);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            stream.write(bytes, offset, length);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try (channel) {
+                sync.force(path, channel);
+            }
+            sync.syncDirectory(path.getParent());
         }
     }
 

@@ -3,9 +3,13 @@ package io.lakestream.catalog;
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 
 import io.lakestream.common.LakestreamException;
+import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The JDBC URL of a SQLite catalog, with the locking that every process and every copy of SQLite
@@ -26,6 +30,8 @@ final class SqliteCatalogUri {
     static final String VFS = "unix-dotfile";
     /** Milliseconds a connection waits for another one's lock before it fails with SQLITE_BUSY. */
     static final int BUSY_TIMEOUT_MILLIS = 10_000;
+    /** The VFS of Lakestream's own connections, which run only while {@link SqliteCatalogLock} is held. */
+    static final String LOCKED_VFS = "unix-none";
 
     private SqliteCatalogUri() {}
 
@@ -75,5 +81,44 @@ final class SqliteCatalogUri {
                 ? file
                 : "file:" + Path.of(file).toAbsolutePath().toUri().getRawPath();
         return PREFIX + fileUri + "?" + String.join("&", parameters);
+    }
+
+    /**
+     * The database file of a SQLite URL with the shared locking ({@link #withLocking}), or empty for any
+     * other URL (PostgreSQL, an in-memory SQLite database).
+     */
+    static Optional<Path> databaseFile(String lockedUri) {
+        if (!lockedUri.startsWith(PREFIX + "file:") || !lockedUri.contains("vfs=" + VFS)) {
+            return Optional.empty();
+        }
+        String fileUri = lockedUri.substring(PREFIX.length());
+        int query = fileUri.indexOf('?');
+        return Optional.of(Path.of(URI.create("file://" + fileUri.substring("file:".length(), query))
+                .getPath()));
+    }
+
+    /**
+     * The URL Lakestream's own connections use: the same file without SQLite's locking, because {@link
+     * SqliteCatalogLock} holds the dot-file lock for the whole catalog operation itself (a connection with
+     * dot-file locking would wait for that very directory). SQLite still rolls back the journal a killed
+     * writer left, at the first read: with no lock of its own, nothing tells it the journal is in use.
+     */
+    static String lockedConnectionUrl(String lockedUri) {
+        int query = lockedUri.indexOf('?');
+        String parameters = List.of(lockedUri.substring(query + 1).split("&")).stream()
+                .filter(parameter -> !parameter.startsWith("busy_timeout="))
+                .map(parameter -> parameter.equals("vfs=" + VFS) ? "vfs=" + LOCKED_VFS : parameter)
+                .collect(Collectors.joining("&"));
+        return lockedUri.substring(0, query) + "?" + parameters;
+    }
+
+    /** How long a Lakestream connection waits for a lock held by someone else: the URL's {@code busy_timeout}. */
+    static Duration busyTimeout(String lockedUri) {
+        int query = lockedUri.indexOf('?');
+        return List.of(lockedUri.substring(query + 1).split("&")).stream()
+                .filter(parameter -> parameter.startsWith("busy_timeout="))
+                .map(parameter -> Duration.ofMillis(Long.parseLong(parameter.substring("busy_timeout=".length()))))
+                .findFirst()
+                .orElse(Duration.ofMillis(BUSY_TIMEOUT_MILLIS));
     }
 }

@@ -39,7 +39,9 @@ public enum LakestreamError {
     /** The table a writer or reader loaded was dropped (or dropped and re-created) meanwhile. */
     TABLE_DROPPED(24, Kind.USER),
     /** A log commit names a staged segment that is no longer on storage: refused before anything is published. */
-    STAGED_SEGMENT_MISSING(25, Kind.EXTERNAL);
+    STAGED_SEGMENT_MISSING(25, Kind.EXTERNAL),
+    /** The embedded SQLite catalog's lock is held by a live process (or one whose state cannot be told) too long. */
+    CATALOG_LOCKED(26, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -10,8 +10,13 @@ import io.lakestream.common.LakestreamException;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +35,9 @@ public final class FileStreamLog implements StreamLog {
     public static final int CHECKPOINT_INTERVAL = 50;
 
     private static final int MAX_COMMIT_ATTEMPTS = 1_000;
+
+    /** Paths one {@code SWEEP} commit names at most: a large sweep publishes several, each checkpoint stays small. */
+    static final int MAX_SWEPT_PER_COMMIT = 1_000;
 
     /** How many recent versions are kept: enough for the queries running at once on a busy table. */
     private static final int RECENT_SNAPSHOTS = 16;
@@ -132,19 +140,41 @@ public final class FileStreamLog implements StreamLog {
 
     @Override
     public CommitResult commit(List<StagedSegment> segments, Optional<String> idempotencyKey) {
-        return commit(segments, idempotencyKey, Optional.empty());
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.empty());
     }
 
     @Override
     public CommitResult commitIfUnchanged(
             List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds) {
-        return commit(segments, idempotencyKey, Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")));
+        return commit(
+                segments,
+                idempotencyKey,
+                Optional.of(requireNonNull(expectedEnds, "expectedEnds is null")),
+                Optional.empty());
+    }
+
+    @Override
+    public CommitResult commitIfNoConflict(
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            long readVersion,
+            CommitConflictCheck check) {
+        requireNonNull(segments, "segments is null");
+        requireNonNull(check, "check is null");
+        // a version that does not exist (yet) fails here with a clear error, before anything is published
+        ConflictValidation validation = new ConflictValidation(paths.root(), segments, snapshot(readVersion), check);
+        return commit(segments, idempotencyKey, Optional.empty(), Optional.of(validation));
     }
 
     private CommitResult commit(
-            List<StagedSegment> segments, Optional<String> idempotencyKey, Optional<OffsetMap> expectedEnds) {
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            Optional<OffsetMap> expectedEnds,
+            Optional<ConflictValidation> conflicts) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
+        StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
+        syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
@@ -153,8 +183,16 @@ public final class FileStreamLog implements StreamLog {
             if (expectedEnds.isPresent()) {
                 checkUnchanged(current, expectedEnds.get());
             }
+            // on the state this attempt publishes on top of: a sweep that won an earlier version shows here
+            stagedFiles.check(current);
+            // snapshot isolation: checked on the very snapshot this attempt publishes on top of; an attempt
+            // that loses the publish race re-checks the versions that won
+            if (conflicts.isPresent()) {
+                conflicts.get().validate(current);
+            }
             long version = current.version() + 1;
-            long now = clock.millis();
+            // never before the previous commit: writers' clocks differ, and time travel needs monotonic times
+            long now = Math.max(clock.millis(), current.committedAtMillis());
             long[] ends = new long[bucketCount];
             for (int bucket = 0; bucket < bucketCount; bucket++) {
                 ends[bucket] = current.bucket(bucket).endOffset();
@@ -175,6 +213,7 @@ public final class FileStreamLog implements StreamLog {
                     idempotencyKey,
                     LogCommit.Operation.APPEND,
                     added,
+                    List.of(),
                     List.of());
             if (publish(commit)) {
                 remember(current.apply(commit, paths.commit(version)));
@@ -236,11 +275,12 @@ public final class FileStreamLog implements StreamLog {
             LogCommit commit = new LogCommit(
                     LogCommit.FORMAT_VERSION,
                     version,
-                    clock.millis(),
+                    Math.max(clock.millis(), current.committedAtMillis()),
                     Optional.empty(),
                     LogCommit.Operation.RETENTION,
                     List.of(),
-                    removed);
+                    removed,
+                    List.of());
             if (publish(commit)) {
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
@@ -265,11 +305,92 @@ public final class FileStreamLog implements StreamLog {
                 "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
     }
 
+    @Override
+    public List<String> removeOrphans(Collection<String> candidates) {
+        List<String> distinct = List.copyOf(new LinkedHashSet<>(candidates));
+        List<String> removed = new ArrayList<>();
+        for (int from = 0; from < distinct.size(); from += MAX_SWEPT_PER_COMMIT) {
+            removed.addAll(sweep(distinct.subList(from, Math.min(distinct.size(), from + MAX_SWEPT_PER_COMMIT))));
+        }
+        return removed;
+    }
+
+    /**
+     * Publishes a {@code SWEEP} commit naming the candidates the newest version does not reference, then
+     * deletes them. Losing the race for the version re-plans on the newer state, where a writer's commit
+     * that won it references its segments, which are then kept.
+     */
+    private List<String> sweep(List<String> candidates) {
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            LogSnapshot current = latestSnapshot();
+            Set<String> live = new HashSet<>();
+            for (int bucket = 0; bucket < bucketCount; bucket++) {
+                current.bucket(bucket).segments().forEach(segment -> live.add(segment.path()));
+            }
+            List<String> orphans =
+                    candidates.stream().filter(path -> !live.contains(path)).toList();
+            if (orphans.isEmpty()) {
+                return List.of();
+            }
+            long version = current.version() + 1;
+            LogCommit commit = new LogCommit(
+                    LogCommit.FORMAT_VERSION,
+                    version,
+                    clock.millis(),
+                    Optional.empty(),
+                    LogCommit.Operation.SWEEP,
+                    List.of(),
+                    List.of(),
+                    orphans);
+            if (publish(commit)) {
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                // Deleted only once published: from now on a commit naming one of them is refused.
+                for (String orphan : orphans) {
+                    try {
+                        fileSystem.delete(paths.resolve(orphan));
+                    } catch (IOException e) {
+                        log.warn("Could not delete swept log segment {}; no commit can reference it", orphan, e);
+                    }
+                }
+                return orphans;
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit an orphan sweep of the log at %s: too many concurrent writers; nothing was deleted"
+                        .formatted(paths.root()));
+    }
+
     private synchronized void remember(LogSnapshot snapshot) {
         if (newestKnown == null || newestKnown.version() < snapshot.version()) {
             newestKnown = snapshot;
         }
         recent.add(snapshot);
+    }
+
+    /**
+     * The names of a commit's segments are durable before the commit is published: each writer forced
+     * its segment's content ({@code SegmentWriter}); the directory entries are synced here, once per
+     * directory (a bucket's), not once per file.
+     */
+    private void syncSegmentDirectories(List<StagedSegment> segments) {
+        Set<String> directories = new TreeSet<>();
+        for (StagedSegment segment : segments) {
+            directories.add(parent(paths.resolve(segment.path())));
+        }
+        for (String directory : directories) {
+            try {
+                fileSystem.syncDirectory(directory);
+            } catch (IOException e) {
+                throw new LakestreamException(
+                        LOG_IO_ERROR,
+                        "Could not sync log directory %s before committing (nothing was committed; retry the write): %s"
+                                .formatted(directory, e.getMessage()),
+                        e);
+            }
+        }
     }
 
     private boolean publish(LogCommit commit) {
@@ -282,7 +403,22 @@ public final class FileStreamLog implements StreamLog {
             throw new LakestreamException(
                     LOG_IO_ERROR, "Could not write log commit file %s: %s".formatted(file, e.getMessage()), e);
         }
+        try {
+            // the commit's name is durable before anyone is told it committed
+            fileSystem.syncDirectory(parent(file));
+        } catch (IOException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    ("Log commit %s was published but its directory could not be synced, so it may not survive a crash"
+                                    + " (%s); read the log to find out whether it is there before writing again")
+                            .formatted(file, e.getMessage()),
+                    e);
+        }
         return true;
+    }
+
+    private static String parent(String location) {
+        return location.substring(0, location.lastIndexOf('/'));
     }
 
     private void checkpointIfDue(long version) {
@@ -304,26 +440,50 @@ public final class FileStreamLog implements StreamLog {
         }
     }
 
-    /** The newest checkpoint at or below {@code maxVersion}, or the empty log. */
+    /**
+     * The newest readable checkpoint at or below {@code maxVersion}, or the empty log. Checkpoints only
+     * speed up reading: one that is missing, truncated or garbage is skipped (an older one, or a replay of
+     * the commits from version 1, gives the same state), never an error.
+     */
     private LogSnapshot startingPoint(long maxVersion) {
         long candidate = Math.min(maxVersion, lastCheckpointHint());
         candidate -= candidate % CHECKPOINT_INTERVAL;
-        // Checkpoints are best effort: walk down to the newest one that exists.
         for (int probes = 0; candidate > 0 && probes < 20; probes++, candidate -= CHECKPOINT_INTERVAL) {
             String file = paths.checkpoint(candidate);
             Optional<byte[]> json = read(file);
             if (json.isPresent()) {
-                LogSnapshot checkpoint = parse(json.get(), LogSnapshot.class, file);
-                if (checkpoint.bucketCount() != bucketCount) {
-                    throw new LakestreamException(
-                            LOG_CORRUPT,
-                            "Log checkpoint %s has %s buckets but the table has %s"
-                                    .formatted(file, checkpoint.bucketCount(), bucketCount));
+                Optional<LogSnapshot> checkpoint = checkpoint(json.get(), file, candidate);
+                if (checkpoint.isPresent()) {
+                    return checkpoint.get();
                 }
-                return checkpoint;
             }
         }
         return LogSnapshot.empty(bucketCount);
+    }
+
+    /** A checkpoint's state, or empty (with a warning) if the file is unreadable or not of its version. */
+    private Optional<LogSnapshot> checkpoint(byte[] json, String file, long version) {
+        LogSnapshot checkpoint;
+        try {
+            checkpoint = LogJson.read(json, LogSnapshot.class);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Ignoring unreadable log checkpoint {}; reading from an older checkpoint or the commits", file, e);
+            return Optional.empty();
+        }
+        if (checkpoint.version() != version) {
+            log.warn(
+                    "Ignoring log checkpoint {}: it holds version {}; reading from an older checkpoint or the commits",
+                    file,
+                    checkpoint.version());
+            return Optional.empty();
+        }
+        if (checkpoint.bucketCount() != bucketCount) {
+            throw new LakestreamException(
+                    LOG_CORRUPT,
+                    "Log checkpoint %s has %s buckets but the table has %s"
+                            .formatted(file, checkpoint.bucketCount(), bucketCount));
+        }
+        return Optional.of(checkpoint);
     }
 
     private long lastCheckpointHint() {

@@ -47,9 +47,23 @@ public final class HadoopLogFileSystem implements LogFileSystem {
     }
 
     @Override
+    public OutputChannel createChannel(String location) throws IOException {
+        requireAtomicPublish(location);
+        Path path = new Path(location);
+        FSDataOutputStream stream = fileSystem(path).create(path, false);
+        // forced onto the data nodes' disks, not only into their memory (what close guarantees)
+        return new StreamOutputChannel(stream, stream::hsync);
+    }
+
+    @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         // Rename.NONE: fails with FileAlreadyExistsException if the target exists, atomically
         return publish(location, content, Options.Rename.NONE);
+    }
+
+    @Override
+    public boolean canPublish(String location) {
+        return LogPublishing.publishesByRename(location);
     }
 
     @Override

@@ -1,12 +1,13 @@
 package io.lakestream.log;
 
+import io.lakestream.io.LocalSync;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -17,6 +18,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -24,9 +26,22 @@ import java.util.stream.Stream;
  * The log on a local (POSIX) file system. Commits are published by hard-linking a fully written
  * temporary file to the final name: {@link Files#createLink} fails atomically if the name exists,
  * unlike {@link Files#move} (check-then-rename without REPLACE_EXISTING, silent replace with
- * ATOMIC_MOVE).
+ * ATOMIC_MOVE). The temporary file is written with {@code O_SYNC}, so a commit's content is on disk
+ * before its name exists; {@link #syncDirectory} makes names durable, and new directories are synced
+ * into their parents when they are created ({@link LocalSync#createDirectories}).
  */
 public final class LocalLogFileSystem implements LogFileSystem {
+    private final LocalSync sync;
+
+    public LocalLogFileSystem() {
+        this(LocalSync.FSYNC);
+    }
+
+    /** With another way to sync: tests record the order of forces. */
+    public LocalLogFileSystem(LocalSync sync) {
+        this.sync = Objects.requireNonNull(sync, "sync is null");
+    }
+
     public static Path toPath(String location) {
         if (location.startsWith("file:")) {
             return Path.of(URI.create(location));
@@ -37,21 +52,31 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public OutputStream create(String location) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         return Files.newOutputStream(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     @Override
-    public WritableByteChannel createChannel(String location) throws IOException {
+    public OutputChannel createChannel(String location) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
-        return FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        sync.createDirectories(path.getParent());
+        return new ForcedChannel(
+                path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), sync);
+    }
+
+    /** A directory that does not exist holds no names to make durable: nothing to do. */
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        Path directory = toPath(location);
+        if (Files.isDirectory(directory)) {
+            sync.syncDirectory(directory);
+        }
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(
@@ -76,7 +101,7 @@ public final class LocalLogFileSystem implements LogFileSystem {
     @Override
     public void replace(String location, byte[] content) throws IOException {
         Path path = toPath(location);
-        Files.createDirectories(path.getParent());
+        sync.createDirectories(path.getParent());
         Path temp = path.resolveSibling(LogPublishing.newTemporaryName());
         try {
             Files.write(temp, content, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -156,5 +181,28 @@ public final class LocalLogFileSystem implements LogFileSystem {
             throw e.getCause();
         }
         return entries;
+    }
+
+    /** A local file channel whose {@link #force} is an fsync. */
+    private record ForcedChannel(Path path, FileChannel channel, LocalSync sync) implements OutputChannel {
+        @Override
+        public int write(ByteBuffer source) throws IOException {
+            return channel.write(source);
+        }
+
+        @Override
+        public void force() throws IOException {
+            sync.force(path, channel);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return channel.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
     }
 }

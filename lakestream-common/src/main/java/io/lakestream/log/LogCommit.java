@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * The content of one commit file {@code _commits/<version>.json}: the segments it adds (an append,
- * possibly spanning many buckets) or removes (retention).
+ * possibly spanning many buckets) or removes (retention), or the unreferenced segment files it is
+ * about to delete (an orphan sweep).
  *
  * @param formatVersion version of this file format
  * @param version the log version this commit creates
@@ -18,6 +19,9 @@ import java.util.Optional;
  * @param operation what the commit does
  * @param added segments added, with their base offsets
  * @param removed segments removed by retention (always a prefix of their bucket)
+ * @param swept paths (relative to the log root) of staged segment files no version references, which
+ *     the sweep that published this commit deletes after publishing it; a commit naming one of them
+ *     later is refused (format version 2; absent, hence empty, in version 1)
  */
 public record LogCommit(
         int formatVersion,
@@ -26,12 +30,16 @@ public record LogCommit(
         Optional<String> idempotencyKey,
         Operation operation,
         List<SegmentFile> added,
-        List<SegmentFile> removed) {
-    public static final int FORMAT_VERSION = 1;
+        List<SegmentFile> removed,
+        List<String> swept) {
+    /** 2: the {@code SWEEP} operation and {@code swept}; version-1 files are read as they are. */
+    public static final int FORMAT_VERSION = 2;
 
     public enum Operation {
         APPEND,
-        RETENTION
+        RETENTION,
+        /** Adds and removes no segment: records staged files that are deleted as orphans (see docs/format.md). */
+        SWEEP
     }
 
     public LogCommit {
@@ -40,5 +48,7 @@ public record LogCommit(
         requireNonNull(operation, "operation is null");
         added = ImmutableList.copyOf(requireNonNull(added, "added is null"));
         removed = ImmutableList.copyOf(requireNonNull(removed, "removed is null"));
+        // a version-1 file has no swept paths
+        swept = swept == null ? List.of() : ImmutableList.copyOf(swept);
     }
 }

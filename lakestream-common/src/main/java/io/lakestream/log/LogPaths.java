@@ -2,12 +2,20 @@ package io.lakestream.log;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** File names inside a log root. See docs/format.md. */
 public record LogPaths(String root) {
     public static final String COMMITS_DIRECTORY = "_commits";
     public static final String LAST_CHECKPOINT = "_last_checkpoint";
+    public static final String LEASES_DIRECTORY = "_leases";
+
+    /** A segment staged under a writer lease: {@code lease-<lease id>-<uuid>.arrow}. */
+    private static final Pattern LEASED_SEGMENT =
+            Pattern.compile("(?:.*/)?lease-(" + WriterLease.ID_PATTERN + ")-[^/]+\\.arrow");
 
     public LogPaths {
         requireNonNull(root, "root is null");
@@ -30,7 +38,31 @@ public record LogPaths(String root) {
 
     /** A fresh segment path, relative to the root. */
     public static String newSegmentPath(int bucket) {
-        return "bucket-%04d/%s.arrow".formatted(bucket, UUID.randomUUID());
+        return newSegmentPath(bucket, Optional.empty());
+    }
+
+    /**
+     * A fresh segment path, relative to the root, naming the lease of the write that stages it (the
+     * orphan sweep keeps it while that lease is live).
+     */
+    public static String newSegmentPath(int bucket, Optional<String> leaseId) {
+        String name = leaseId.map(id -> "lease-%s-%s".formatted(WriterLease.checkId(id), UUID.randomUUID()))
+                .orElseGet(() -> UUID.randomUUID().toString());
+        return "bucket-%04d/%s.arrow".formatted(bucket, name);
+    }
+
+    /** The lease a segment was staged under, from its name; empty for a segment staged without one. */
+    public static Optional<String> leaseOfSegment(String path) {
+        Matcher matcher = LEASED_SEGMENT.matcher(path);
+        return matcher.matches() ? Optional.of(matcher.group(1)) : Optional.empty();
+    }
+
+    public String leasesDirectory() {
+        return "%s/%s".formatted(root, LEASES_DIRECTORY);
+    }
+
+    public String lease(String leaseId) {
+        return "%s/%s.json".formatted(leasesDirectory(), WriterLease.checkId(leaseId));
     }
 
     public String resolve(String relativePath) {

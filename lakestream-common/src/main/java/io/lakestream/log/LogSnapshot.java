@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * The state of a log at one committed version: every bucket's live range and segments, plus the
- * idempotency keys of recent commits. Immutable; {@link #apply} derives the next version. This is
+ * idempotency keys of recent commits and the paths of recently swept orphan segments. Immutable; {@link #apply} derives the next version. This is
  * also the content of a checkpoint file.
  *
  * @param formatVersion checkpoint format version
@@ -23,25 +23,42 @@ import java.util.Map;
  * @param committedAtMillis when this version was committed (0 for version 0)
  * @param buckets one entry per bucket
  * @param idempotencyKeys key -> version of the commit that used it, for the last {@link #RETAINED_IDEMPOTENCY_KEYS} keyed commits
+ * @param swept staged segment path (relative to the log root) -> version of the {@code SWEEP} commit that
+ *     deleted it, for the last {@link #RETAINED_SWEPT_PATHS} swept paths; absent (empty) in a version-1 checkpoint
  */
 public record LogSnapshot(
         int formatVersion,
         long version,
         long committedAtMillis,
         List<BucketLog> buckets,
-        Map<String, Long> idempotencyKeys) {
+        Map<String, Long> idempotencyKeys,
+        Map<String, Long> swept) {
     /** How many keyed commits a retried commit is recognized within. */
     public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
+
+    /**
+     * How many swept paths a commit is checked against. A commit also checks that its files exist, so a
+     * path only needs to be remembered while its sweeper may not yet have deleted the file (see
+     * docs/format.md, "Orphan sweeps").
+     */
+    public static final int RETAINED_SWEPT_PATHS = 10_000;
 
     public LogSnapshot {
         checkArgument(version >= 0, "version is negative");
         buckets = ImmutableList.copyOf(requireNonNull(buckets, "buckets is null"));
         idempotencyKeys = ImmutableMap.copyOf(requireNonNull(idempotencyKeys, "idempotencyKeys is null"));
+        // a version-1 checkpoint has no swept paths
+        swept = swept == null ? Map.of() : ImmutableMap.copyOf(swept);
     }
 
     public static LogSnapshot empty(int bucketCount) {
         return new LogSnapshot(
-                LogCommit.FORMAT_VERSION, 0, 0, java.util.Collections.nCopies(bucketCount, BucketLog.EMPTY), Map.of());
+                LogCommit.FORMAT_VERSION,
+                0,
+                0,
+                java.util.Collections.nCopies(bucketCount, BucketLog.EMPTY),
+                Map.of(),
+                Map.of());
     }
 
     public int bucketCount() {
@@ -92,14 +109,31 @@ public record LogSnapshot(
         }
         Map<String, Long> keys = idempotencyKeys;
         if (commit.idempotencyKey().isPresent()) {
-            LinkedHashMap<String, Long> updated = new LinkedHashMap<>(idempotencyKeys);
-            updated.put(commit.idempotencyKey().get(), commit.version());
-            while (updated.size() > RETAINED_IDEMPOTENCY_KEYS) {
-                updated.remove(updated.keySet().iterator().next());
-            }
-            keys = updated;
+            keys = remember(
+                    idempotencyKeys,
+                    List.of(commit.idempotencyKey().get()),
+                    commit.version(),
+                    RETAINED_IDEMPOTENCY_KEYS);
         }
-        return new LogSnapshot(formatVersion, commit.version(), commit.committedAtMillis(), next, keys);
+        Map<String, Long> sweptPaths = swept;
+        if (!commit.swept().isEmpty()) {
+            sweptPaths = remember(swept, commit.swept(), commit.version(), RETAINED_SWEPT_PATHS);
+        }
+        // derived by this code, so in its format (a version-1 checkpoint's state gains the swept paths)
+        return new LogSnapshot(
+                LogCommit.FORMAT_VERSION, commit.version(), commit.committedAtMillis(), next, keys, sweptPaths);
+    }
+
+    /** {@code recent} plus {@code added} (mapped to {@code version}), keeping the newest {@code limit} entries. */
+    private static Map<String, Long> remember(Map<String, Long> recent, List<String> added, long version, int limit) {
+        LinkedHashMap<String, Long> updated = new LinkedHashMap<>(recent);
+        for (String entry : added) {
+            updated.put(entry, version);
+        }
+        while (updated.size() > limit) {
+            updated.remove(updated.keySet().iterator().next());
+        }
+        return updated;
     }
 
     private static BucketLog removePrefixSegment(List<BucketLog> buckets, SegmentFile removed, String commitFile) {

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -40,6 +41,11 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public LogSnapshot newestSnapshot() {
+        return log.newestSnapshot();
+    }
+
+    @Override
     public LogSnapshot snapshot(long requested) {
         if (requested > version) {
             throw new LakestreamException(
@@ -67,12 +73,26 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public CommitResult commitIfNoConflict(
+            List<StagedSegment> segments,
+            Optional<String> idempotencyKey,
+            long readVersion,
+            CommitConflictCheck check) {
+        throw readOnly();
+    }
+
+    @Override
     public void discard(List<StagedSegment> segments) {
         throw readOnly();
     }
 
     @Override
     public int removeSegments(OffsetMap keepFrom, long committedBeforeMillis) {
+        throw readOnly();
+    }
+
+    @Override
+    public List<String> removeOrphans(Collection<String> candidates) {
         throw readOnly();
     }
 

@@ -1,5 +1,6 @@
 package io.lakestream.log;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,9 +19,19 @@ public interface StreamLog {
     LogSnapshot snapshot(long version);
 
     /**
+     * The newest committed version of the log itself, even through a view pinned at an older one: a reader
+     * whose segment file is gone asks it whether retention removed the segment since the read pinned its
+     * version, or the file is really missing.
+     */
+    default LogSnapshot newestSnapshot() {
+        return latestSnapshot();
+    }
+
+    /**
      * The newest version committed at or before {@code timestampMillis}; 0 (the empty log) when the
-     * first commit is later. Commit times come from the writers' clocks and are assumed to grow with
-     * the version.
+     * first commit is later. Commit times come from the writers' clocks; {@link FileStreamLog} dates a
+     * commit no earlier than its predecessor, so they grow with the version (docs/writes.md, "Commit
+     * times and time travel under clock skew").
      */
     long versionAsOf(long timestampMillis);
 
@@ -40,6 +51,18 @@ public interface StreamLog {
     CommitResult commitIfUnchanged(
             List<StagedSegment> segments, Optional<String> idempotencyKey, OffsetMap expectedEnds);
 
+    /**
+     * Like {@link #commit}, but with snapshot isolation for a write planned from a read of log version
+     * {@code readVersion} (an UPDATE, a DELETE with a condition, a MERGE): publishes only if {@code
+     * check} finds no conflict among the changes committed after {@code readVersion}, checked on the
+     * very version the commit is published on top of (and again on a newer one if the publish loses a
+     * race). Otherwise publishes nothing and fails with {@code LOG_COMMIT_CONFLICT}; the caller
+     * discards the segments. A commit retried with an idempotency key that already landed returns
+     * that commit's version, unchecked (its own changes would otherwise look like a conflict).
+     */
+    CommitResult commitIfNoConflict(
+            List<StagedSegment> segments, Optional<String> idempotencyKey, long readVersion, CommitConflictCheck check);
+
     /** Deletes staged segments that will not be committed (an aborted distributed write). */
     void discard(List<StagedSegment> segments);
 
@@ -48,6 +71,15 @@ public interface StreamLog {
      * before {@code committedBeforeMillis}; returns the number of segments removed.
      */
     int removeSegments(OffsetMap keepFrom, long committedBeforeMillis);
+
+    /**
+     * Deletes staged segment files that will never be committed (the orphan sweep): publishes a {@code
+     * SWEEP} commit naming those of {@code candidates} (paths relative to the log root) that the newest
+     * version does not reference, then deletes them. From then on a commit naming one of them is refused
+     * with {@code STAGED_SEGMENT_MISSING}, so no acknowledged commit can reference a swept file. Returns
+     * the paths deleted.
+     */
+    List<String> removeOrphans(Collection<String> candidates);
 
     /** Where staged segments are written and committed segments are read. */
     LogFileSystem fileSystem();

@@ -31,6 +31,16 @@ final class ColumnWriter {
         this.fixedLength = converter.fixedLength();
     }
 
+    /** Whether the column's values are variable-width (strings, binary): they fill a data buffer of their own. */
+    boolean isVariableWidth() {
+        return kind == Kind.STRING || kind == Kind.BINARY;
+    }
+
+    /** The batch column this writer reads. */
+    int column() {
+        return column;
+    }
+
     /**
      * Writes the values of the batch rows {@code rows[from]} to {@code rows[from + count - 1]} at
      * {@code index} to {@code index + count - 1} of {@code vector}.

@@ -3,15 +3,18 @@ package io.lakestream.write;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
+import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.log.StreamLog.CommitResult;
+import io.lakestream.log.WriterLease;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
@@ -29,6 +32,11 @@ import org.apache.iceberg.data.Record;
  * kept in a batch; every 1,024 rows (and at {@link #prepare}) the batch goes to the buckets'
  * segments. {@link #commit} publishes all buckets' segments as one log commit, visible all at once or
  * not at all. An invalid row aborts the writer, so nothing of its transaction becomes visible.
+ *
+ * <p>Its segments are named after a writer lease, so the orphan sweep keeps them while the write runs
+ * (docs/writes.md, "Writer leases"): a writer of its own holds one from its first segment until it
+ * commits, aborts or is closed; the task writers of a distributed write stage under their coordinator's
+ * lease ({@link #LakestreamWriter(LakestreamTable, BufferAllocator, String)}). Close every writer.
  *
  * <p>Not thread-safe: use one writer per thread.
  */
@@ -57,6 +65,12 @@ public final class LakestreamWriter implements AutoCloseable {
     private final SegmentWriter[] segments;
     private final Clock clock;
     private final int batchRows;
+    /** The lease of a distributed write's coordinator, if this writer stages for one. */
+    private final Optional<String> coordinatorLease;
+    /** The lease this writer holds itself, from its first segment until it commits, aborts or is closed. */
+    private Optional<HeldLease> ownLease = Optional.empty();
+
+    private final long maxColumnBytes;
     private State state = State.OPEN;
     private String abortReason;
 
@@ -72,7 +86,44 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows) {
+        this(table, allocator, clock, batchRows, Optional.empty(), SegmentWriter.MAX_COLUMN_BYTES);
+    }
+
+    /**
+     * A task writer of a distributed write: its segments are staged under {@code leaseId}, the lease its
+     * coordinator (Trino's, Spark's driver) holds until it commits or aborts them.
+     */
+    public LakestreamWriter(LakestreamTable table, BufferAllocator allocator, String leaseId) {
+        this(
+                table,
+                allocator,
+                Clock.systemUTC(),
+                DEFAULT_BATCH_ROWS,
+                Optional.of(WriterLease.checkId(leaseId)),
+                SegmentWriter.MAX_COLUMN_BYTES);
+    }
+
+    /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
+    LakestreamWriter(
+            LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
+        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes);
+    }
+
+    private LakestreamWriter(
+            LakestreamTable table,
+            BufferAllocator allocator,
+            Clock clock,
+            int batchRows,
+            Optional<String> coordinatorLease,
+            long maxColumnBytes) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
+        checkArgument(
+                maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
+                "maxColumnBytes must be between 1 and %s, got %s",
+                SegmentWriter.MAX_COLUMN_BYTES,
+                maxColumnBytes);
+        this.coordinatorLease = coordinatorLease;
+        this.maxColumnBytes = maxColumnBytes;
         this.table = requireNonNull(table, "table is null");
         this.definition = table.definition();
         this.log = table.log();
@@ -185,11 +236,17 @@ public final class LakestreamWriter implements AutoCloseable {
             state = State.COMMITTED;
             return result;
         } catch (RuntimeException e) {
-            // The outcome may be unknown (e.g. an I/O error after the commit file was linked), so the
-            // segment files stay: if the commit landed they are referenced, otherwise they are orphans.
             state = State.ABORTED;
             abortReason = "the commit failed: " + e.getMessage();
+            if (e instanceof LakestreamException refused && refused.error() == STAGED_SEGMENT_MISSING) {
+                // refused before publishing: what is left of the staged files will never be committed
+                log.discard(staged);
+            }
+            // Otherwise the outcome may be unknown (e.g. an I/O error after the commit file was linked), so
+            // the segment files stay: if the commit landed they are referenced, otherwise they are orphans.
             throw e;
+        } finally {
+            releaseLease();
         }
     }
 
@@ -228,9 +285,14 @@ public final class LakestreamWriter implements AutoCloseable {
         }
     }
 
+    /** Aborts an open writer and gives up its lease (the segments of a {@link #prepare}d writer then age out). */
     @Override
     public void close() {
-        abort();
+        try {
+            abort();
+        } finally {
+            releaseLease();
+        }
     }
 
     private void write(ChangeType changeType, Map<String, ?> values) {
@@ -306,16 +368,37 @@ public final class LakestreamWriter implements AutoCloseable {
     private SegmentWriter segment(int bucket) {
         SegmentWriter segment = segments[bucket];
         if (segment == null) {
-            segment = new SegmentWriter(log, bucket, arrowSchema, columnWriters, allocator, batchRows);
+            segment = new SegmentWriter(
+                    log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows, maxColumnBytes);
             segments[bucket] = segment;
         }
         return segment;
     }
 
+    /** The lease the segments are staged under: the coordinator's, or this writer's own, taken at its first segment. */
+    private String leaseId() {
+        if (coordinatorLease.isPresent()) {
+            return coordinatorLease.get();
+        }
+        if (ownLease.isEmpty()) {
+            ownLease = Optional.of(HeldLease.acquire(log, "java writer of " + table.identifier(), clock));
+        }
+        return ownLease.get().id();
+    }
+
+    private void releaseLease() {
+        ownLease.ifPresent(HeldLease::close);
+        ownLease = Optional.empty();
+    }
+
     private void abort(String reason) {
         state = State.ABORTED;
         abortReason = reason;
-        discardSegments();
+        try {
+            discardSegments();
+        } finally {
+            releaseLease();
+        }
     }
 
     private void discardSegments() {

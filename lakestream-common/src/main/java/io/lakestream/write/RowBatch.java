@@ -1,5 +1,8 @@
 package io.lakestream.write;
 
+import static io.lakestream.common.LakestreamError.INVALID_ROW;
+
+import io.lakestream.common.LakestreamException;
 import java.util.Arrays;
 
 /**
@@ -19,6 +22,15 @@ import java.util.Arrays;
 final class RowBatch {
     /** Rows per batch: large enough to amortize a batch, small enough to stay in the CPU caches. */
     static final int DEFAULT_CAPACITY = 1024;
+
+    /**
+     * A batch whose byte area of one column reaches this is full, whatever its row count: rows of large
+     * values go to their segments early, so an area stays far below a Java array's limit.
+     */
+    static final int FULL_BYTES = 64 << 20;
+
+    /** The most bytes a column's area can hold (a Java array's limit, with the JVM's header margin). */
+    private static final long MAX_AREA_BYTES = Integer.MAX_VALUE - 8;
 
     final long[][] longs;
     /** Only for the columns that hold objects (null for the others). */
@@ -66,7 +78,20 @@ final class RowBatch {
     }
 
     boolean isFull() {
-        return size == changeTypes.length;
+        if (size == changeTypes.length) {
+            return true;
+        }
+        for (int used : bytesUsed) {
+            if (used >= FULL_BYTES) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The bytes the column's values of all rows kept take (their total length). */
+    int bytesUsed(int column) {
+        return bytesUsed[column];
     }
 
     /** Column {@code column} of the row being set holds a copy of {@code length} bytes of {@code source} from {@code offset}. */
@@ -74,7 +99,17 @@ final class RowBatch {
         int start = bytesUsed[column];
         byte[] area = bytes[column];
         if (area.length - start < length) {
-            area = Arrays.copyOf(area, Math.max(start + length, Math.max(area.length * 2, 4096)));
+            long needed = (long) start + length;
+            if (needed > MAX_AREA_BYTES) {
+                // start is below FULL_BYTES: only a value of nearly 2 GiB gets here, far over what a segment takes
+                throw new LakestreamException(
+                        INVALID_ROW,
+                        ("Invalid row: a value of %s bytes is larger than a column of a log record batch can hold (%s bytes);"
+                                        + " store such large objects elsewhere and write a reference to them")
+                                .formatted(length, SegmentWriter.MAX_COLUMN_BYTES));
+            }
+            area = Arrays.copyOf(area, (int)
+                    Math.min(MAX_AREA_BYTES, Math.max(needed, Math.max(2L * area.length, 4096))));
             bytes[column] = area;
         }
         System.arraycopy(source, offset, area, start, length);

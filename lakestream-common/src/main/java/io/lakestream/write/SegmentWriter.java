@@ -1,17 +1,23 @@
 package io.lakestream.write;
 
+import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TinyIntVector;
@@ -24,6 +30,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * format, record batches of {@code batchRows} rows). The file is invisible until committed.
  */
 final class SegmentWriter implements AutoCloseable {
+    /**
+     * The most bytes the values of one variable-width column may take in one record batch. Arrow grows a
+     * column's data buffer by powers of two up to {@code Integer.MAX_VALUE} bytes, so 1 GiB is the largest
+     * buffer it can hold; a batch is cut short before a column would pass it.
+     */
+    static final int MAX_COLUMN_BYTES = 1 << 30;
+
     private final StreamLog log;
     private final int bucket;
     private final String relativePath;
@@ -37,6 +50,11 @@ final class SegmentWriter implements AutoCloseable {
 
     private final long[] dataAddresses;
     private final int batchRows;
+    private final long maxColumnBytes;
+    /** Positions (in {@link #userVectors}) of the variable-width columns, and their bytes in the current batch. */
+    private final int[] variableColumns;
+
+    private final long[] variableBytes;
     private final VectorSchemaRoot root;
     private final CountingChannel output;
     /** Buffer addresses of the system columns, current after every (re)allocation. */
@@ -55,15 +73,22 @@ final class SegmentWriter implements AutoCloseable {
     SegmentWriter(
             StreamLog log,
             int bucket,
+            String leaseId,
             Schema arrowSchema,
             ColumnWriter[] columnWriters,
             BufferAllocator allocator,
-            int batchRows) {
+            int batchRows,
+            long maxColumnBytes) {
         this.log = log;
         this.bucket = bucket;
-        this.relativePath = LogPaths.newSegmentPath(bucket);
+        this.relativePath = LogPaths.newSegmentPath(bucket, Optional.of(leaseId));
         this.columnWriters = columnWriters;
         this.batchRows = batchRows;
+        this.maxColumnBytes = maxColumnBytes;
+        this.variableColumns = IntStream.range(0, columnWriters.length)
+                .filter(i -> columnWriters[i].isVariableWidth())
+                .toArray();
+        this.variableBytes = new long[variableColumns.length];
         String location = log.paths().resolve(relativePath);
         try {
             this.output = new CountingChannel(log.fileSystem().createChannel(location));
@@ -98,7 +123,16 @@ final class SegmentWriter implements AutoCloseable {
      */
     void write(RowBatch batch, int[] rows, int from, int to) {
         while (from < to) {
-            int count = Math.min(to - from, batchRows - rowsInBatch);
+            int room = Math.min(to - from, batchRows - rowsInBatch);
+            int count = fitting(batch, rows, from, room);
+            if (count == 0) {
+                if (rowsInBatch == 0) {
+                    throw tooLarge(batch, rows[from]);
+                }
+                // the next row's large values would pass Arrow's limit: they start a new batch
+                flushBatch();
+                continue;
+            }
             writeSystemColumns(batch, rows, from, count);
             for (int i = 0; i < userVectors.length; i++) {
                 columnWriters[i].write(
@@ -107,10 +141,61 @@ final class SegmentWriter implements AutoCloseable {
             rowsInBatch += count;
             rowCount += count;
             from += count;
-            if (rowsInBatch == batchRows) {
+            for (int i = 0; i < variableColumns.length; i++) {
+                variableBytes[i] = ((BaseVariableWidthVector) userVectors[variableColumns[i]])
+                        .getOffsetBuffer()
+                        .getInt((long) rowsInBatch * BaseVariableWidthVector.OFFSET_WIDTH);
+            }
+            if (rowsInBatch == batchRows || count < room) {
                 flushBatch();
             }
         }
+    }
+
+    /**
+     * How many of the rows {@code rows[from]}, ... (at most {@code count}) fit in the current batch without
+     * a variable-width column passing {@link #maxColumnBytes}. Usually all: checked on the batch's total
+     * first, row by row only when the total does not fit.
+     */
+    private int fitting(RowBatch batch, int[] rows, int from, int count) {
+        int fit = count;
+        for (int i = 0; i < variableColumns.length; i++) {
+            int column = columnWriters[variableColumns[i]].column();
+            long used = variableBytes[i];
+            if (used + batch.bytesUsed(column) <= maxColumnBytes) {
+                continue;
+            }
+            boolean[] nulls = batch.nulls[column];
+            int[] lengths = batch.lengths[column];
+            for (int n = 0; n < fit; n++) {
+                int row = rows[from + n];
+                if (!nulls[row]) {
+                    used += lengths[row];
+                }
+                if (used > maxColumnBytes) {
+                    fit = n;
+                    break;
+                }
+            }
+        }
+        return fit;
+    }
+
+    /** A row with a value no record batch can hold, even alone. */
+    private LakestreamException tooLarge(RowBatch batch, int row) {
+        for (int variable : variableColumns) {
+            int column = columnWriters[variable].column();
+            if (!batch.nulls[column][row] && batch.lengths[column][row] > maxColumnBytes) {
+                return new LakestreamException(
+                        INVALID_ROW,
+                        ("Invalid row: column '%s' holds a value of %s bytes, more than a column of a log record batch can"
+                                        + " hold (%s bytes, Arrow's buffer limit); store such large objects elsewhere (e.g. in"
+                                        + " files) and write a reference to them")
+                                .formatted(
+                                        userVectors[variable].getName(), batch.lengths[column][row], maxColumnBytes));
+            }
+        }
+        throw new IllegalStateException("no value of row %s is larger than %s bytes".formatted(row, maxColumnBytes));
     }
 
     private void writeSystemColumns(RowBatch batch, int[] rows, int from, int count) {
@@ -133,17 +218,23 @@ final class SegmentWriter implements AutoCloseable {
         return rowCount;
     }
 
-    /** Writes the file footer and closes it; the segment is ready to be committed. */
+    /**
+     * Writes the file footer, forces the file to stable storage and closes it; the segment is ready to
+     * be committed (the commit makes its name durable, {@code FileStreamLog}). One force per segment, at
+     * the end: forcing per batch would cost an fsync per batch and buy nothing, since nothing is
+     * visible before the commit.
+     */
     StagedSegment finish() {
         if (rowsInBatch > 0) {
             flushBatch();
         }
         try {
             fileWriter.end();
+            output.force();
         } catch (IOException e) {
             throw ioError(e);
         }
-        close();
+        closeFinished();
         return new StagedSegment(bucket, relativePath, rowCount, output.bytesWritten, minTimestamp, maxTimestamp);
     }
 
@@ -169,6 +260,7 @@ final class SegmentWriter implements AutoCloseable {
         }
         ensureBatchCapacity();
         rowsInBatch = 0;
+        Arrays.fill(variableBytes, 0);
     }
 
     /**
@@ -193,6 +285,7 @@ final class SegmentWriter implements AutoCloseable {
         timestampData = timestamps.getDataBufferAddress();
     }
 
+    /** Closes after a failure or a discard: the segment will not be committed, so errors do not matter. */
     @Override
     public void close() {
         if (closed) {
@@ -208,13 +301,35 @@ final class SegmentWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes a finished segment: a failure here fails the write, since the segment may be incomplete
+     * (on an object store, closing is what uploads it).
+     */
+    private void closeFinished() {
+        closed = true;
+        try {
+            fileWriter.close();
+        } catch (RuntimeException e) {
+            throw new LakestreamException(
+                    LOG_IO_ERROR,
+                    "Could not close log segment %s: %s".formatted(log.paths().resolve(relativePath), e.getMessage()),
+                    e);
+        } finally {
+            root.close();
+        }
+    }
+
     /** Counts the bytes written, for the segment's size. */
     private static final class CountingChannel implements WritableByteChannel {
-        private final WritableByteChannel delegate;
+        private final LogFileSystem.OutputChannel delegate;
         private long bytesWritten;
 
-        CountingChannel(WritableByteChannel delegate) {
+        CountingChannel(LogFileSystem.OutputChannel delegate) {
             this.delegate = delegate;
+        }
+
+        void force() throws IOException {
+            delegate.force();
         }
 
         @Override

@@ -206,8 +206,13 @@ final class ValueConverter {
                 if (!(value instanceof LocalDate date)) {
                     return false;
                 }
-                // the days since 1970-01-01 as an int, like Iceberg's DateTimeUtil.daysFromDate
-                longs[row] = (int) date.toEpochDay();
+                // the days since 1970-01-01 as an int, like Iceberg's DateTimeUtil.daysFromDate; a LocalDate
+                // reaches a billion years, so a date beyond the int range is refused, not wrapped
+                long days = date.toEpochDay();
+                if (days < Integer.MIN_VALUE || days > Integer.MAX_VALUE) {
+                    return false;
+                }
+                longs[row] = days;
             }
             case TIME -> {
                 if (!(value instanceof LocalTime time)) {
@@ -455,7 +460,9 @@ final class ValueConverter {
             case DECIMAL ->
                 "BigDecimal with at most %s fraction digits and %s digits in all"
                         .formatted(((Types.DecimalType) type).scale(), ((Types.DecimalType) type).precision());
-            case DATE -> "LocalDate";
+            case DATE ->
+                "LocalDate from %s to %s (days since 1970-01-01 as an int)"
+                        .formatted(LocalDate.ofEpochDay(Integer.MIN_VALUE), LocalDate.ofEpochDay(Integer.MAX_VALUE));
             case TIME -> "LocalTime";
             case TIMESTAMP ->
                 ((Types.TimestampType) type).shouldAdjustToUTC()

@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.LogFiles;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,8 +25,10 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The commit protocol on its own: segments are staged by name only, their content is not read here. */
+/** The commit protocol on its own: staged segments are files of a few bytes, their content is not read here. */
 class TestFileStreamLog {
     @TempDir
     Path directory;
@@ -126,6 +134,87 @@ class TestFileStreamLog {
         assertThat(snapshot.idempotencyKeys()).containsKey("key-0");
         assertThat(newLog().commit(List.of(staged(0, 1)), Optional.of("key-7")).alreadyApplied())
                 .isTrue();
+    }
+
+    /**
+     * A checkpoint is only an accelerator: a damaged one (truncated, garbage, empty, or holding another
+     * version) is skipped for an older checkpoint, or a replay of the commits from version 1; so is a
+     * garbage hint. Readers get the same state as the writer, never an error.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"truncated", "garbage", "empty", "other-version"})
+    void damagedCheckpointFallsBackToAnOlderOneOrAReplay(String damage) throws Exception {
+        int interval = FileStreamLog.CHECKPOINT_INTERVAL;
+        for (int i = 0; i < 2 * interval + 3; i++) {
+            log.commit(List.of(staged(i % 3, i + 1)), Optional.of("key-" + i));
+        }
+        LogPaths paths = log.paths();
+        LogSnapshot newest = log.latestSnapshot();
+        LogSnapshot middle = log.snapshot(interval + 25);
+        LogSnapshot early = log.snapshot(interval - 10);
+        assertThat(Path.of(paths.checkpoint(2L * interval))).exists();
+
+        byte[] firstCheckpoint = Files.readAllBytes(Path.of(paths.checkpoint(interval)));
+        byte[] secondCheckpoint = Files.readAllBytes(Path.of(paths.checkpoint(2L * interval)));
+        damage(Path.of(paths.checkpoint(2L * interval)), damage, firstCheckpoint);
+        assertThat(newLog().latestSnapshot()).isEqualTo(newest);
+        assertThat(newLog().snapshot(interval + 25)).isEqualTo(middle);
+
+        damage(Path.of(paths.checkpoint(interval)), damage, secondCheckpoint);
+        assertThat(newLog().latestSnapshot()).isEqualTo(newest);
+        assertThat(newLog().snapshot(interval + 25)).isEqualTo(middle);
+        assertThat(newLog().snapshot(interval - 10)).isEqualTo(early);
+
+        Files.writeString(Path.of(paths.lastCheckpointHint()), "\u0000garbage");
+        assertThat(newLog().latestSnapshot()).isEqualTo(newest);
+        // and the log stays writable: the next commit follows the newest version
+        assertThat(newLog().commit(List.of(staged(0, 1)), Optional.empty()).version())
+                .isEqualTo(newest.version() + 1);
+    }
+
+    /** @param otherCheckpoint the content of a valid checkpoint of another version */
+    private static void damage(Path checkpoint, String how, byte[] otherCheckpoint) throws IOException {
+        byte[] content = Files.readAllBytes(checkpoint);
+        byte[] damaged = switch (how) {
+            case "truncated" -> Arrays.copyOf(content, content.length / 2);
+            case "garbage" -> "{\"formatVersion\": \"not a checkpoint\u0001".getBytes(StandardCharsets.UTF_8);
+            case "empty" -> new byte[0];
+            // a valid checkpoint of another version under this name
+            case "other-version" -> otherCheckpoint;
+            default -> throw new IllegalArgumentException(how);
+        };
+        Files.write(checkpoint, damaged);
+    }
+
+    /**
+     * Commit times come from the writers' clocks: a commit is never dated before its predecessor, so time
+     * travel (versionAsOf) sees times that grow with the version even when the writers' clocks differ.
+     */
+    @Test
+    void commitTimesNeverGoBackwardsAcrossWritersClocks() {
+        String root = directory.resolve("skewed").toString();
+        FileStreamLog ahead = new FileStreamLog(
+                root, new LocalLogFileSystem(), 3, Clock.fixed(Instant.ofEpochMilli(10_000), ZoneOffset.UTC));
+        FileStreamLog behind = new FileStreamLog(
+                root, new LocalLogFileSystem(), 3, Clock.fixed(Instant.ofEpochMilli(4_000), ZoneOffset.UTC));
+        FileStreamLog later = new FileStreamLog(
+                root, new LocalLogFileSystem(), 3, Clock.fixed(Instant.ofEpochMilli(12_000), ZoneOffset.UTC));
+        behind.commit(List.of(staged(0, 1)), Optional.empty());
+        ahead.commit(List.of(staged(0, 1)), Optional.empty());
+        behind.commit(List.of(staged(1, 1)), Optional.empty());
+        behind.removeSegments(new OffsetMap(Map.of(0, 1L)), Long.MAX_VALUE);
+        later.commit(List.of(staged(2, 1)), Optional.empty());
+
+        assertThat(List.of(1L, 2L, 3L, 4L, 5L).stream()
+                        .map(version -> later.snapshot(version).committedAtMillis())
+                        .toList())
+                .containsExactly(4_000L, 10_000L, 10_000L, 10_000L, 12_000L);
+        assertThat(later.versionAsOf(3_999)).isZero();
+        assertThat(later.versionAsOf(4_000)).isEqualTo(1);
+        assertThat(later.versionAsOf(9_999)).isEqualTo(1);
+        assertThat(later.versionAsOf(10_000)).isEqualTo(4);
+        assertThat(later.versionAsOf(11_999)).isEqualTo(4);
+        assertThat(later.versionAsOf(12_000)).isEqualTo(5);
     }
 
     @Test
@@ -239,7 +328,14 @@ class TestFileStreamLog {
         log.commit(List.of(staged(0, 5)), Optional.empty());
         SegmentFile bad = new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0);
         LogCommit commit = new LogCommit(
-                LogCommit.FORMAT_VERSION, 2, 0, Optional.empty(), LogCommit.Operation.APPEND, List.of(bad), List.of());
+                LogCommit.FORMAT_VERSION,
+                2,
+                0,
+                Optional.empty(),
+                LogCommit.Operation.APPEND,
+                List.of(bad),
+                List.of(),
+                List.of());
         Files.write(LocalLogFileSystem.toPath(log.paths().commit(2)), LogJson.write(commit));
         assertThatThrownBy(() -> newLog().latestSnapshot())
                 .isInstanceOfSatisfying(
@@ -266,7 +362,8 @@ class TestFileStreamLog {
         assertThat(expected).isEqualTo(bucket.endOffset());
     }
 
-    private static StagedSegment staged(int bucket, long rows) {
-        return new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 100, 0, 0);
+    /** A staged segment whose file exists (a commit checks that), with a few bytes that are never read here. */
+    private StagedSegment staged(int bucket, long rows) {
+        return LogFiles.stagedStandIn(directory.resolve("log"), bucket, rows);
     }
 }

@@ -2,6 +2,9 @@ package io.lakestream.testing;
 
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.io.LocalSync;
+import io.lakestream.log.LogFileSystem;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import java.io.IOException;
@@ -34,6 +37,24 @@ public final class TestingWarehouse implements AutoCloseable {
         if (!catalog.namespaceExists(NAMESPACE)) {
             catalog.createNamespace(NAMESPACE);
         }
+    }
+
+    /**
+     * The embedded catalog of {@code directory} (namespace {@link #NAMESPACE} created), its lake files
+     * synced through {@code lakeSync} and its log on {@code logFileSystem}: for tests that record the order
+     * of forces and publishes.
+     */
+    public static LakestreamCatalog openCatalog(Path directory, LocalSync lakeSync, LogFileSystem logFileSystem) {
+        LakestreamCatalog catalog = LakestreamCatalog.open(
+                CatalogConfig.embedded(directory),
+                properties -> {
+                    LocalFileIO io = new LocalFileIO(lakeSync);
+                    io.initialize(properties);
+                    return io;
+                },
+                location -> logFileSystem);
+        catalog.createNamespace(NAMESPACE);
+        return catalog;
     }
 
     public Path directory() {

@@ -3,6 +3,7 @@ package io.lakestream.merge;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -43,6 +44,21 @@ final class ArrowRowFilter {
             row.moveTo(index);
             return evaluator.test(row);
         });
+    }
+
+    /**
+     * Whether a row of these vectors (the schema's columns in order) may pass: true unless the filter
+     * is false on it, so an unknown result counts as a match (for checks that must not miss a row).
+     */
+    IntPredicate mayMatch(List<FieldVector> vectors) {
+        if (alwaysTrue) {
+            return index -> true;
+        }
+        RowView row = new RowView(vectors, types);
+        return index -> {
+            row.moveTo(index);
+            return evaluator.mayBeTrue(row);
+        };
     }
 
     private static final class RowView extends ColumnarRowView {

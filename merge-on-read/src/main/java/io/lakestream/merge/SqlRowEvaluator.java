@@ -28,6 +28,12 @@ public final class SqlRowEvaluator extends ExpressionVisitors.BoundVisitor<Boole
         return Boolean.TRUE.equals(ExpressionVisitors.visit(bound, this));
     }
 
+    /** True unless the filter is false on the row: an unknown result counts (for checks that must not miss a row). */
+    public boolean mayBeTrue(StructLike value) {
+        this.row = value;
+        return !Boolean.FALSE.equals(ExpressionVisitors.visit(bound, this));
+    }
+
     @Override
     public Boolean alwaysTrue() {
         return true;

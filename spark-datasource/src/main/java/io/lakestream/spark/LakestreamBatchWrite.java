@@ -1,18 +1,24 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
+import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.merge.MergeConfig;
+import io.lakestream.merge.WriteConflictCheck;
 import io.lakestream.table.LakestreamTable;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -26,7 +32,14 @@ import org.slf4j.LoggerFactory;
  * a failed job becomes visible. An overwrite first stages the deletes of the rows it replaces (ahead
  * of the new rows, so a key that is deleted and written again keeps its new row) and commits only if
  * the log has not changed since the overwrite pinned it; otherwise nothing is published and the
- * write fails, asking to retry.
+ * write fails, asking to retry. A row-level operation (DELETE, UPDATE, MERGE) commits with snapshot
+ * isolation from the version its scan read ({@link WriteConflictCheck}); a conflict publishes nothing
+ * and fails the same way.
+ *
+ * <p>The driver holds a writer lease from the moment the tasks are about to start ({@link
+ * #createBatchWriterFactory}, which Spark calls right before the job) until {@link #commit} or {@link
+ * #abort}; the tasks stage their segments under it, so the orphan sweep keeps them however long the job
+ * runs (docs/writes.md, "Writer leases").
  */
 final class LakestreamBatchWrite implements BatchWrite {
     private static final Logger log = LoggerFactory.getLogger(LakestreamBatchWrite.class);
@@ -35,30 +48,61 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final LakestreamTable table;
     private final String queryId;
     private final Optional<LakestreamOverwrite> overwrite;
-    private boolean outcomeUnknown;
+    /** For a row-level operation: what it read, asked at commit (its scan has run by then). */
+    private final Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead;
 
-    LakestreamBatchWrite(LakestreamTableRef ref, LakestreamTable table, String queryId) {
-        this(ref, table, queryId, Optional.empty());
-    }
+    private boolean outcomeUnknown;
+    private Optional<HeldLease> lease = Optional.empty();
 
     LakestreamBatchWrite(
             LakestreamTableRef ref, LakestreamTable table, String queryId, Optional<LakestreamOverwrite> overwrite) {
+        this(ref, table, queryId, overwrite, Optional.empty());
+    }
+
+    LakestreamBatchWrite(
+            LakestreamTableRef ref,
+            LakestreamTable table,
+            String queryId,
+            Optional<LakestreamOverwrite> overwrite,
+            Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
+        this.rowLevelRead = requireNonNull(rowLevelRead, "rowLevelRead is null");
     }
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-        return new LakestreamDataWriterFactory(ref);
+        return new LakestreamDataWriterFactory(ref, leaseId());
+    }
+
+    /** The driver's writer lease, taken before the first task writes. */
+    synchronized String leaseId() {
+        if (lease.isEmpty()) {
+            lease = Optional.of(HeldLease.acquire(table.log(), "spark query " + queryId, Clock.systemUTC()));
+        }
+        return lease.get().id();
+    }
+
+    private synchronized void releaseLease() {
+        lease.ifPresent(HeldLease::close);
+        lease = Optional.empty();
     }
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
+        try {
+            commitSegments(messages);
+        } finally {
+            releaseLease();
+        }
+    }
+
+    private void commitSegments(WriterCommitMessage[] messages) {
         List<StagedSegment> segments = new ArrayList<>();
         if (overwrite.isPresent()) {
-            segments.addAll(LakestreamOverwriteDeletes.stage(table, overwrite.get(), mergeConfig()));
+            segments.addAll(LakestreamOverwriteDeletes.stage(table, overwrite.get(), mergeConfig(), leaseId()));
         }
         segments.addAll(segments(messages));
         if (segments.isEmpty()) {
@@ -79,6 +123,22 @@ final class LakestreamBatchWrite implements BatchWrite {
     }
 
     private CommitResult publish(List<StagedSegment> segments) {
+        try {
+            return publishOnce(segments);
+        } catch (LakestreamException e) {
+            if (e.error() == STAGED_SEGMENT_MISSING) {
+                // refused before publishing: nothing of this write is visible, drop what is left of it
+                outcomeUnknown = false;
+                table.log().discard(segments);
+            }
+            throw e;
+        }
+    }
+
+    private CommitResult publishOnce(List<StagedSegment> segments) {
+        if (rowLevelRead.isPresent()) {
+            return publishRowLevel(segments, rowLevelRead.get().get());
+        }
         if (overwrite.isEmpty()) {
             outcomeUnknown = true;
             return table.log().commit(segments, Optional.of(idempotencyKey()));
@@ -106,6 +166,26 @@ final class LakestreamBatchWrite implements BatchWrite {
         }
     }
 
+    private CommitResult publishRowLevel(List<StagedSegment> segments, LakestreamRowLevelRead read) {
+        try (BufferAllocator allocator = LakestreamMemory.newTaskAllocator("conflict check of " + table.identifier())) {
+            outcomeUnknown = true;
+            return table.log()
+                    .commitIfNoConflict(
+                            segments,
+                            Optional.of(idempotencyKey()),
+                            read.logVersion(),
+                            new WriteConflictCheck(table, read.condition(), allocator));
+        } catch (LakestreamException e) {
+            if (e.error() != LOG_COMMIT_CONFLICT) {
+                throw e;
+            }
+            // nothing was published: drop everything staged, so nothing of the operation remains
+            outcomeUnknown = false;
+            table.log().discard(segments);
+            throw e;
+        }
+    }
+
     private MergeConfig mergeConfig() {
         return LakestreamReadConf.resolve(
                         Map.of(),
@@ -116,12 +196,16 @@ final class LakestreamBatchWrite implements BatchWrite {
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-        if (outcomeUnknown) {
-            // the commit's outcome is unknown (it may have landed): leave the segments, at worst orphans
-            log.warn("Write into {} failed during its commit; staged segments are kept", table);
-            return;
+        try {
+            if (outcomeUnknown) {
+                // the commit's outcome is unknown (it may have landed): leave the segments, at worst orphans
+                log.warn("Write into {} failed during its commit; staged segments are kept", table);
+                return;
+            }
+            table.log().discard(segments(messages));
+        } finally {
+            releaseLease();
         }
-        table.log().discard(segments(messages));
     }
 
     String idempotencyKey() {

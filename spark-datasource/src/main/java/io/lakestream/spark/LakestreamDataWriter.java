@@ -20,10 +20,11 @@ final class LakestreamDataWriter implements DataWriter<InternalRow> {
     private final RowBuffer buffer;
     private final boolean upsert;
 
-    LakestreamDataWriter(LakestreamTable table, int partitionId, long taskId) {
+    LakestreamDataWriter(LakestreamTable table, String leaseId, int partitionId, long taskId) {
         this.allocator =
                 LakestreamMemory.newTaskAllocator("write-%s-%s-%s".formatted(table.identifier(), partitionId, taskId));
-        this.writer = new LakestreamWriter(table, allocator);
+        // staged under the driver's lease, which it holds until it commits or aborts the write
+        this.writer = new LakestreamWriter(table, allocator, leaseId);
         this.rows = LakestreamRowSetter.forTable(table.definition().schema());
         this.buffer = writer.row();
         this.upsert = table.definition().hasPrimaryKey();

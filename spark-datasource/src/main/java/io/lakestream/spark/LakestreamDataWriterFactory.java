@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.log.WriterLease;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -10,14 +11,16 @@ import org.apache.spark.sql.connector.write.DataWriterFactory;
  * Creates the write tasks' writers on the executors.
  *
  * @param table where to load the table
+ * @param leaseId the driver's writer lease: the tasks stage their segments under it
  */
-record LakestreamDataWriterFactory(LakestreamTableRef table) implements DataWriterFactory {
+record LakestreamDataWriterFactory(LakestreamTableRef table, String leaseId) implements DataWriterFactory {
     LakestreamDataWriterFactory {
         requireNonNull(table, "table is null");
+        WriterLease.checkId(leaseId);
     }
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
-        return new LakestreamDataWriter(table.load(), partitionId, taskId);
+        return new LakestreamDataWriter(table.load(), leaseId, partitionId, taskId);
     }
 }

@@ -23,7 +23,7 @@ final class LakestreamDeltaBatchWrite implements DeltaBatchWrite {
 
     @Override
     public DeltaWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-        return new LakestreamDeltaWriterFactory(ref);
+        return new LakestreamDeltaWriterFactory(ref, commitProtocol.leaseId());
     }
 
     @Override

@@ -36,12 +36,13 @@ final class LakestreamDeltaWriter implements DeltaWriter<InternalRow> {
 
     private final DataType[] keyTypes;
 
-    LakestreamDeltaWriter(LakestreamTable table, int partitionId, long taskId) {
+    LakestreamDeltaWriter(LakestreamTable table, String leaseId, int partitionId, long taskId) {
         this.table = table.identifier().toString();
         this.primaryKey = table.definition().primaryKey();
         this.allocator =
                 LakestreamMemory.newTaskAllocator("delta-%s-%s-%s".formatted(table.identifier(), partitionId, taskId));
-        this.writer = new LakestreamWriter(table, allocator);
+        // staged under the driver's lease, which it holds until it commits or aborts the write
+        this.writer = new LakestreamWriter(table, allocator, leaseId);
         this.buffer = writer.row();
         // the row id: the key columns, in primary-key order
         Schema schema = table.definition().schema();

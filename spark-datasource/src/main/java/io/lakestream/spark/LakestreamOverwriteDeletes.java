@@ -27,7 +27,9 @@ import org.apache.iceberg.data.GenericRecord;
 final class LakestreamOverwriteDeletes {
     private LakestreamOverwriteDeletes() {}
 
-    static List<StagedSegment> stage(LakestreamTable table, LakestreamOverwrite overwrite, MergeConfig merge) {
+    /** Stages the deletes under the driver's writer lease {@code leaseId}. */
+    static List<StagedSegment> stage(
+            LakestreamTable table, LakestreamOverwrite overwrite, MergeConfig merge, String leaseId) {
         requireNonNull(overwrite, "overwrite is null");
         List<String> keyColumns = table.definition().primaryKey();
         Schema schema = table.definition().schema();
@@ -41,7 +43,7 @@ final class LakestreamOverwriteDeletes {
                         ReadOptions.UNION.atLogVersion(overwrite.logVersion()).withFilter(overwrite.filter()))
                 .splits();
         try (BufferAllocator allocator = LakestreamMemory.newTaskAllocator("overwrite-deletes-" + table.identifier());
-                LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+                LakestreamWriter writer = new LakestreamWriter(table, allocator, leaseId)) {
             for (UnionSplit split : splits) {
                 try (UnionSplitReader reader = new UnionSplitReader(
                         table, split, keyColumns, overwrite.filter(), merge, new MergeCounters(), allocator)) {

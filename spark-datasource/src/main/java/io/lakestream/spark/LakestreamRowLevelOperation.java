@@ -8,6 +8,7 @@ import io.lakestream.plan.ReadMode;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -26,14 +27,23 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * finds the affected rows (any predicate or join Spark can evaluate), and hands the tasks their
  * primary keys (the row id) with the new rows; the tasks stage delete and upsert changes, and the
  * driver publishes all of them as one log commit keyed by the query id, like an insert.
+ *
+ * <p>Snapshot isolation: the operation remembers the scan Spark built for it, and the commit goes
+ * through only if no change committed after the log version that scan read touches a key the
+ * operation writes or a row the scan's pushed filter may match ({@code WriteConflictCheck}).
  */
 final class LakestreamRowLevelOperation implements SupportsDelta {
     private final LakestreamTable table;
     private final Command command;
+    /** The log version when the operation was created: what it read if Spark read no rows of the table. */
+    private final long createdAtVersion;
+    /** The scan Spark built for the operation (it reads the rows the operation changes). */
+    private volatile LakestreamScan scan;
 
     private LakestreamRowLevelOperation(LakestreamTable table, Command command) {
         this.table = requireNonNull(table, "table is null");
         this.command = requireNonNull(command, "command is null");
+        this.createdAtVersion = table.table().log().latestSnapshot().version();
     }
 
     /** The operation, or a clear error for what the table does not support. */
@@ -64,7 +74,19 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
         Map<String, String> union = new HashMap<>(options.asCaseSensitiveMap());
         union.put(LakestreamReadConf.READ_MODE, ReadMode.UNION.name().toLowerCase(Locale.ROOT));
-        return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union));
+        return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union), built -> scan = built);
+    }
+
+    /** What the operation read: its scan's log version and filter (asked at commit, once the scan ran). */
+    LakestreamRowLevelRead read() {
+        LakestreamScan built = scan;
+        if (built == null) {
+            // Spark planned no scan of the table (it needed none of its rows): nothing is known of a condition
+            return new LakestreamRowLevelRead(
+                    createdAtVersion, org.apache.iceberg.expressions.Expressions.alwaysTrue());
+        }
+        // a scan that never ran read nothing: checking from the operation's start only adds conflicts
+        return new LakestreamRowLevelRead(built.plannedLogVersion().orElse(createdAtVersion), built.filter());
     }
 
     @Override
@@ -89,7 +111,13 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
                     @Override
                     public DeltaBatchWrite toBatch() {
                         return new LakestreamDeltaBatchWrite(
-                                table.ref(), new LakestreamBatchWrite(table.ref(), table.table(), queryId));
+                                table.ref(),
+                                new LakestreamBatchWrite(
+                                        table.ref(),
+                                        table.table(),
+                                        queryId,
+                                        Optional.empty(),
+                                        Optional.of(LakestreamRowLevelOperation.this::read)));
                     }
                 };
             }

@@ -74,6 +74,16 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         return plan;
     }
 
+    /** The log version the scan read (every split reads it), or empty if it was never planned (it read nothing). */
+    synchronized OptionalLong plannedLogVersion() {
+        return plan == null ? OptionalLong.empty() : OptionalLong.of(plan.logVersion());
+    }
+
+    /** The filter the scan applies exactly: the predicates Spark pushed that could be translated. */
+    org.apache.iceberg.expressions.Expression filter() {
+        return options.filter();
+    }
+
     @Override
     public StructType readSchema() {
         return readSchema;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
@@ -40,9 +41,16 @@ final class LakestreamScanBuilder
     private Expression filter = Expressions.alwaysTrue();
     private List<String> columns;
     private OptionalInt limit = OptionalInt.empty();
+    private final Consumer<LakestreamScan> onBuild;
 
     LakestreamScanBuilder(LakestreamTable table, CaseInsensitiveStringMap options) {
+        this(table, options, scan -> {});
+    }
+
+    /** @param onBuild told of every scan built (a row-level operation learns what its rows were read from) */
+    LakestreamScanBuilder(LakestreamTable table, CaseInsensitiveStringMap options, Consumer<LakestreamScan> onBuild) {
         this.table = table;
+        this.onBuild = onBuild;
         this.schema = table.table().definition().schema();
         this.conf = LakestreamReadConf.resolve(
                 options,
@@ -131,6 +139,8 @@ final class LakestreamScanBuilder
         if (conf.changesAfterVersion().isPresent()) {
             options = options.changesAfter(conf.changesAfterVersion().getAsLong());
         }
-        return new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed));
+        LakestreamScan scan = new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed));
+        onBuild.accept(scan);
+        return scan;
     }
 }

@@ -4,6 +4,7 @@ import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.lake.LakePosition;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPlan;
@@ -220,6 +221,30 @@ class TestLakestreamSparkPrimaryKey {
         assertThat(query("SELECT sum(lake_offset), sum(log_end_offset), sum(records_behind), min(log_version) "
                         + "FROM ls.pk.`lag$offsets` VERSION AS OF " + versionBeforeTiering))
                 .containsExactly(List.of(10L, 10L, 0L, versionBeforeTiering));
+    }
+
+    /**
+     * A read pinned at a log version whose segments retention removed afterwards (as a query pinned before
+     * retention ran and read after it): a coded error that says to re-run, not a corrupt log.
+     */
+    @Test
+    void readOfAVersionWhoseSegmentsRetentionRemovedSaysToRerun() {
+        createTable("retained", 2);
+        testing.sql("INSERT INTO ls.pk.retained VALUES (1, 'a', 10), (2, 'b', 20)");
+        long pinned = SparkTables.logVersion(NS, "retained");
+        testing.sql("INSERT INTO ls.pk.retained VALUES (3, 'c', 30)");
+        tier("retained");
+        // what the tiering service's retention does once the tiered segments are old enough
+        LakestreamTable table = SparkTables.load(NS, "retained");
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+
+        assertThat(query("SELECT id, name FROM ls.pk.retained ORDER BY id"))
+                .containsExactly(List.of(1L, "a"), List.of(2L, "b"), List.of(3L, "c"));
+        assertThatThrownBy(() -> query("SELECT id, name FROM ls.pk.retained VERSION AS OF " + pinned))
+                .hasStackTraceContaining("LOG_RANGE_REMOVED")
+                .hasStackTraceContaining("removed by retention while this read ran")
+                .hasStackTraceContaining("Re-run the query");
     }
 
     @Test

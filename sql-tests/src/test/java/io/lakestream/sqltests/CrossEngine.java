@@ -9,6 +9,7 @@ import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
+import io.lakestream.trino.RaceFunctions;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
@@ -43,6 +45,7 @@ final class CrossEngine {
     private final BufferAllocator allocator = new RootAllocator();
     private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
     private final TableTiering tiering;
+    private boolean raceInstalled;
 
     private CrossEngine() throws Exception {
         warehouse = Files.createTempDirectory("lakestream-sql-tests");
@@ -80,6 +83,14 @@ final class CrossEngine {
 
     List<List<Object>> spark(String sql) {
         return spark.query(sql);
+    }
+
+    /** Makes {@link RaceFunctions#race} callable in Trino statements, as {@code race(x)}. */
+    synchronized void installTrinoRace() {
+        if (!raceInstalled) {
+            trino.installFunctions(Set.of(RaceFunctions.class));
+            raceInstalled = true;
+        }
     }
 
     /** Creates schema {@code lakestream.<schema>} (through Trino) and returns its qualified name. */

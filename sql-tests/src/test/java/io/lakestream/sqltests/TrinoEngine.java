@@ -4,12 +4,14 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
+import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A real in-process Trino (coordinator and one worker) with the {@code lakestream} catalog over the
@@ -50,6 +52,16 @@ public final class TrinoEngine implements AutoCloseable {
                             .formatted(PLUGIN_DIRECTORY_PROPERTY));
         }
         return directory;
+    }
+
+    /** Adds scalar functions (classes of {@code @ScalarFunction} methods) for the tests' statements. */
+    void installFunctions(Set<Class<?>> functions) {
+        runner.installPlugin(new Plugin() {
+            @Override
+            public Set<Class<?>> getFunctions() {
+                return functions;
+            }
+        });
     }
 
     /** The class loader the {@code lakestream} connector runs in. */

@@ -3,20 +3,26 @@ package io.lakestream.reader;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
+import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -39,6 +45,9 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
     private final List<Types.NestedField> projection;
     private final BufferAllocator allocator;
     private final Iterator<SegmentFile> segments;
+    /** Reading a staged (not yet committed) segment: a missing file is the writer's problem, not corruption. */
+    private final boolean staged;
+
     private SegmentFile segment;
     private ArrowFileReader segmentReader;
     private List<ArrowBlock> blocks;
@@ -58,6 +67,19 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             long to,
             List<Types.NestedField> projection,
             BufferAllocator allocator) {
+        this(log, snapshot, bucket, from, to, projection, allocator, false);
+    }
+
+    private LogRangeReader(
+            StreamLog log,
+            LogSnapshot snapshot,
+            int bucket,
+            long from,
+            long to,
+            List<Types.NestedField> projection,
+            BufferAllocator allocator,
+            boolean staged) {
+        this.staged = staged;
         this.log = requireNonNull(log, "log is null");
         this.bucket = bucket;
         this.from = from;
@@ -81,6 +103,28 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             throw rangeRemoved(bucketLog.startOffset());
         }
         this.segments = bucketLog.segmentsOverlapping(from, to).iterator();
+    }
+
+    /**
+     * Reads all rows of a segment a writer staged but did not commit yet (e.g. to learn the keys a
+     * write is about to publish), with offsets counted from 0.
+     */
+    public static LogRangeReader staged(
+            StreamLog log, StagedSegment segment, List<Types.NestedField> projection, BufferAllocator allocator) {
+        SegmentFile file = new SegmentFile(
+                segment.bucket(),
+                segment.path(),
+                0,
+                segment.rowCount(),
+                segment.sizeBytes(),
+                segment.minTimestampMicros(),
+                segment.maxTimestampMicros(),
+                0,
+                0);
+        List<BucketLog> buckets = new ArrayList<>(Collections.nCopies(segment.bucket() + 1, BucketLog.EMPTY));
+        buckets.set(segment.bucket(), new BucketLog(0, segment.rowCount(), List.of(file)));
+        LogSnapshot alone = new LogSnapshot(LogCommit.FORMAT_VERSION, 0, 0, buckets, Map.of(), Map.of());
+        return new LogRangeReader(log, alone, segment.bucket(), 0, segment.rowCount(), projection, allocator, true);
     }
 
     @Override
@@ -113,15 +157,19 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         try {
             segmentReader = new ArrowFileReader(log.fileSystem().openForRead(location), allocator);
             blocks = segmentReader.getRecordBlocks();
-        } catch (NoSuchFileException e) {
+        } catch (NoSuchFileException | FileNotFoundException e) {
             closeSegment();
-            if (log.latestSnapshot().bucket(bucket).startOffset() > segment.baseOffset()) {
-                throw rangeRemoved(log.latestSnapshot().bucket(bucket).startOffset());
+            if (staged) {
+                throw new LakestreamException(
+                        STAGED_SEGMENT_MISSING,
+                        "Staged log segment %s of a write that is not committed yet is missing (was it removed as an orphan?); nothing was committed, retry the write"
+                                .formatted(location),
+                        e);
             }
-            throw corrupt("is missing", e);
+            throw unreadable("is missing", e);
         } catch (IOException | RuntimeException e) {
             closeSegment();
-            throw corrupt("cannot be read: " + e.getMessage(), e);
+            throw unreadable("cannot be read: " + e.getMessage(), e);
         }
         nextBlock = 0;
         nextBlockOffset = segment.baseOffset();
@@ -142,7 +190,8 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             segmentReader.loadRecordBatch(blocks.get(nextBlock++));
             source = segmentReader.getVectorSchemaRoot();
         } catch (IOException | RuntimeException e) {
-            throw corrupt("has an unreadable record batch: " + e.getMessage(), e);
+            // an object store's file removed after it was opened fails here
+            throw unreadable("has an unreadable record batch: " + e.getMessage(), e);
         }
         long batchStart = nextBlockOffset;
         int rows = source.getRowCount();
@@ -212,6 +261,39 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                 ("Offsets [%s, %s) of bucket %s in log %s were removed by retention (the log now starts at %s). "
                                 + "Read a newer lake snapshot, or keep log segments longer than tiering lags behind")
                         .formatted(from, startOffset, bucket, log.paths().root(), startOffset));
+    }
+
+    /**
+     * A segment that cannot be read: removed by retention since the read pinned its log version, if the
+     * newest version of the log no longer holds it (a normal race: the read took longer than retention
+     * keeps tiered segments); otherwise really missing or damaged.
+     */
+    private LakestreamException unreadable(String problem, Exception cause) {
+        long newestStart;
+        try {
+            newestStart = log.newestSnapshot().bucket(bucket).startOffset();
+        } catch (RuntimeException e) {
+            LakestreamException corrupt = corrupt(problem, cause);
+            corrupt.addSuppressed(e);
+            return corrupt;
+        }
+        if (newestStart >= segment.endOffset()) {
+            return new LakestreamException(
+                    LOG_RANGE_REMOVED,
+                    ("Offsets [%s, %s) of bucket %s in log %s were removed by retention while this read ran (the log"
+                                    + " now starts at %s; retention removes only changes the lake already holds). Re-run the query:"
+                                    + " a new read pins the newer lake snapshot that holds them (a time-travel read of this old"
+                                    + " version can no longer be served). If this happens often, queries take longer than tiered"
+                                    + " log segments are kept: raise the tiering service's retention")
+                            .formatted(
+                                    Math.max(from, segment.baseOffset()),
+                                    Math.min(to, segment.endOffset()),
+                                    bucket,
+                                    log.paths().root(),
+                                    newestStart),
+                    cause);
+        }
+        return corrupt(problem, cause);
     }
 
     private LakestreamException corrupt(String problem, Throwable cause) {

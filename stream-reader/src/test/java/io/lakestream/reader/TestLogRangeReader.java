@@ -7,7 +7,9 @@ import io.lakestream.common.LakestreamError;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
@@ -137,6 +139,32 @@ class TestLogRangeReader {
         assertThat(readIds(latest, 20, 30, table.definition().schema())).isEqualTo(range(20, 30));
     }
 
+    /**
+     * A query pins the log (engines read through a {@link PinnedStreamLog}), then retention removes the tiered
+     * segments it planned to read: the read is told its range was removed and to re-run, not that the log is
+     * corrupt. A segment the newest log still holds but whose file is gone stays corruption.
+     */
+    @Test
+    void pinnedReadWhoseSegmentsRetentionRemovedIsToldToRerun() throws Exception {
+        PinnedStreamLog pinned =
+                new PinnedStreamLog(table.log(), table.log().latestSnapshot().version());
+        LogSnapshot snapshot = pinned.latestSnapshot();
+        assertThat(table.log().removeSegments(new OffsetMap(Map.of(0, 20L)), Long.MAX_VALUE))
+                .isEqualTo(2);
+        assertLakestreamError(
+                () -> readBatches(pinned, snapshot, 0, 30),
+                LakestreamError.LOG_RANGE_REMOVED,
+                "Offsets [0, 10) of bucket 0 in log %s were removed by retention while this read ran (the log now starts at 20; retention removes only changes the lake already holds). Re-run the query"
+                        .formatted(table.log().paths().root()));
+
+        SegmentFile third = snapshot.bucket(0).segments().get(2);
+        Files.delete(LocalLogFileSystem.toPath(table.log().paths().resolve(third.path())));
+        assertLakestreamError(
+                () -> readBatches(pinned, snapshot, 20, 30),
+                LakestreamError.LOG_CORRUPT,
+                "offsets [20, 30)) is missing");
+    }
+
     @Test
     void rangeBeyondTheEndIsRejected() {
         LogSnapshot snapshot = table.log().latestSnapshot();
@@ -169,6 +197,18 @@ class TestLogRangeReader {
                 () -> readIds(snapshot, 0, 10, table.definition().schema()),
                 LakestreamError.LOG_CORRUPT,
                 "offsets [0, 10)) cannot be read");
+    }
+
+    /** Reads a range of bucket 0 through {@code log}; returns the batches' row counts. */
+    private List<Integer> readBatches(StreamLog log, LogSnapshot snapshot, long from, long to) {
+        List<Integer> rowCounts = new ArrayList<>();
+        try (LogRangeReader reader = new LogRangeReader(log, snapshot, 0, from, to, List.of(), warehouse.allocator())) {
+            reader.forEachRemaining(batch -> {
+                rowCounts.add(batch.rowCount());
+                batch.close();
+            });
+        }
+        return rowCounts;
     }
 
     private List<Long> readIds(LogSnapshot snapshot, long from, long to, Schema schema) {

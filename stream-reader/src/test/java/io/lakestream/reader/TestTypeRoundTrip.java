@@ -1,7 +1,10 @@
 package io.lakestream.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.table.LakestreamTable;
@@ -142,6 +145,53 @@ class TestTypeRoundTrip {
             Record delete = changes.get(3).row();
             assertThat(delete.getField("id")).isEqualTo(1L);
             assertThat(delete.getField("c_string")).isNull();
+        }
+    }
+
+    /**
+     * A date is an int of days since 1970-01-01 (Iceberg's and Arrow's): the first and last such dates
+     * round-trip, and a LocalDate beyond them is refused with INVALID_ROW, boxed or through the row buffer,
+     * instead of being wrapped into another date.
+     */
+    @Test
+    void datesBeyondTheIntDayRangeAreRefusedNotWrapped() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.create(
+                    "dates",
+                    TableSpec.builder(ALL_TYPES).primaryKey("id").bucketCount(1).build());
+            LocalDate first = LocalDate.ofEpochDay(Integer.MIN_VALUE);
+            LocalDate last = LocalDate.ofEpochDay(Integer.MAX_VALUE);
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                writer.upsert(Map.of("id", 1L, "c_date", first));
+                writer.upsert(Map.of("id", 2L, "c_date", last));
+                writer.commit();
+            }
+            assertThat(readAll(table, warehouse))
+                    .extracting(change -> change.row().getField("c_date"))
+                    .containsExactly(first, last);
+
+            String expected =
+                    "column 'c_date' of type date cannot hold LocalDate '+5881580-07-12'; expected Java type: "
+                            + "LocalDate from -5877641-06-23 to +5881580-07-11 (days since 1970-01-01 as an int)";
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                assertThatThrownBy(() -> writer.upsert(Map.of("id", 3L, "c_date", last.plusDays(1))))
+                        .isInstanceOfSatisfying(
+                                LakestreamException.class,
+                                e -> assertThat(e.error()).isEqualTo(LakestreamError.INVALID_ROW))
+                        .hasMessageContaining(expected);
+            }
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                int idColumn = 0;
+                int dateColumn = 8;
+                writer.row().setLong(idColumn, 4L);
+                writer.row().setValue(dateColumn, LocalDate.of(-6_000_000, 1, 1));
+                assertThatThrownBy(writer::upsertRow)
+                        .isInstanceOfSatisfying(
+                                LakestreamException.class,
+                                e -> assertThat(e.error()).isEqualTo(LakestreamError.INVALID_ROW))
+                        .hasMessageContaining("column 'c_date' of type date cannot hold LocalDate '-6000000-01-01'");
+            }
+            assertThat(table.log().latestSnapshot().version()).isEqualTo(1);
         }
     }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableMap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.iceberg.PartitionSpec;
@@ -105,6 +106,11 @@ final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Makes files this factory's writers wrote and closed durable, before a commit references them. */
+    void forceWritten(List<String> locations) {
+        LocalParquetOutputs.forceWritten(table, locations);
     }
 
     @Override

@@ -209,10 +209,11 @@ public final class BucketRangeWriter {
                     dataLayout.orElseThrow(),
                     bucketFieldId);
         }
+        ArrowFileWriterFactory factory = writerFactoryFor(plainColumns);
         return new RowFileWriter<>(
-                new RollingDataWriter<>(
-                        writerFactoryFor(plainColumns), files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
+                new RollingDataWriter<>(factory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
                 DataWriteResult::dataFiles,
+                factory::forceWritten,
                 bucket);
     }
 
@@ -224,10 +225,12 @@ public final class BucketRangeWriter {
                     columnarTarget(files, partition, bucket, columnarDeleteSettings.get(), plainColumns),
                     deleteLayout.orElseThrow());
         }
+        ArrowFileWriterFactory factory = writerFactoryFor(plainColumns);
         return new RowFileWriter<>(
                 new RollingEqualityDeleteWriter<>(
-                        writerFactoryFor(plainColumns), files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
+                        factory, files, lake.io(), targetFileSizeBytes, lake.spec(), partition),
                 DeleteWriteResult::deleteFiles,
+                factory::forceWritten,
                 bucket);
     }
 

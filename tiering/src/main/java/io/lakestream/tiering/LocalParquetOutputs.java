@@ -4,6 +4,7 @@ import io.lakestream.catalog.LocalFileIO;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -30,12 +31,30 @@ final class LocalParquetOutputs {
     private LocalParquetOutputs() {}
 
     static EncryptedOutputFile forParquet(Table lake, EncryptedOutputFile file) {
-        if (!(lake.io() instanceof LocalFileIO) || !(lake.encryption() instanceof PlaintextEncryptionManager)) {
+        if (!isLocal(lake)) {
             return file;
         }
         String location = file.encryptingOutputFile().location();
+        // durable before Hadoop's file system creates the file in it (it would not sync a new directory)
+        ((LocalFileIO) lake.io()).createParentDirectories(location);
         Path path = new Path(LocalFileIO.path(location).toUri());
         return EncryptedFiles.plainAsEncryptedOutput(HadoopOutputFile.fromPath(path, FILE_SYSTEM, CONFIGURATION));
+    }
+
+    /**
+     * Makes files written by {@link #forParquet}'s route durable (content and name), once they are closed
+     * and before a commit references them: Hadoop's local file system does not force files on close.
+     * Files of other file IOs were written through them and are left as they are.
+     */
+    static void forceWritten(Table lake, List<String> locations) {
+        if (isLocal(lake)) {
+            LocalFileIO io = (LocalFileIO) lake.io();
+            locations.forEach(io::forceWritten);
+        }
+    }
+
+    private static boolean isLocal(Table lake) {
+        return lake.io() instanceof LocalFileIO && lake.encryption() instanceof PlaintextEncryptionManager;
     }
 
     private static Configuration configuration() {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.ContentFile;
@@ -20,13 +21,22 @@ import org.apache.iceberg.io.FileWriter;
 final class RowFileWriter<F extends ContentFile<F>, R> implements TieredFileWriter<F> {
     private final FileWriter<ArrowRow, R> writer;
     private final Function<R, List<F>> files;
+    private final Consumer<List<String>> forceWritten;
     private final ArrowRow row;
     private List<F> written;
 
-    /** @param files the files of the writer's result */
-    RowFileWriter(FileWriter<ArrowRow, R> writer, Function<R, List<F>> files, int bucket) {
+    /**
+     * @param files the files of the writer's result
+     * @param forceWritten makes the closed files durable ({@link ArrowFileWriterFactory#forceWritten})
+     */
+    RowFileWriter(
+            FileWriter<ArrowRow, R> writer,
+            Function<R, List<F>> files,
+            Consumer<List<String>> forceWritten,
+            int bucket) {
         this.writer = requireNonNull(writer, "writer is null");
         this.files = requireNonNull(files, "files is null");
+        this.forceWritten = requireNonNull(forceWritten, "forceWritten is null");
         this.row = new ArrowRow(bucket);
     }
 
@@ -39,8 +49,7 @@ final class RowFileWriter<F extends ContentFile<F>, R> implements TieredFileWrit
         }
     }
 
-    @Override
-    public List<F> finish() {
+    private List<F> close() {
         if (written == null) {
             try {
                 writer.close();
@@ -53,8 +62,15 @@ final class RowFileWriter<F extends ContentFile<F>, R> implements TieredFileWrit
     }
 
     @Override
+    public List<F> finish() {
+        List<F> files = close();
+        forceWritten.accept(locations());
+        return files;
+    }
+
+    @Override
     public void abort() {
-        finish(); // Iceberg's writer completes its open file; the caller deletes it
+        close(); // Iceberg's writer completes its open file; the caller deletes it
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lakestream.tiering;
 
+import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
 import static io.lakestream.common.LakestreamError.TIERING_FAILED;
 import static java.util.Objects.requireNonNull;
 
@@ -60,13 +61,41 @@ public final class TableTiering {
             LakeLayoutValidator.validate(table);
             LakePosition lake = LakePosition.current(table.lake());
             LogSnapshot logSnapshot = table.log().latestSnapshot();
-            TieringPlan plan =
-                    TieringPlanner.plan(table.identifier().toString(), lake, logSnapshot, config.maxRecordsPerBucket());
+            TieringPlan plan;
+            List<BucketFiles> files;
+            try {
+                plan = TieringPlanner.plan(
+                        table.identifier().toString(), lake, logSnapshot, config.maxRecordsPerBucket());
+            } catch (LakestreamException e) {
+                // Another tiering run may have tiered the range and its retention removed it between our reading
+                // the lake and reading the log: then the lake moved and holds it. If the lake did not move, the
+                // range was removed before anyone tiered it: a bad state for an operator.
+                if (e.error() != LOG_RANGE_REMOVED || !tieredByAnother(table, lake)) {
+                    throw e;
+                }
+                if (replanAfterRemoval(table, attempt)) {
+                    continue;
+                }
+                return conflict(table, logSnapshot);
+            }
             if (plan.isEmpty()) {
                 return finish(
                         table, TieringResult.Outcome.UP_TO_DATE, 0, lake.snapshotId(), lake.offsets(), logSnapshot);
             }
-            List<BucketFiles> files = writeAll(table, plan);
+            try {
+                files = writeAll(table, plan);
+            } catch (LakestreamException e) {
+                // Segments of the planned range were removed while we read them (the write deleted its files).
+                // The re-plan tells the two cases apart: it tiers on from the lake if another run tiered the
+                // range, and fails as a bad state if the range was removed before anyone tiered it.
+                if (e.error() != LOG_RANGE_REMOVED) {
+                    throw e;
+                }
+                if (replanAfterRemoval(table, attempt)) {
+                    continue;
+                }
+                return conflict(table, logSnapshot);
+            }
             LakeCommitter.Result result = committer.commit(table, plan, files);
             if (result.outcome() == LakeCommitter.Outcome.COMMITTED) {
                 hooks.reached(table.identifier(), TieringStep.COMMITTED, -1);
@@ -80,21 +109,43 @@ public final class TableTiering {
             }
             log.info("Tiering {}: another tiering run committed first (attempt {}), re-planning", table, attempt);
             if (attempt >= MAX_PLAN_ATTEMPTS) {
-                table.lake().refresh();
-                LakePosition now = LakePosition.current(table.lake());
-                return new TieringResult(
-                        table.identifier(),
-                        TieringResult.Outcome.CONFLICT,
-                        0,
-                        now.snapshotId(),
-                        now.offsets(),
-                        TieringLag.of(now.offsets(), logSnapshot, clock.millis()),
-                        0,
-                        List.of(),
-                        0,
-                        Optional.empty());
+                return conflict(table, logSnapshot);
             }
         }
+    }
+
+    /** Whether the round may re-plan after part of its range was removed from the log (a normal race). */
+    private static boolean replanAfterRemoval(LakestreamTable table, int attempt) {
+        log.info(
+                "Tiering {}: part of the planned log range was removed by retention (attempt {}), re-planning",
+                table,
+                attempt);
+        return attempt < MAX_PLAN_ATTEMPTS;
+    }
+
+    private TieringResult conflict(LakestreamTable table, LogSnapshot logSnapshot) {
+        table.lake().refresh();
+        LakePosition now = LakePosition.current(table.lake());
+        return new TieringResult(
+                table.identifier(),
+                TieringResult.Outcome.CONFLICT,
+                0,
+                now.snapshotId(),
+                now.offsets(),
+                TieringLag.of(now.offsets(), logSnapshot, clock.millis()),
+                0,
+                List.of(),
+                0,
+                Optional.empty());
+    }
+
+    /**
+     * Whether the lake's offsets moved since the round read them ({@code planned}): another tiering run
+     * committed, so a log range removed in between may be one the lake now holds.
+     */
+    private static boolean tieredByAnother(LakestreamTable table, LakePosition planned) {
+        table.lake().refresh();
+        return !LakePosition.current(table.lake()).offsets().equals(planned.offsets());
     }
 
     private List<BucketFiles> writeAll(LakestreamTable table, TieringPlan plan) {

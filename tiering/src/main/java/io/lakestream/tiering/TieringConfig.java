@@ -28,11 +28,16 @@ import java.util.Map;
  *     sort holds them in memory, so this bounds compaction's memory; 0 never sorts
  * @param maxConsecutiveFailures a table whose rounds fail this many times in a row (for reasons that
  *     may be transient) stops tiering until resumed; bad states stop it at once
- * @param orphanAge files no commit references (log segments staged by writers that crashed or whose
- *     distributed write failed, lake data, delete and metadata files of failed or crashed commits) are removed once they are older
- *     than this; it must exceed the longest time a writer takes between writing a segment and committing
- *     it (a Spark job's duration), since a file is never known to be abandoned, only old
+ * @param orphanAge log files no commit references (segments staged by writers that crashed or whose
+ *     distributed write failed, temporary files of an interrupted publish) are removed once they are older
+ *     than this and no live writer lease protects them; a sweep never makes an acknowledged commit lose
+ *     data (it publishes a log commit before deleting, see docs/format.md), so this only bounds how soon a
+ *     write that holds no lease may be failed
  * @param orphanSweepInterval each table's files are listed for orphans at most this often
+ * @param lakeOrphanAge lake data, delete and metadata files no retained metadata references are removed once
+ *     they are older than this; nothing makes an Iceberg commit check that its files still exist, so this
+ *     must exceed the longest lake commit in progress (a tiering round, a compaction, an engine's
+ *     maintenance job on the lake) plus the clock difference between the storage and the tiering service
  */
 public record TieringConfig(
         Duration interval,
@@ -46,11 +51,18 @@ public record TieringConfig(
         long compactionSortMaxRecords,
         int maxConsecutiveFailures,
         Duration orphanAge,
-        Duration orphanSweepInterval) {
+        Duration orphanSweepInterval,
+        Duration lakeOrphanAge) {
     public static final String PREFIX = "tiering.";
 
-    /** Below this, a slow but live writer's staged segments could be taken for orphans. */
+    /** Below this, writes holding no lease would be failed too often (their segments swept before their commit). */
     public static final Duration MIN_ORPHAN_AGE = Duration.ofMinutes(10);
+
+    /** Iceberg's own orphan removal keeps files younger than 3 days by default: so do we. */
+    public static final Duration DEFAULT_LAKE_ORPHAN_AGE = Duration.ofDays(3);
+
+    /** Below this, the files of a live lake commit (nothing protects them but their age) could be removed. */
+    public static final Duration MIN_LAKE_ORPHAN_AGE = Duration.ofDays(1);
 
     public TieringConfig {
         requireNonNull(interval, "interval is null");
@@ -73,6 +85,10 @@ public record TieringConfig(
         check(
                 !orphanSweepInterval.isNegative() && !orphanSweepInterval.isZero(),
                 "tiering.orphan-sweep-interval must be positive");
+        requireNonNull(lakeOrphanAge, "lakeOrphanAge is null");
+        check(
+                lakeOrphanAge.compareTo(MIN_LAKE_ORPHAN_AGE) >= 0,
+                "tiering.lake-orphan-age must be at least 1d: the files of a lake commit in progress are protected by their age only");
     }
 
     public static TieringConfig defaults() {
@@ -96,7 +112,8 @@ public record TieringConfig(
                 .compactionSortMaxRecords(compactionSortMaxRecords)
                 .maxConsecutiveFailures(maxConsecutiveFailures)
                 .orphanAge(orphanAge)
-                .orphanSweepInterval(orphanSweepInterval);
+                .orphanSweepInterval(orphanSweepInterval)
+                .lakeOrphanAge(lakeOrphanAge);
     }
 
     /** Reads {@code tiering.*} properties over the defaults; unknown {@code tiering.*} keys are an error. */
@@ -122,10 +139,11 @@ public record TieringConfig(
                     case "max-consecutive-failures" -> builder.maxConsecutiveFailures(Integer.parseInt(value.trim()));
                     case "orphan-age" -> builder.orphanAge(parseDuration(value));
                     case "orphan-sweep-interval" -> builder.orphanSweepInterval(parseDuration(value));
+                    case "lake-orphan-age" -> builder.lakeOrphanAge(parseDuration(value));
                     default ->
                         throw new LakestreamException(
                                 INVALID_CATALOG_CONFIG,
-                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, compaction.sort-max-records, max-consecutive-failures, orphan-age, orphan-sweep-interval"
+                                "Unknown tiering property '%s'; known: interval, max-records-per-bucket, target-file-size, writer-threads, log-retention, compaction.delete-files, compaction.small-files, compaction.small-file-size, compaction.sort-max-records, max-consecutive-failures, orphan-age, orphan-sweep-interval, lake-orphan-age"
                                         .formatted(key));
                 }
             } catch (NumberFormatException e) {
@@ -190,6 +208,7 @@ public record TieringConfig(
         private int maxConsecutiveFailures = 5;
         private Duration orphanAge = Duration.ofHours(1);
         private Duration orphanSweepInterval = Duration.ofHours(1);
+        private Duration lakeOrphanAge = DEFAULT_LAKE_ORPHAN_AGE;
 
         private Builder() {}
 
@@ -253,6 +272,11 @@ public record TieringConfig(
             return this;
         }
 
+        public Builder lakeOrphanAge(Duration lakeOrphanAge) {
+            this.lakeOrphanAge = lakeOrphanAge;
+            return this;
+        }
+
         public TieringConfig build() {
             return new TieringConfig(
                     interval,
@@ -266,7 +290,8 @@ public record TieringConfig(
                     compactionSortMaxRecords,
                     maxConsecutiveFailures,
                     orphanAge,
-                    orphanSweepInterval);
+                    orphanSweepInterval,
+                    lakeOrphanAge);
         }
     }
 }

@@ -60,6 +60,12 @@ final class LakeOracle {
         }
     }
 
+    /** Records changes a test committed itself, in one commit, in this order. */
+    void record(List<Change> changes) {
+        changes.forEach(change -> buckets.computeIfAbsent(bucketOf(change.row()), b -> new ArrayList<>())
+                .add(change));
+    }
+
     int bucketOf(List<Object> row) {
         int[] positions = table.bucketKeyPositions();
         Object[] key = new Object[positions.length];
@@ -102,7 +108,7 @@ final class LakeOracle {
         return keyPositions.stream().map(row::get).toList();
     }
 
-    private Map<String, Object> toMap(List<Object> row) {
+    Map<String, Object> toMap(List<Object> row) {
         Map<String, Object> values = new HashMap<>();
         List<Types.NestedField> columns = schema.columns();
         for (int i = 0; i < columns.size(); i++) {

@@ -116,8 +116,9 @@ class TestLakeMetadataSweep {
                     .anyMatch(name -> name.endsWith(".metadata.json"));
             assertThat(lake.properties()).containsKey("another.writer");
 
-            // Younger than the orphan age: the sweep of a new service keeps them (a commit may be in progress).
-            clock.advance(Duration.ofMinutes(30));
+            // Older than the log's orphan age but younger than the lake's: the sweep of a new service keeps
+            // them (a lake commit may be in progress, and only their age can tell).
+            clock.advance(Duration.ofHours(2));
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
                 TieringResult result = service.tierTable(table.identifier());
                 assertThat(result.error()).isEmpty();
@@ -127,7 +128,7 @@ class TestLakeMetadataSweep {
                     .containsAll(leftByTheCrash)
                     .contains(orphanStatistics.getFileName().toString());
 
-            clock.advance(Duration.ofHours(2));
+            clock.advance(TieringConfig.DEFAULT_LAKE_ORPHAN_AGE);
             Set<String> beforeSweep = fileNames(metadata);
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
                 TieringResult swept = service.tierTable(table.identifier());

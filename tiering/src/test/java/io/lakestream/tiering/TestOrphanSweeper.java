@@ -1,9 +1,14 @@
 package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.FaultyLogFileSystem;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
@@ -19,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -60,6 +66,10 @@ class TestOrphanSweeper {
             // A publish interrupted between writing its temporary file and linking it.
             Path temporary = logFile(table, "_commits/.tmp-" + java.util.UUID.randomUUID());
             Files.write(temporary, new byte[] {1});
+            // and a lease renewal interrupted the same way
+            Path leaseTemporary = logFile(table, "_leases/.tmp-" + java.util.UUID.randomUUID());
+            Files.createDirectories(leaseTemporary.getParent());
+            Files.write(leaseTemporary, new byte[] {1});
 
             oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 20, 40, "v2"));
             MutableClock clock = new MutableClock(Instant.now());
@@ -80,13 +90,15 @@ class TestOrphanSweeper {
                         .isZero();
                 assertThat(staged).allSatisfy(path -> assertThat(path).exists());
                 assertThat(temporary).exists();
+                assertThat(leaseTemporary).exists();
 
                 clock.advance(Duration.ofHours(2));
                 TieringResult swept = service.tierTable(table.identifier());
                 assertThat(swept.error()).isEmpty();
-                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 1);
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 2);
                 assertThat(staged).allSatisfy(path -> assertThat(path).doesNotExist());
                 assertThat(temporary).doesNotExist();
+                assertThat(leaseTemporary).doesNotExist();
 
                 // Not due again until the sweep interval passed.
                 assertThat(service.tierTable(table.identifier()).orphansRemoved())
@@ -105,6 +117,59 @@ class TestOrphanSweeper {
             assertThat(published).hasSize(6).allSatisfy(path -> assertThat(path).exists());
             Table lake = warehouse.load("swept_log").lake();
             assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+        }
+    }
+
+    /**
+     * A write whose staged segments the sweep took for orphans (here: staged by a writer that let them
+     * go unprotected, then committed them late) is refused, and nothing of it is published: before, the
+     * commit was acknowledged and every read of those buckets failed with {@code LOG_CORRUPT}.
+     */
+    @Test
+    void aLateCommitOfSweptSegmentsIsRefusedAndTheTableStaysReadable() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("late_commit", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+            List<StagedSegment> staged;
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                for (long id = 100; id < 120; id++) {
+                    writer.upsert(Map.of("id", id, "name", "late" + id, "score", 1));
+                }
+                staged = writer.prepare();
+            }
+            long before = table.log().latestSnapshot().version();
+
+            // A service started two hours later sweeps at its first round: the staged files look abandoned.
+            MutableClock clock = new MutableClock(Instant.now().plus(Duration.ofHours(2)));
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .build();
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult swept = service.tierTable(table.identifier());
+                assertThat(swept.error()).isEmpty();
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size());
+            }
+
+            assertThatThrownBy(() -> table.log().commit(staged, Optional.of("late-write")))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.STAGED_SEGMENT_MISSING))
+                    .hasMessageContaining("was removed as an orphan")
+                    .hasMessageContaining("Nothing was committed");
+            LogSnapshot after = warehouse.load("late_commit").log().latestSnapshot();
+            assertThat(after.idempotencyKeys()).doesNotContainKey("late-write");
+            assertThat(after.endOffsets()).isEqualTo(oracle.ends());
+            assertThat(after.version()).isEqualTo(before + 1); // the sweep's own commit, which adds no data
+
+            // Tiering goes on and the lake holds exactly the acknowledged changes.
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                TieringResult tiered = service.tierTable(table.identifier());
+                assertThat(tiered.error()).isEmpty();
+            }
+            Table lake = warehouse.load("late_commit").lake();
             assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
         }
     }
@@ -132,7 +197,14 @@ class TestOrphanSweeper {
                         .isZero();
                 assertThat(crashed).exists();
             }
+            // Older than the log's orphan age, younger than the lake's: a lake commit may still name it.
             clock.advance(Duration.ofHours(2));
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+                assertThat(crashed).exists();
+            }
+            clock.advance(TieringConfig.DEFAULT_LAKE_ORPHAN_AGE);
             try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
                 TieringResult swept = service.tierTable(table.identifier());
                 assertThat(swept.error()).isEmpty();
@@ -151,6 +223,53 @@ class TestOrphanSweeper {
                             .exists();
                 }
             }
+        }
+    }
+
+    /**
+     * Where this process cannot publish log commits (the log on {@code s3a:} through Hadoop, written by
+     * Trino), deleting a staged segment safely is impossible, so the log is not swept; the lake is, with
+     * the lake's age.
+     */
+    @Test
+    void aLogThisProcessCannotPublishIsNotSweptButItsLakeIs() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.createPrimaryKeyTable("read_only_log", 2);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(warehouse.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 40, "v1"));
+            List<StagedSegment> staged;
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                writer.upsert(Map.of("id", 500L, "name", "staged", "score", 1));
+                staged = writer.prepare();
+            }
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .retention(Duration.ofDays(30))
+                    .build();
+            MutableClock clock = new MutableClock(Instant.now());
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                assertThat(service.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+            }
+            Table lake = warehouse.load("read_only_log").lake();
+            Path lakeFile = parquetFiles(lake).getFirst();
+            Path crashed = lakeFile.resolveSibling("00000-0-crashed-attempt-00002.parquet");
+            Files.copy(lakeFile, crashed);
+
+            FaultyLogFileSystem readOnly = new FaultyLogFileSystem();
+            readOnly.readOnly();
+            LakestreamCatalog readOnlyLog =
+                    new LakestreamCatalog(warehouse.catalog().icebergCatalog(), location -> readOnly);
+            clock.advance(TieringConfig.DEFAULT_LAKE_ORPHAN_AGE.plusHours(1));
+            try (TieringService service = new TieringService(readOnlyLog, config, TieringHooks.NONE, clock)) {
+                TieringResult result = service.tierTable(table.identifier());
+                assertThat(result.error()).isEmpty();
+                assertThat(result.orphansRemoved()).isEqualTo(1);
+            }
+            assertThat(crashed).doesNotExist();
+            assertThat(staged)
+                    .allSatisfy(segment ->
+                            assertThat(logFile(table, segment.path())).exists());
         }
     }
 

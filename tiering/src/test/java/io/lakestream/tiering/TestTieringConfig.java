@@ -23,6 +23,7 @@ class TestTieringConfig {
         assertThat(config.maxConsecutiveFailures()).isEqualTo(5);
         assertThat(config.orphanAge()).isEqualTo(Duration.ofHours(1));
         assertThat(config.orphanSweepInterval()).isEqualTo(Duration.ofHours(1));
+        assertThat(config.lakeOrphanAge()).isEqualTo(Duration.ofDays(3));
         assertThat(config.toBuilder().build()).isEqualTo(config);
     }
 
@@ -41,6 +42,7 @@ class TestTieringConfig {
                 Map.entry("tiering.max-consecutive-failures", "11"),
                 Map.entry("tiering.orphan-age", "2h"),
                 Map.entry("tiering.orphan-sweep-interval", "15m"),
+                Map.entry("tiering.lake-orphan-age", "7d"),
                 Map.entry("unrelated.key", "ignored")));
         assertThat(config)
                 .isEqualTo(new TieringConfig(
@@ -55,7 +57,8 @@ class TestTieringConfig {
                         4321,
                         11,
                         Duration.ofHours(2),
-                        Duration.ofMinutes(15)));
+                        Duration.ofMinutes(15),
+                        Duration.ofDays(7)));
     }
 
     @Test
@@ -71,5 +74,7 @@ class TestTieringConfig {
                 .hasMessageContaining("tiering.compaction.sort-max-records must not be negative");
         assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.orphan-age", "1m")))
                 .hasMessageContaining("tiering.orphan-age must be at least 10m");
+        assertThatThrownBy(() -> TieringConfig.fromProperties(Map.of("tiering.lake-orphan-age", "12h")))
+                .hasMessageContaining("tiering.lake-orphan-age must be at least 1d");
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
@@ -15,9 +17,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.StreamSupport;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +82,95 @@ class TestTieringRace {
             assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
             // A deleted the files of its rejected commit.
             assertThat(TieringTests.orphanDataFiles(lake)).isEmpty();
+        }
+    }
+
+    /**
+     * Two services with retention zero. A has planned and written its first bucket when B tiers the whole
+     * table and its retention removes the segments A was about to read. A finds its range removed: a normal
+     * race, not a bad state. It re-plans from B's lake and finds nothing left; the table is not stopped.
+     */
+    @Test
+    void rangeTieredAndRemovedByAnotherServiceWhileWritingIsReplanned() throws Exception {
+        try (TestingWarehouse first = new TestingWarehouse(directory);
+                TestingWarehouse second = new TestingWarehouse(directory)) {
+            LakestreamTable table = first.createPrimaryKeyTable("raced", 3);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(first.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 90, "a"));
+            oracle.commit(first.allocator(), TieringTests.deletes(0, 9));
+            // one writer thread: A writes its buckets one after the other
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(1)
+                    .retention(Duration.ZERO)
+                    .build();
+            try (TieringService b = new TieringService(second.catalog(), config)) {
+                List<TieringResult> bResults = new CopyOnWriteArrayList<>();
+                AtomicBoolean raced = new AtomicBoolean();
+                TieringHooks raceOnce = (identifier, step, bucket) -> {
+                    if (step == TieringStep.DATA_FILES_WRITTEN && raced.compareAndSet(false, true)) {
+                        bResults.add(b.tierTable(table.identifier()));
+                    }
+                };
+                try (TieringService a = new TieringService(first.catalog(), config, raceOnce, Clock.systemUTC())) {
+                    TieringResult aResult = a.tierTable(table.identifier());
+
+                    assertThat(bResults).singleElement().satisfies(result -> {
+                        assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+                        assertThat(result.segmentsRemoved()).isPositive();
+                    });
+                    assertThat(aResult.error()).isEmpty();
+                    assertThat(aResult.outcome()).isEqualTo(TieringResult.Outcome.UP_TO_DATE);
+                    assertThat(a.status().get(table.identifier()).stopped()).isFalse();
+                }
+            }
+            Table lake = first.load("raced").lake();
+            assertThat(tieringSnapshots(lake)).isEqualTo(1);
+            assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+            assertThat(TieringTests.orphanDataFiles(lake)).isEmpty();
+        }
+    }
+
+    /**
+     * The same race earlier: A read the lake, then B tiered everything and its retention removed the log
+     * below, then A read the log. A's plan finds the range removed; the lake moved, so A re-plans instead
+     * of stopping the table.
+     */
+    @Test
+    void rangeTieredAndRemovedBetweenReadingLakeAndLogIsReplanned() throws Exception {
+        try (TestingWarehouse first = new TestingWarehouse(directory);
+                TestingWarehouse second = new TestingWarehouse(directory);
+                BufferAllocator allocator = new RootAllocator()) {
+            LakestreamTable table = first.createPrimaryKeyTable("raced", 3);
+            LakeOracle oracle = new LakeOracle(table);
+            oracle.commit(first.allocator(), TieringTests.rows(ChangeType.UPSERT, 0, 90, "a"));
+            TieringConfig config =
+                    TieringConfig.builder().retention(Duration.ZERO).build();
+            ExecutorService writers = Executors.newFixedThreadPool(2);
+            try (TieringService b = new TieringService(second.catalog(), config)) {
+                AtomicBoolean raced = new AtomicBoolean();
+                StreamLog racingLog = new ForwardingStreamLog(table.log()) {
+                    @Override
+                    public LogSnapshot latestSnapshot() {
+                        if (raced.compareAndSet(false, true)) {
+                            assertThat(b.tierTable(table.identifier()).segmentsRemoved())
+                                    .isPositive();
+                        }
+                        return super.latestSnapshot();
+                    }
+                };
+                LakestreamTable racing =
+                        new LakestreamTable(table.identifier(), table.lake(), table.definition(), racingLog);
+                TieringResult result =
+                        new TableTiering(config, allocator, writers, TieringHooks.NONE, Clock.systemUTC()).tier(racing);
+                assertThat(raced).isTrue();
+                assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.UP_TO_DATE);
+            } finally {
+                writers.shutdownNow();
+            }
+            Table lake = first.load("raced").lake();
+            assertThat(tieringSnapshots(lake)).isEqualTo(1);
+            assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
         }
     }
 

@@ -43,7 +43,9 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     LAKESTREAM_SCHEMA_ALREADY_EXISTS(23, USER_ERROR),
     LAKESTREAM_TABLE_DROPPED(24, USER_ERROR),
     /** A write's staged log segment disappeared before its commit; nothing was published. */
-    LAKESTREAM_STAGED_SEGMENT_MISSING(25, EXTERNAL);
+    LAKESTREAM_STAGED_SEGMENT_MISSING(25, EXTERNAL),
+    /** The embedded SQLite catalog stayed locked by another process; the message names the lock and its holder. */
+    LAKESTREAM_CATALOG_LOCKED(26, EXTERNAL);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -90,6 +92,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case LAKE_FILE_UNREADABLE -> LAKESTREAM_BAD_DATA;
             case TABLE_DROPPED -> LAKESTREAM_TABLE_DROPPED;
             case STAGED_SEGMENT_MISSING -> LAKESTREAM_STAGED_SEGMENT_MISSING;
+            case CATALOG_LOCKED -> LAKESTREAM_CATALOG_LOCKED;
         };
     }
 }

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.io.LocalSync;
 import io.lakestream.io.PositionedReadChannel;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
@@ -41,20 +42,49 @@ import java.util.Optional;
 final class LakestreamLogFileSystem implements LogFileSystem {
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
-    private final LocalLogFileSystem local = new LocalLogFileSystem();
+    private final LocalLogFileSystem local;
 
     /**
      * @param localRoot the root of the local file system ({@code local.location}), if it is enabled
      */
     LakestreamLogFileSystem(TrinoFileSystem fileSystem, Optional<Path> localRoot) {
+        this(fileSystem, localRoot, LocalSync.FSYNC);
+    }
+
+    /** With another way to sync local files: tests record the order of forces. */
+    LakestreamLogFileSystem(TrinoFileSystem fileSystem, Optional<Path> localRoot, LocalSync sync) {
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.localRoot = requireNonNull(localRoot, "localRoot is null")
                 .map(root -> root.toAbsolutePath().normalize());
+        this.local = new LocalLogFileSystem(sync);
     }
 
     @Override
     public OutputStream create(String location) throws IOException {
         return fileSystem.newOutputFile(LakestreamLocations.of(location)).create();
+    }
+
+    /**
+     * A local segment is written through {@link LocalLogFileSystem}, whose channel forces the file (Trino's
+     * local output stream never does); elsewhere through Trino's file system, where closing is the durable
+     * step (an object store's upload completes on close).
+     */
+    @Override
+    public OutputChannel createChannel(String location) throws IOException {
+        Optional<Path> path = localPath(LakestreamLocations.of(location));
+        if (path.isPresent()) {
+            return local.createChannel(path.get().toString());
+        }
+        return LogFileSystem.super.createChannel(location);
+    }
+
+    /** Local directories are synced; object stores have none, and their names are durable on create. */
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        Optional<Path> path = localPath(LakestreamLocations.of(location));
+        if (path.isPresent()) {
+            local.syncDirectory(path.get().toString());
+        }
     }
 
     @Override

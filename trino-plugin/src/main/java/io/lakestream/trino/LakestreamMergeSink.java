@@ -48,10 +48,11 @@ final class LakestreamMergeSink implements ConnectorMergeSink {
 
     private final List<TrinoValueReader> keyReaders;
 
-    LakestreamMergeSink(LakestreamTable table, String tableName, BufferAllocator allocator) {
+    LakestreamMergeSink(LakestreamTable table, String tableName, String leaseId, BufferAllocator allocator) {
         this.tableName = tableName;
-        this.deletes = new LakestreamWriter(table, allocator);
-        this.upserts = new LakestreamWriter(table, allocator);
+        // staged under the coordinator's lease, which it holds until it commits or cleans up
+        this.deletes = new LakestreamWriter(table, allocator, leaseId);
+        this.upserts = new LakestreamWriter(table, allocator, leaseId);
         this.row = GenericRecord.create(table.definition().schema());
         List<LakestreamColumnHandle> columns = LakestreamColumns.userColumns(table.definition());
         this.columnReaders = columns.stream()

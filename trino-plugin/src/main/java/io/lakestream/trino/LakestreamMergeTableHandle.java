@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.log.WriterLease;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorTableHandle;
 
@@ -10,10 +11,13 @@ import io.trino.spi.connector.ConnectorTableHandle;
  * changes into staged log segments, the coordinator publishes them as one log commit.
  *
  * @param tableHandle the table read to find the changed rows
+ * @param leaseId the writer lease the coordinator holds for this write: tasks name their segments after it
  */
-public record LakestreamMergeTableHandle(LakestreamTableHandle tableHandle) implements ConnectorMergeTableHandle {
+public record LakestreamMergeTableHandle(LakestreamTableHandle tableHandle, String leaseId)
+        implements ConnectorMergeTableHandle {
     public LakestreamMergeTableHandle {
         requireNonNull(tableHandle, "tableHandle is null");
+        WriterLease.checkId(leaseId);
     }
 
     @Override

@@ -338,6 +338,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             List<ColumnHandle> columns,
             RetryMode retryMode) {
         return writes.beginInsert(
+                session.getQueryId(),
                 requireUnionView((LakestreamTableHandle) tableHandle, "INSERT"),
                 columns.stream().map(LakestreamColumnHandle.class::cast).toList(),
                 retryMode);
@@ -373,6 +374,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             Map<Integer, Collection<ColumnHandle>> updateCaseColumns,
             RetryMode retryMode) {
         return writes.beginMerge(
+                session.getQueryId(),
                 requireUnionView((LakestreamTableHandle) tableHandle, "DELETE"),
                 updateCaseColumns.values().stream()
                         .flatMap(Collection::stream)

@@ -37,8 +37,10 @@ final class LakestreamPageSink implements ConnectorPageSink {
 
     private final List<TrinoValueReader> readers;
 
-    LakestreamPageSink(LakestreamTable table, List<LakestreamColumnHandle> columns, BufferAllocator allocator) {
-        this.writer = new LakestreamWriter(table, allocator);
+    LakestreamPageSink(
+            LakestreamTable table, List<LakestreamColumnHandle> columns, String leaseId, BufferAllocator allocator) {
+        // staged under the coordinator's lease, which it holds until it commits or cleans up
+        this.writer = new LakestreamWriter(table, allocator, leaseId);
         this.upsert = table.definition().hasPrimaryKey();
         // a record of the table's own schema is converted by position, without name lookups
         this.row = GenericRecord.create(table.definition().schema());

@@ -34,7 +34,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) outputTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), allocator);
+        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), handle.leaseId(), allocator);
     }
 
     @Override
@@ -45,7 +45,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) insertTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), allocator);
+        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), handle.leaseId(), allocator);
     }
 
     @Override
@@ -55,8 +55,9 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             ConnectorMergeTableHandle mergeHandle,
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
-        LakestreamTableHandle table = ((LakestreamMergeTableHandle) mergeHandle).tableHandle();
+        LakestreamMergeTableHandle handle = (LakestreamMergeTableHandle) mergeHandle;
+        LakestreamTableHandle table = handle.tableHandle();
         return new LakestreamMergeSink(
-                catalog.loadTable(table.baseTable()), table.baseTable().toString(), allocator);
+                catalog.loadTable(table.baseTable()), table.baseTable().toString(), handle.leaseId(), allocator);
     }
 }

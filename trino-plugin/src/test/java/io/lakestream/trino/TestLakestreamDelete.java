@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.airlift.slice.Slice;
+import io.lakestream.log.WriterLease;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
@@ -109,13 +110,16 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
             deletes.delete(Map.of("id", 2L));
             deletes.prepare().forEach(segment -> fragments.add(LakestreamMergeSink.Fragment.write(true, segment)));
         }
-        LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess());
-        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(new LakestreamTableHandle(
-                LakestreamQueryRunner.SCHEMA,
-                "ordered",
-                ReadMode.UNION,
-                new LakestreamPin(
-                        metadataLocation(table), table.log().latestSnapshot().version())));
+        LakestreamWrites writes = new LakestreamWrites(tables.catalogAccess(), tables.allocator());
+        LakestreamMergeTableHandle handle = new LakestreamMergeTableHandle(
+                new LakestreamTableHandle(
+                        LakestreamQueryRunner.SCHEMA,
+                        "ordered",
+                        ReadMode.UNION,
+                        new LakestreamPin(
+                                metadataLocation(table),
+                                table.log().latestSnapshot().version())),
+                WriterLease.newId());
         long before = table.log().latestSnapshot().version();
         writes.commit("query_1", handle, fragments);
         assertQuery("SELECT id, v FROM ordered", "VALUES (1, 'b')");

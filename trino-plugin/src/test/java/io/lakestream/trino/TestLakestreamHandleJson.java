@@ -12,6 +12,7 @@ import io.airlift.json.JsonCodecFactory;
 import io.airlift.json.JsonMapperProvider;
 import io.airlift.slice.Slices;
 import io.lakestream.log.StagedSegment;
+import io.lakestream.log.WriterLease;
 import io.lakestream.plan.LakeDeleteFile;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
@@ -91,8 +92,11 @@ final class TestLakestreamHandleJson {
     void mergeTableHandle() {
         assertRoundTrip(
                 LakestreamMergeTableHandle.class,
-                new LakestreamMergeTableHandle(new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
-                        .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))));
+                new LakestreamMergeTableHandle(
+                        new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
+                                .withConstraint(
+                                        TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L)))),
+                        WriterLease.newId()));
     }
 
     @Test
@@ -149,7 +153,8 @@ final class TestLakestreamHandleJson {
     @Test
     void insertHandleAndFragments() {
         assertRoundTrip(
-                LakestreamInsertTableHandle.class, new LakestreamInsertTableHandle("s", "t", List.of(ID, REGION)));
+                LakestreamInsertTableHandle.class,
+                new LakestreamInsertTableHandle("s", "t", List.of(ID, REGION), WriterLease.newId()));
         StagedSegment segment = new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2);
         assertThat(LakestreamPageSink.readFragment(LakestreamPageSink.writeFragment(segment)))
                 .isEqualTo(segment);

@@ -4,6 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.io.LocalSync;
+import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.StagedSegment;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.local.LocalFileSystem;
@@ -11,12 +15,14 @@ import io.trino.filesystem.memory.MemoryFileSystem;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -105,6 +111,46 @@ final class TestLakestreamLogFileSystem {
         log.deleteRecursively("local:///t/log");
         assertThat(root.resolve("t/log")).doesNotExist();
         log.deleteRecursively("local:///t/log");
+    }
+
+    /**
+     * A commit through Trino's log file system on a local path: the segment is forced (Trino's own local
+     * stream never is) and its directory synced before the commit is published, the commit's directory after.
+     */
+    @Test
+    void localSegmentsAndCommitsAreDurable() throws Exception {
+        Path root = Files.createTempDirectory("lakestream-log-fs").toRealPath();
+        List<String> syncs = new CopyOnWriteArrayList<>();
+        LocalSync recording = new LocalSync() {
+            @Override
+            public void force(Path file, FileChannel channel) throws IOException {
+                FSYNC.force(file, channel);
+                syncs.add("force " + file);
+            }
+
+            @Override
+            public void syncDirectory(Path directory) throws IOException {
+                FSYNC.syncDirectory(directory);
+                syncs.add("sync " + directory);
+            }
+        };
+        LakestreamLogFileSystem fileSystem =
+                new LakestreamLogFileSystem(new LocalFileSystem(root), Optional.of(root), recording);
+        FileStreamLog log = new FileStreamLog("local:///t/log", fileSystem, 1);
+        String segment = "bucket-0000/a.arrow";
+        try (LogFileSystem.OutputChannel channel =
+                fileSystem.createChannel(log.paths().resolve(segment))) {
+            channel.write(ByteBuffer.wrap("0123456789".getBytes(UTF_8)));
+            channel.force();
+        }
+        int afterSegment = syncs.size();
+        log.commit(List.of(new StagedSegment(0, segment, 1, 10, 0, 0)), Optional.empty());
+
+        assertThat(syncs.subList(0, afterSegment)).contains("force " + root.resolve("t/log/bucket-0000/a.arrow"));
+        assertThat(syncs.subList(afterSegment, syncs.size()))
+                .containsSubsequence(
+                        "sync " + root.resolve("t/log/bucket-0000"), "sync " + root.resolve("t/log/_commits"));
+        assertThat(root.resolve("t/log/_commits/00000000000000000001.json")).exists();
     }
 
     @Test

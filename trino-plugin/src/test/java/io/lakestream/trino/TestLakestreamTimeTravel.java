@@ -1,5 +1,9 @@
 package io.lakestream.trino;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.lake.LakePosition;
+import io.lakestream.table.LakestreamTable;
 import io.trino.Session;
 import io.trino.spi.type.TimeZoneKey;
 import java.time.LocalDateTime;
@@ -44,6 +48,28 @@ final class TestLakestreamTimeTravel extends AbstractLakestreamSqlTest {
         assertQueryFails(
                 "SELECT * FROM versioned FOR VERSION AS OF 'abc'",
                 ".*FOR VERSION AS OF on tests.versioned takes a log version number \\(an integer\\), not a value of type varchar.*");
+    }
+
+    /**
+     * A read pinned at a log version whose segments retention removed afterwards (as a query pinned before
+     * retention ran and read after it): a coded error that says to re-run, not a corrupt log.
+     */
+    @Test
+    void readOfAVersionWhoseSegmentsRetentionRemovedSaysToRerun() {
+        assertUpdate("CREATE TABLE retained (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO retained VALUES (1, 'a'), (2, 'b')", 2);
+        long pinned = version("retained");
+        assertUpdate("INSERT INTO retained VALUES (3, 'c')", 1);
+        tables.tier("retained");
+        // what the tiering service's retention does once the tiered segments are old enough
+        LakestreamTable table = tables.load("retained");
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+
+        assertQuery("SELECT id, v FROM retained", "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        assertQueryFails(
+                "SELECT id, v FROM retained FOR VERSION AS OF " + pinned,
+                ".*were removed by retention while this read ran .* Re-run the query.*");
     }
 
     @Test

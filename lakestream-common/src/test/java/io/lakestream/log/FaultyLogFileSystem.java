@@ -1,0 +1,112 @@
+package io.lakestream.log;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.SeekableByteChannel;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The local log file system with faults a test can inject: a pause before a publish (another process
+ * acts in it), deletes that do not happen (a process that stalls after publishing, before it deletes),
+ * and a read-only log (what the Java writer, Spark and tiering see on {@code s3a:} through Hadoop).
+ */
+public final class FaultyLogFileSystem implements LogFileSystem {
+    private final LocalLogFileSystem local = new LocalLogFileSystem();
+    private final AtomicReference<Runnable> beforeNextPublish = new AtomicReference<>();
+    private volatile boolean deletes = true;
+    private volatile boolean readOnly;
+
+    /** Runs {@code action} once, right before the next {@link #createExclusive}. */
+    public void beforeNextPublish(Runnable action) {
+        beforeNextPublish.set(action);
+    }
+
+    public void ignoreDeletes() {
+        deletes = false;
+    }
+
+    /** Every write fails, and {@link #canPublish} says so. */
+    public void readOnly() {
+        readOnly = true;
+    }
+
+    @Override
+    public boolean canPublish(String location) {
+        return !readOnly;
+    }
+
+    private void checkWritable(String location) throws IOException {
+        if (readOnly) {
+            throw new IOException("read-only log file system: cannot write " + location);
+        }
+    }
+
+    @Override
+    public boolean createExclusive(String location, byte[] content) throws IOException {
+        checkWritable(location);
+        Runnable action = beforeNextPublish.getAndSet(null);
+        if (action != null) {
+            action.run();
+        }
+        return local.createExclusive(location, content);
+    }
+
+    @Override
+    public void delete(String location) throws IOException {
+        checkWritable(location);
+        if (deletes) {
+            local.delete(location);
+        }
+    }
+
+    @Override
+    public OutputStream create(String location) throws IOException {
+        checkWritable(location);
+        return local.create(location);
+    }
+
+    @Override
+    public OutputChannel createChannel(String location) throws IOException {
+        checkWritable(location);
+        return local.createChannel(location);
+    }
+
+    @Override
+    public void syncDirectory(String location) throws IOException {
+        local.syncDirectory(location);
+    }
+
+    @Override
+    public void replace(String location, byte[] content) throws IOException {
+        checkWritable(location);
+        local.replace(location, content);
+    }
+
+    @Override
+    public Optional<byte[]> readIfExists(String location) throws IOException {
+        return local.readIfExists(location);
+    }
+
+    @Override
+    public SeekableByteChannel openForRead(String location) throws IOException {
+        return local.openForRead(location);
+    }
+
+    @Override
+    public boolean exists(String location) {
+        return local.exists(location);
+    }
+
+    @Override
+    public void deleteRecursively(String location) throws IOException {
+        checkWritable(location);
+        local.deleteRecursively(location);
+    }
+
+    @Override
+    public List<FileEntry> listRecursively(String location) throws IOException {
+        return local.listRecursively(location);
+    }
+}

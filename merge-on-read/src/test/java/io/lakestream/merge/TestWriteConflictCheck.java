@@ -1,0 +1,268 @@
+package io.lakestream.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.OffsetMap;
+import io.lakestream.log.StagedSegment;
+import io.lakestream.log.StreamLog.CommitResult;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The conflict rule of {@link WriteConflictCheck}, through the real log commit: a write reads the
+ * table at a version, stages its changes, another writer commits in between, and the write commits
+ * with {@code commitIfNoConflict}. The table is {@code id} (key), {@code name} (a status) and {@code
+ * score}.
+ */
+class TestWriteConflictCheck {
+    @TempDir
+    Path directory;
+
+    private TestingWarehouse warehouse;
+    private LakestreamTable table;
+
+    @BeforeEach
+    void setUp() {
+        warehouse = new TestingWarehouse(directory);
+        table = warehouse.createPrimaryKeyTable("t", 4);
+        commit(table, writer -> {
+            for (long id = 1; id <= 8; id++) {
+                writer.upsert(row(id, id % 2 == 0 ? "active" : "expired", 0));
+            }
+        });
+    }
+
+    @AfterEach
+    void tearDown() {
+        warehouse.close();
+    }
+
+    @Test
+    void updateRacingAnUpsertOfTheSameKeyConflicts() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> {
+            writer.delete(Map.of("id", 1L));
+            writer.upsert(row(1, "expired", 1));
+        });
+        commit(table, writer -> writer.upsert(row(1, "expired", 10)));
+
+        // both rules apply: the key is written, and the new row matches the condition
+        assertConflict(update, read, Expressions.equal("id", 1L), "id=1");
+        // the key rule alone
+        assertConflict(update, read, Expressions.alwaysFalse(), "key id=1");
+    }
+
+    @Test
+    void updateRacingADeleteOfTheSameKeyConflicts() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(3, "expired", 1)));
+        commit(table, writer -> writer.delete(Map.of("id", 3L)));
+
+        assertConflict(update, read, Expressions.equal("id", 3L), "key id=3");
+    }
+
+    @Test
+    void changesOfOtherKeysOutsideTheConditionCommit() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(1, "expired", 1)));
+        // every bucket changes, but neither key 1 nor a row with id = 1
+        commit(table, writer -> {
+            for (long id = 2; id <= 8; id++) {
+                writer.upsert(row(id, "expired", 5));
+            }
+            writer.delete(Map.of("id", 9L));
+        });
+
+        CommitResult result = commitChecked(update, read, Expressions.equal("id", 1L));
+        assertThat(result.alreadyApplied()).isFalse();
+        assertThat(result.version()).isEqualTo(read + 2);
+    }
+
+    @Test
+    void deleteByConditionRacingAReUpsertOfItsRowConflicts() {
+        // DELETE WHERE name = 'expired' read keys 1, 3, 5, 7; key 3 is upserted as 'active' in between
+        long read = version();
+        List<StagedSegment> delete = stage(table, writer -> {
+            for (long id = 1; id <= 7; id += 2) {
+                writer.delete(Map.of("id", id));
+            }
+        });
+        commit(table, writer -> writer.upsert(row(3, "active", 0)));
+
+        assertConflict(delete, read, Expressions.equal("name", "expired"), "key id=3");
+    }
+
+    @Test
+    void newRowMatchingTheConditionConflicts() {
+        long read = version();
+        List<StagedSegment> delete = stage(table, writer -> writer.delete(Map.of("id", 1L)));
+        // a row the DELETE would have deleted, had it read after this commit
+        commit(table, writer -> writer.upsert(row(20, "expired", 0)));
+
+        assertConflict(delete, read, Expressions.equal("name", "expired"), "id=20");
+    }
+
+    @Test
+    void newRowOutsideTheConditionCommits() {
+        long read = version();
+        List<StagedSegment> delete = stage(table, writer -> writer.delete(Map.of("id", 1L)));
+        commit(table, writer -> writer.upsert(row(20, "active", 0)));
+
+        assertThat(commitChecked(delete, read, Expressions.equal("name", "expired"))
+                        .version())
+                .isEqualTo(read + 2);
+    }
+
+    @Test
+    void unknownConditionResultCountsAsAMatch() {
+        long read = version();
+        List<StagedSegment> delete = stage(table, writer -> writer.delete(Map.of("id", 1L)));
+        // name = 'expired' is unknown for a null name: the check does not bet on the engine's null rules
+        Map<String, Object> nullName = new HashMap<>();
+        nullName.put("id", 21L);
+        nullName.put("name", null);
+        nullName.put("score", 0);
+        commit(table, writer -> writer.upsert(nullName));
+
+        assertConflict(delete, read, Expressions.equal("name", "expired"), "id=21");
+    }
+
+    @Test
+    void concurrentDeleteOfAnotherKeyIsNoConflictEvenUnderATrueCondition() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(1, "expired", 1)));
+        commit(table, writer -> writer.delete(Map.of("id", 2L)));
+
+        assertThat(commitChecked(update, read, Expressions.alwaysTrue()).version())
+                .isEqualTo(read + 2);
+    }
+
+    @Test
+    void withoutAKnownConditionEveryConcurrentUpsertConflicts() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(1, "expired", 1)));
+        commit(table, writer -> writer.upsert(row(2, "active", 7)));
+
+        assertConflict(update, read, Expressions.alwaysTrue(), "id=2");
+    }
+
+    @Test
+    void changesRemovedByRetentionBeforeTheCheckConflict() {
+        long read = version();
+        LogSnapshot atRead = table.log().latestSnapshot();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(1, "expired", 1)));
+        commit(table, writer -> writer.upsert(row(2, "active", 7)));
+        // retention drops everything up to the new ends (as if tiering had taken it): the change to key 2
+        // can no longer be read
+        OffsetMap ends = table.log().latestSnapshot().endOffsets();
+        assertThat(table.log().removeSegments(ends, Long.MAX_VALUE)).isPositive();
+        assertThat(atRead.version()).isEqualTo(read);
+
+        assertConflict(update, read, Expressions.equal("id", 1L), "removed by retention");
+    }
+
+    @Test
+    void compositeKeysAreComparedInTheirCanonicalEncoding() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "region", Types.StringType.get()),
+                Types.NestedField.required(2, "day", Types.DateType.get()),
+                Types.NestedField.optional(3, "n", Types.LongType.get()));
+        LakestreamTable composite = warehouse.create(
+                "composite",
+                TableSpec.builder(schema)
+                        .primaryKey("region", "day")
+                        .bucketCount(2)
+                        .build());
+        java.time.LocalDate day = java.time.LocalDate.of(2026, 1, 2);
+        commit(composite, writer -> writer.upsert(Map.of("region", "eu", "day", day, "n", 1L)));
+        long read = composite.log().latestSnapshot().version();
+        List<StagedSegment> update =
+                stage(composite, writer -> writer.upsert(Map.of("region", "eu", "day", day, "n", 2L)));
+        // same region, other day; other region, same day: no conflict
+        commit(composite, writer -> {
+            writer.upsert(Map.of("region", "eu", "day", day.plusDays(1), "n", 5L));
+            writer.upsert(Map.of("region", "us", "day", day, "n", 5L));
+        });
+        WriteConflictCheck check = new WriteConflictCheck(composite, Expressions.alwaysFalse(), warehouse.allocator());
+        assertThat(composite.log().latestSnapshot().version()).isEqualTo(read + 1);
+        assertThat(check.findConflict(
+                        update, composite.log().snapshot(read), composite.log().latestSnapshot()))
+                .isEmpty();
+        // the same key
+        commit(composite, writer -> writer.upsert(Map.of("region", "eu", "day", day, "n", 9L)));
+        assertThat(check.findConflict(
+                        update, composite.log().snapshot(read), composite.log().latestSnapshot()))
+                .hasValueSatisfying(conflict -> assertThat(conflict).contains("region=eu"));
+    }
+
+    @Test
+    void aConflictPublishesNothing() {
+        long read = version();
+        List<StagedSegment> update = stage(table, writer -> writer.upsert(row(1, "expired", 1)));
+        commit(table, writer -> writer.upsert(row(1, "expired", 10)));
+        long before = version();
+
+        assertConflict(update, read, Expressions.equal("id", 1L), "id=1");
+        assertThat(version()).isEqualTo(before);
+    }
+
+    private void assertConflict(List<StagedSegment> staged, long read, Expression condition, String expected) {
+        assertThatThrownBy(() -> commitChecked(staged, read, condition))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining(expected)
+                .hasMessageContaining("retry");
+    }
+
+    private CommitResult commitChecked(List<StagedSegment> staged, long read, Expression condition) {
+        return table.log()
+                .commitIfNoConflict(
+                        staged,
+                        Optional.of("write-" + read),
+                        read,
+                        new WriteConflictCheck(table, condition, warehouse.allocator()));
+    }
+
+    private long version() {
+        return table.log().latestSnapshot().version();
+    }
+
+    private void commit(LakestreamTable target, Consumer<LakestreamWriter> changes) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
+            changes.accept(writer);
+            writer.commit();
+        }
+    }
+
+    private List<StagedSegment> stage(LakestreamTable target, Consumer<LakestreamWriter> changes) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
+            changes.accept(writer);
+            return writer.prepare();
+        }
+    }
+
+    private static Map<String, Object> row(long id, String name, int score) {
+        return Map.of("id", id, "name", name, "score", score);
+    }
+}

@@ -1,0 +1,238 @@
+package io.lakestream.spark;
+
+import static io.lakestream.spark.SparkTesting.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.write.LakestreamWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Snapshot isolation of DELETE, UPDATE and MERGE through Spark SQL: an operation commits only if no
+ * change committed after the log version its scan read touches a key it writes or a row its pushed
+ * filter may match; otherwise it fails with a conflict and publishes nothing. Blind INSERT stays
+ * last-writer-wins. Races are deterministic: {@code race(x)} (a UDF) commits another writer's change
+ * after the operation's scan read the table and before the operation commits.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestLakestreamSparkIsolation {
+    private static final String NS = "iso";
+    private static final int INCREMENTS = Integer.getInteger("lakestream.test.increments", 10);
+    private static final AtomicReference<Runnable> ARMED = new AtomicReference<>();
+
+    private final SparkTesting testing = SparkTesting.get();
+
+    @BeforeAll
+    void setUp() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+        testing.spark()
+                .udf()
+                .register("race", (UDF1<Long, Long>) TestLakestreamSparkIsolation::race, DataTypes.LongType);
+    }
+
+    /** Returns its argument; the first call after {@link #arm} runs the armed action (once). */
+    private static Long race(Long value) {
+        Runnable action = ARMED.getAndSet(null);
+        if (action != null) {
+            action.run();
+        }
+        return value;
+    }
+
+    private static void arm(Runnable action) {
+        ARMED.set(action);
+    }
+
+    private void createTable(String name, String columns) {
+        testing.sql("CREATE TABLE ls.%s.%s (%s) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')"
+                .formatted(NS, name, columns));
+    }
+
+    @Test
+    void concurrentIncrementsNeverLoseAnUpdate() throws Exception {
+        createTable("counter", "id BIGINT, n BIGINT");
+        testing.sql("INSERT INTO ls.iso.counter VALUES (1, 0), (2, 0)");
+        long before = SparkTables.logVersion(NS, "counter");
+
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Integer>> sessions = new ArrayList<>();
+            for (int session = 0; session < 2; session++) {
+                SparkSession own = testing.spark().newSession();
+                sessions.add(threads.submit(incrementer(own, "UPDATE ls.iso.counter SET n = n + 1 WHERE id = 1")));
+            }
+            int conflicts = 0;
+            for (Future<Integer> session : sessions) {
+                conflicts += session.get();
+            }
+            // every acknowledged increment is there, each one commit: none lost, none applied twice
+            assertThat(rows(testing.sql("SELECT id, n FROM ls.iso.counter ORDER BY id")))
+                    .isEqualTo(List.of(List.of(1L, (long) 2 * INCREMENTS), List.of(2L, 0L)));
+            assertThat(SparkTables.logVersion(NS, "counter")).isEqualTo(before + 2 * INCREMENTS);
+            System.out.printf("%s increments by two sessions: %s conflicts retried%n", 2 * INCREMENTS, conflicts);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void updateRacingAnUpsertOfTheSameKeyConflicts() {
+        createTable("scores", "id BIGINT, score BIGINT");
+        testing.sql("INSERT INTO ls.iso.scores VALUES (1, 10), (2, 20)");
+        arm(() -> upsert("scores", Map.of("id", 1L, "score", 100L)));
+
+        assertConflict("scores", "UPDATE ls.iso.scores SET score = race(score) + 1 WHERE id = 1");
+        assertThat(rows(testing.sql("SELECT id, score FROM ls.iso.scores ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 100L), List.of(2L, 20L)));
+        testing.sql("UPDATE ls.iso.scores SET score = score + 1 WHERE id = 1");
+        assertThat(rows(testing.sql("SELECT score FROM ls.iso.scores WHERE id = 1")))
+                .isEqualTo(List.of(List.of(101L)));
+    }
+
+    @Test
+    void updateRacingAChangeOfAnotherKeyCommits() {
+        createTable("others", "id BIGINT, score BIGINT");
+        testing.sql("INSERT INTO ls.iso.others VALUES (1, 10), (2, 20), (3, 30)");
+        arm(() -> commit("others", writer -> {
+            writer.upsert(Map.of("id", 2L, "score", 200L));
+            writer.delete(Map.of("id", 3L));
+        }));
+
+        testing.sql("UPDATE ls.iso.others SET score = race(score) + 1 WHERE id = 1");
+        assertThat(ARMED.get()).isNull();
+        assertThat(rows(testing.sql("SELECT id, score FROM ls.iso.others ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 11L), List.of(2L, 200L)));
+    }
+
+    @Test
+    void deleteByConditionRacingAReUpsertOfItsRowConflicts() {
+        createTable("sessions", "id BIGINT, status STRING");
+        testing.sql("INSERT INTO ls.iso.sessions VALUES (1, 'expired'), (2, 'active'), (3, 'expired')");
+        arm(() -> upsert("sessions", Map.of("id", 3L, "status", "active")));
+
+        assertConflict("sessions", "DELETE FROM ls.iso.sessions WHERE status = 'expired' AND race(id) = id");
+        // the renewed row survives, and nothing of the DELETE was published (key 1 is still there)
+        assertThat(rows(testing.sql("SELECT id, status FROM ls.iso.sessions ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, "expired"), List.of(2L, "active"), List.of(3L, "active")));
+        testing.sql("DELETE FROM ls.iso.sessions WHERE status = 'expired'");
+        assertThat(rows(testing.sql("SELECT id FROM ls.iso.sessions ORDER BY id")))
+                .isEqualTo(List.of(List.of(2L), List.of(3L)));
+    }
+
+    @Test
+    void deleteByConditionRacingANewMatchingRowConflicts() {
+        createTable("tokens", "id BIGINT, status STRING");
+        testing.sql("INSERT INTO ls.iso.tokens VALUES (1, 'expired'), (2, 'active')");
+        arm(() -> upsert("tokens", Map.of("id", 7L, "status", "expired")));
+
+        assertConflict("tokens", "DELETE FROM ls.iso.tokens WHERE status = 'expired' AND race(id) = id");
+        assertThat(rows(testing.sql("SELECT id FROM ls.iso.tokens ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L), List.of(2L), List.of(7L)));
+    }
+
+    @Test
+    void deleteByConditionRacingAnUnrelatedRowCommits() {
+        createTable("leases", "id BIGINT, status STRING");
+        testing.sql("INSERT INTO ls.iso.leases VALUES (1, 'expired'), (2, 'active')");
+        arm(() -> upsert("leases", Map.of("id", 5L, "status", "active")));
+
+        testing.sql("DELETE FROM ls.iso.leases WHERE status = 'expired' AND race(id) = id");
+        assertThat(ARMED.get()).isNull();
+        assertThat(rows(testing.sql("SELECT id, status FROM ls.iso.leases ORDER BY id")))
+                .isEqualTo(List.of(List.of(2L, "active"), List.of(5L, "active")));
+    }
+
+    @Test
+    void mergeRacingAnUpsertOfAMatchedKeyConflicts() {
+        createTable("merged", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.merged VALUES (1, 1), (2, 2)");
+        arm(() -> upsert("merged", Map.of("id", 1L, "v", 100L)));
+
+        assertConflict(
+                "merged",
+                "MERGE INTO ls.iso.merged t USING (SELECT * FROM VALUES (1L, 5L), (3L, 3L) AS s(id, v)) s ON t.id = s.id "
+                        + "WHEN MATCHED THEN UPDATE SET v = race(t.v) + s.v "
+                        + "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.merged ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 100L), List.of(2L, 2L)));
+    }
+
+    @Test
+    void blindInsertRacingAnUpsertIsLastWriterWins() {
+        createTable("blind", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.blind VALUES (1, 1)");
+        long before = SparkTables.logVersion(NS, "blind");
+        arm(() -> upsert("blind", Map.of("id", 1L, "v", 100L)));
+
+        testing.sql("INSERT INTO ls.iso.blind SELECT id, race(v) FROM VALUES (1L, 7L) AS s(id, v)");
+        assertThat(ARMED.get()).isNull();
+        // both commits landed; the INSERT committed last and wins
+        assertThat(SparkTables.logVersion(NS, "blind")).isEqualTo(before + 2);
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.blind"))).isEqualTo(List.of(List.of(1L, 7L)));
+    }
+
+    private void assertConflict(String table, String statement) {
+        long before = SparkTables.logVersion(NS, table);
+        long segments = SparkTables.segmentFiles(NS, table);
+        assertThatThrownBy(() -> testing.sql(statement))
+                .satisfies(e ->
+                        assertThat(messages(e)).contains("LOG_COMMIT_CONFLICT").contains("retry the statement"));
+        assertThat(ARMED.get()).isNull();
+        // only the racing commit landed, and the operation's staged segments were deleted
+        assertThat(SparkTables.logVersion(NS, table)).isEqualTo(before + 1);
+        assertThat(SparkTables.segmentFiles(NS, table)).isEqualTo(segments + 1);
+    }
+
+    private static String messages(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            all.append(cause.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+
+    /** Runs the increment {@link #INCREMENTS} times in its own session, retrying each conflict; returns how many. */
+    private static Callable<Integer> incrementer(SparkSession session, String statement) {
+        return () -> {
+            int conflicts = 0;
+            for (int done = 0; done < INCREMENTS; ) {
+                try {
+                    session.sql(statement);
+                    done++;
+                } catch (RuntimeException e) {
+                    if (!messages(e).contains("LOG_COMMIT_CONFLICT")) {
+                        throw e;
+                    }
+                    conflicts++;
+                }
+            }
+            return conflicts;
+        };
+    }
+
+    private void upsert(String table, Map<String, ?> row) {
+        commit(table, writer -> writer.upsert(row));
+    }
+
+    private void commit(String table, Consumer<LakestreamWriter> changes) {
+        try (LakestreamWriter writer = new LakestreamWriter(
+                SparkTables.load(NS, table), testing.warehouse().allocator())) {
+            changes.accept(writer);
+            writer.commit();
+        }
+    }
+}
