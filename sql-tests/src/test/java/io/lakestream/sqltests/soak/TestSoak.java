@@ -3,12 +3,14 @@ package io.lakestream.sqltests.soak;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
  * The short soak of the test suite (docs/reliability-soak.md): about two and a half minutes of faults
  * with every kind of process and fault, then the final checks. Replay a seed with {@code
- * -Dsoak.seed=N}; {@code -Dsoak.seconds=N} runs longer.
+ * -Dsoak.seed=N}; {@code -Dsoak.seconds=N} runs longer; {@code -Dsoak.minutes=N} runs the long program's
+ * settings ({@code ./lakestream bench soak}) on this build's class path.
  */
 final class TestSoak {
     private static final long DEFAULT_SEED = 18;
@@ -16,11 +18,14 @@ final class TestSoak {
     @Test
     void everyAcknowledgedCommitVisibleExactlyOnceUnderFaults() throws Exception {
         long seed = Long.getLong("soak.seed", DEFAULT_SEED);
-        SoakOptions options = SoakOptions.ci(
-                        seed, Path.of("target", "soak", "seed-" + seed).toAbsolutePath())
-                .withDiskFull(!"false".equals(System.getProperty("soak.disk-full")));
+        Path output = Path.of("target", "soak", "seed-" + seed).toAbsolutePath();
+        // -Dsoak.minutes=N: the long program's settings, run on this build's class path
+        SoakOptions options = System.getProperty("soak.minutes") != null
+                ? SoakOptions.longRun(seed, Duration.ofMinutes(Long.getLong("soak.minutes")), output)
+                : SoakOptions.ci(seed, output);
+        options = options.withDiskFull(!"false".equals(System.getProperty("soak.disk-full")));
         if (System.getProperty("soak.seconds") != null) {
-            options = options.withDuration(java.time.Duration.ofSeconds(Long.getLong("soak.seconds")));
+            options = options.withDuration(Duration.ofSeconds(Long.getLong("soak.seconds")));
         }
         SoakReport report = new SoakRun(options).run();
         System.out.println(report.text());
