@@ -359,12 +359,12 @@ final class SoakRun {
     }
 
     private SoakReport report(long elapsedNanos) {
-        String text = new SoakReport(options, tally, violations, skews, elapsedNanos).text();
+        SoakReport report = new SoakReport(options, tally, violations, skews, elapsedNanos);
         try {
-            Files.writeString(options.output().resolve("report.txt"), text, StandardCharsets.UTF_8);
+            Files.writeString(options.output().resolve("report.txt"), report.text(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new SoakReport(options, tally, violations, skews, elapsedNanos);
+        return report;
     }
 }
