@@ -1,9 +1,11 @@
 package io.lakestream.catalog;
 
 import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
+import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import static io.lakestream.common.LakestreamError.NAMESPACE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 
@@ -13,7 +15,8 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogFileSystems;
-import io.lakestream.log.StreamLog;
+import io.lakestream.log.LogIdentity;
+import io.lakestream.log.LogPublishing;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
@@ -22,15 +25,22 @@ import io.lakestream.table.TableLayout;
 import io.lakestream.table.TableSpec;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -38,6 +48,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
@@ -61,9 +72,10 @@ public final class LakestreamCatalog implements Closeable {
 
     /**
      * Opens the catalog a config describes, with Iceberg's file IO for the lake (for a local warehouse of
-     * the embedded default: {@link LocalFileIO}; otherwise the catalog's {@code io-impl}, by default Hadoop's,
-     * which serves HDFS) and the log's file system chosen by the log location's scheme ({@link
-     * LogFileSystems}: local disk, or HDFS through Hadoop). Both use {@link CatalogConfig#hadoopConfiguration}.
+     * the embedded default: {@link LocalFileIO}; for a warehouse on S3: Iceberg's {@code S3FileIO}; otherwise the
+     * catalog's {@code io-impl}, by default Hadoop's, which serves HDFS) and the log's file system chosen by the
+     * log location's scheme ({@link LogFileSystems}: local disk, S3, or HDFS through Hadoop). Both use {@link
+     * CatalogConfig#hadoopConfiguration} and the catalog properties ({@code s3.*} for S3).
      */
     public static LakestreamCatalog open(CatalogConfig config) {
         return open(config, SqliteLockTiming.DEFAULT);
@@ -77,7 +89,7 @@ public final class LakestreamCatalog implements Closeable {
                         () -> sqliteCatalog(config, null, timing)
                                 .orElseGet(() -> CatalogUtil.buildIcebergCatalog(
                                         DEFAULT_NAME, config.icebergProperties(), hadoop))),
-                new LogFileSystems(hadoop));
+                new LogFileSystems(hadoop, config.properties()));
     }
 
     /**
@@ -209,11 +221,16 @@ public final class LakestreamCatalog implements Closeable {
         }
         Table table;
         try {
-            table = catalog.buildTable(identifier, layout.icebergSchema())
+            // staged first: the table's location (chosen by the catalog) decides where its log goes, and a log
+            // this process could never publish a commit on is refused before anything is created
+            Transaction creation = catalog.buildTable(identifier, layout.icebergSchema())
                     .withPartitionSpec(layout.partitionSpec())
                     .withProperties(layout.properties())
                     .withProperty(LakestreamProperties.CREATED_AT_MILLIS, Long.toString(System.currentTimeMillis()))
-                    .create();
+                    .createTransaction();
+            requirePublishableLog(identifier, logLocation(creation.table()));
+            creation.commitTransaction();
+            table = catalog.loadTable(identifier);
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(identifier));
         } catch (LakestreamException e) {
@@ -222,11 +239,93 @@ public final class LakestreamCatalog implements Closeable {
             throw new LakestreamException(
                     CATALOG_ERROR, "Could not create table %s: %s".formatted(identifier, e.getMessage()), e);
         }
-        return toLakestreamTable(identifier, table);
+        TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), table);
+        FileStreamLog log = openLog(table, definition);
+        try {
+            log.createIdentity();
+        } catch (RuntimeException e) {
+            // the log location is not this table's: leave no table behind that could not be written
+            try {
+                catalog.dropTable(identifier, true);
+            } catch (RuntimeException dropFailure) {
+                e.addSuppressed(dropFailure);
+            }
+            throw e;
+        }
+        return new LakestreamTable(identifier, table, definition, log);
     }
 
+    /**
+     * Refuses a log location whose file system cannot publish commits (no atomic create-if-absent: e.g. a
+     * Hadoop object store connector other than S3's), at {@code CREATE TABLE} rather than at the first commit.
+     */
+    private void requirePublishableLog(TableIdentifier identifier, String logLocation) {
+        if (!logFileSystems.apply(logLocation).canPublish(logLocation)) {
+            throw new LakestreamException(
+                    INVALID_TABLE_DEFINITION,
+                    ("Cannot create table %s: its log would be at %s, where log commits cannot be published (no atomic"
+                                    + " create-if-absent on '%s'). Put the log on the local file system (file:), HDFS (hdfs:,"
+                                    + " viewfs:) or S3 (s3:, s3a:; commits use S3's conditional create), with the table property"
+                                    + " %s or a warehouse there; the lake may stay where it is")
+                            .formatted(
+                                    identifier,
+                                    logLocation,
+                                    LogPublishing.scheme(logLocation).orElse("local"),
+                                    LakestreamProperties.LOG_PATH));
+        }
+    }
+
+    /** The table as it is now; a table created before logs had an identity record gets one now. */
     public LakestreamTable loadTable(TableIdentifier identifier) {
-        return toLakestreamTable(identifier, loadLake(identifier));
+        Table lake = loadLake(identifier);
+        TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), lake);
+        FileStreamLog log = openLog(lake, definition);
+        log.adoptIdentity();
+        return new LakestreamTable(identifier, lake, definition, log);
+    }
+
+    /**
+     * The table as a query pinned it (e.g. a Spark driver, for its executors): at the metadata file
+     * {@code metadataLocation}, with its log bound to {@code tableUuid}. Fails with {@code TABLE_DROPPED}
+     * if the table was dropped, or dropped and re-created, since; if the metadata file itself is gone
+     * (expired) the current metadata of the same table is used.
+     */
+    public LakestreamTable loadTable(TableIdentifier identifier, String metadataLocation, UUID tableUuid) {
+        Table current;
+        try {
+            current = loadLake(identifier);
+        } catch (LakestreamException e) {
+            if (e.error() != TABLE_NOT_FOUND) {
+                throw e;
+            }
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    "Table %s was dropped while this query ran (table UUID %s); nothing of it can be read or written. Re-run the query if the table was re-created"
+                            .formatted(identifier, tableUuid),
+                    e);
+        }
+        if (!current.uuid().equals(tableUuid)) {
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    ("Table %s was dropped and re-created while this query ran (the query's table UUID %s, now %s): "
+                                    + "it reads and writes nothing of the new table. Re-run the query")
+                            .formatted(identifier, tableUuid, current.uuid()));
+        }
+        Table pinned = current;
+        if (current instanceof HasTableOperations operations
+                && !metadataLocation.isEmpty()
+                && !metadataLocation.equals(operations.operations().current().metadataFileLocation())) {
+            try {
+                pinned = new BaseTable(
+                        new StaticTableOperations(
+                                TableMetadataParser.read(current.io(), metadataLocation), current.io()),
+                        current.name());
+            } catch (NotFoundException e) {
+                // expired by lake maintenance: the same table's newer metadata holds every schema and spec
+                pinned = current;
+            }
+        }
+        return toLakestreamTable(identifier, pinned);
     }
 
     /** The Iceberg table, freshly loaded; a clear error if it does not exist. */
@@ -263,6 +362,8 @@ public final class LakestreamCatalog implements Closeable {
         }
         boolean dropped = catalog.dropTable(identifier, true);
         try {
+            // the identity record first: a writer still holding the table is refused from now on
+            table.log().fileSystem().delete(table.log().paths().identity());
             table.log().fileSystem().deleteRecursively(table.log().paths().root());
         } catch (IOException e) {
             throw new LakestreamException(
@@ -293,10 +394,19 @@ public final class LakestreamCatalog implements Closeable {
                 .getOrDefault(LakestreamProperties.LOG_PATH, LakestreamTable.defaultLogLocation(table.location()));
     }
 
-    /** A new handle on the log of a table (it caches what it reads: share it to share the cache). */
-    StreamLog openLog(Table table, TableDefinition definition) {
+    /**
+     * A new handle on the log of a table (it caches what it reads: share it to share the cache), bound to
+     * the table's UUID: it publishes only while the log's identity record names this table.
+     */
+    FileStreamLog openLog(Table table, TableDefinition definition) {
         String logLocation = logLocation(table);
-        return new FileStreamLog(logLocation, logFileSystems.apply(logLocation), definition.bucketCount());
+        return new FileStreamLog(
+                logLocation,
+                logFileSystems.apply(logLocation),
+                definition.bucketCount(),
+                Clock.systemUTC(),
+                LogIdentity.of(table.uuid(), definition),
+                table.name());
     }
 
     private SupportsNamespaces namespaces() {
@@ -309,8 +419,10 @@ public final class LakestreamCatalog implements Closeable {
 
     @Override
     public void close() throws IOException {
-        if (catalog instanceof Closeable closeable) {
-            closeable.close();
+        try (Closeable logs = logFileSystems instanceof Closeable closeable ? closeable : () -> {}) {
+            if (catalog instanceof Closeable closeable) {
+                closeable.close();
+            }
         }
     }
 }

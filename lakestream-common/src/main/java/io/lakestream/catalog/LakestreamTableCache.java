@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -43,7 +44,7 @@ public final class LakestreamTableCache {
     // a metadata file never changes; keyed by name too, so a renamed table reports its new name
     private final Cache<LakeKey, LakeVersion> lakes;
     // one shared log handle per table (UUID) and log location: it remembers the commits it read
-    private final Cache<LogKey, StreamLog> logs;
+    private final Cache<LogKey, FileStreamLog> logs;
 
     public LakestreamTableCache(LakestreamCatalog catalog, int maxTables) {
         this.catalog = requireNonNull(catalog, "catalog is null");
@@ -59,7 +60,7 @@ public final class LakestreamTableCache {
     /** The table as it is now, with its log itself (writable), e.g. for a write. */
     public LakestreamTable current(TableIdentifier identifier) {
         LakeVersion lake = currentLake(identifier);
-        return new LakestreamTable(identifier, lake.table(), lake.definition(), log(lake));
+        return new LakestreamTable(identifier, lake.table(), lake.definition(), currentLog(lake));
     }
 
     /** The table as it is now, pinned: the current lake metadata and the log's newest version. */
@@ -67,7 +68,7 @@ public final class LakestreamTableCache {
         // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
         // tiered, so the pinned lake never holds more of the log than the pinned log version
         LakeVersion lake = currentLake(identifier);
-        StreamLog log = log(lake);
+        StreamLog log = currentLog(lake);
         long version = log.latestSnapshot().version();
         return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
     }
@@ -153,7 +154,14 @@ public final class LakestreamTableCache {
         });
     }
 
-    private StreamLog log(LakeVersion lake) {
+    /** The log of the table the catalog has now: one created before logs had an identity record gets one. */
+    private StreamLog currentLog(LakeVersion lake) {
+        FileStreamLog log = log(lake);
+        log.adoptIdentity();
+        return log;
+    }
+
+    private FileStreamLog log(LakeVersion lake) {
         LogKey key = new LogKey(
                 lake.table().uuid(),
                 LakestreamCatalog.logLocation(lake.table()),

@@ -46,6 +46,9 @@ public final class FileStreamLog implements StreamLog {
     private final LogFileSystem fileSystem;
     private final int bucketCount;
     private final Clock clock;
+    /** The table this handle is bound to; empty for a log not bound to a table (tests, tools). */
+    private final Optional<LogOwnership> ownership;
+
     private volatile LogSnapshot newestKnown;
     private final RecentLogSnapshots recent = new RecentLogSnapshots(RECENT_SNAPSHOTS);
 
@@ -53,11 +56,51 @@ public final class FileStreamLog implements StreamLog {
         this(root, fileSystem, bucketCount, Clock.systemUTC());
     }
 
+    /** A log not bound to a table: it checks no identity record (for tests and tools). */
     public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount, Clock clock) {
+        this(root, fileSystem, bucketCount, clock, Optional.empty());
+    }
+
+    /**
+     * The log of a table: commits are published only while the log's identity record names {@code
+     * identity}'s table UUID, and carry that UUID (see {@link LogOwnership}).
+     *
+     * @param bucketCount the table's bucket count as its definition says (checked against the identity)
+     * @param tableName the table's name, for error messages
+     */
+    public FileStreamLog(
+            String root,
+            LogFileSystem fileSystem,
+            int bucketCount,
+            Clock clock,
+            LogIdentity identity,
+            String tableName) {
+        this(
+                root,
+                fileSystem,
+                bucketCount,
+                clock,
+                Optional.of(requireNonNull(identity, "identity is null")),
+                tableName);
+    }
+
+    private FileStreamLog(
+            String root,
+            LogFileSystem fileSystem,
+            int bucketCount,
+            Clock clock,
+            Optional<LogIdentity> identity,
+            String tableName) {
         this.paths = new LogPaths(root);
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
         this.bucketCount = bucketCount;
         this.clock = requireNonNull(clock, "clock is null");
+        this.ownership = identity.map(expected -> new LogOwnership(paths, fileSystem, expected, tableName));
+    }
+
+    private FileStreamLog(
+            String root, LogFileSystem fileSystem, int bucketCount, Clock clock, Optional<LogIdentity> none) {
+        this(root, fileSystem, bucketCount, clock, none, root);
     }
 
     @Override
@@ -76,6 +119,30 @@ public final class FileStreamLog implements StreamLog {
     }
 
     @Override
+    public Optional<LogIdentity> identity() {
+        return ownership.flatMap(LogOwnership::identity);
+    }
+
+    /**
+     * Writes the identity record of a new table's log (create-if-absent); fails if the location already
+     * holds the log of another table. See {@link LogOwnership#create}.
+     */
+    public void createIdentity() {
+        ownership
+                .orElseThrow(() ->
+                        new IllegalStateException("the log at %s is not bound to a table".formatted(paths.root())))
+                .create();
+    }
+
+    /**
+     * Writes the identity record if the log has none (a table created before logs had one). Call it only
+     * for a table just loaded from the catalog: see {@link LogOwnership#adopt}.
+     */
+    public void adoptIdentity() {
+        ownership.ifPresent(LogOwnership::adopt);
+    }
+
+    @Override
     public synchronized LogSnapshot latestSnapshot() {
         LogSnapshot snapshot = newestKnown != null ? newestKnown : startingPoint(Long.MAX_VALUE);
         while (true) {
@@ -83,7 +150,7 @@ public final class FileStreamLog implements StreamLog {
             if (next.isEmpty()) {
                 break;
             }
-            snapshot = snapshot.apply(next.get(), paths.commit(snapshot.version() + 1));
+            snapshot = advance(snapshot, next.get());
         }
         remember(snapshot);
         return snapshot;
@@ -113,7 +180,7 @@ public final class FileStreamLog implements StreamLog {
                             LOG_RANGE_INVALID,
                             "Log version %s does not exist: the newest version is %s"
                                     .formatted(version, latestSnapshot().version())));
-            snapshot = snapshot.apply(commit, paths.commit(next));
+            snapshot = advance(snapshot, commit);
         }
         recent.add(snapshot);
         return snapshot;
@@ -176,6 +243,7 @@ public final class FileStreamLog implements StreamLog {
         StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
         syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             if (idempotencyKey.isPresent() && current.idempotencyKeys().containsKey(idempotencyKey.get())) {
                 return new CommitResult(current.idempotencyKeys().get(idempotencyKey.get()), true);
@@ -216,6 +284,7 @@ public final class FileStreamLog implements StreamLog {
                     List.of(),
                     List.of());
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 return new CommitResult(version, false);
@@ -257,6 +326,7 @@ public final class FileStreamLog implements StreamLog {
     @Override
     public int removeSegments(OffsetMap keepFrom, long committedBeforeMillis) {
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             List<SegmentFile> removed = new ArrayList<>();
             for (int bucket = 0; bucket < bucketCount; bucket++) {
@@ -282,6 +352,7 @@ public final class FileStreamLog implements StreamLog {
                     removed,
                     List.of());
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 // Files are deleted only after the commit: a crash in between leaves unreferenced files, never a
@@ -322,6 +393,7 @@ public final class FileStreamLog implements StreamLog {
      */
     private List<String> sweep(List<String> candidates) {
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             Set<String> live = new HashSet<>();
             for (int bucket = 0; bucket < bucketCount; bucket++) {
@@ -343,6 +415,7 @@ public final class FileStreamLog implements StreamLog {
                     List.of(),
                     orphans);
             if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
                 // Deleted only once published: from now on a commit naming one of them is refused.
@@ -395,8 +468,11 @@ public final class FileStreamLog implements StreamLog {
 
     private boolean publish(LogCommit commit) {
         String file = paths.commit(commit.version());
+        // the table's UUID in every commit: another table's readers skip a commit that raced a drop
+        LogCommit bound =
+                ownership.map(owner -> commit.withTableUuid(owner.tableUuid())).orElse(commit);
         try {
-            if (!fileSystem.createExclusive(file, LogJson.write(commit))) {
+            if (!fileSystem.createExclusive(file, LogJson.write(bound))) {
                 return false;
             }
         } catch (IOException e) {
@@ -431,7 +507,10 @@ public final class FileStreamLog implements StreamLog {
         // A checkpoint only speeds up readers; failing to write one loses nothing, so it never fails the commit.
         try {
             LogSnapshot snapshot = snapshot(version);
-            fileSystem.createExclusive(paths.checkpoint(snapshot.version()), LogJson.write(snapshot));
+            LogSnapshot checkpoint = ownership
+                    .map(owner -> snapshot.withTableUuid(owner.tableUuid()))
+                    .orElse(snapshot);
+            fileSystem.createExclusive(paths.checkpoint(snapshot.version()), LogJson.write(checkpoint));
             fileSystem.replace(
                     paths.lastCheckpointHint(),
                     Long.toString(snapshot.version()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -470,6 +549,10 @@ public final class FileStreamLog implements StreamLog {
             log.warn("Ignoring unreadable log checkpoint {}; reading from an older checkpoint or the commits", file, e);
             return Optional.empty();
         }
+        if (ownership.isPresent() && ownership.get().isForeign(checkpoint)) {
+            log.warn("Ignoring log checkpoint {}: it was written for another table", file);
+            return Optional.empty();
+        }
         if (checkpoint.version() != version) {
             log.warn(
                     "Ignoring log checkpoint {}: it holds version {}; reading from an older checkpoint or the commits",
@@ -484,6 +567,15 @@ public final class FileStreamLog implements StreamLog {
                             .formatted(file, checkpoint.bucketCount(), bucketCount));
         }
         return Optional.of(checkpoint);
+    }
+
+    /** The snapshot after the commit that follows it; a commit of another table takes its version and changes nothing. */
+    private LogSnapshot advance(LogSnapshot snapshot, LogCommit commit) {
+        String file = paths.commit(snapshot.version() + 1);
+        if (ownership.isPresent() && ownership.get().isForeign(commit)) {
+            return snapshot.skip(commit, file);
+        }
+        return snapshot.apply(commit, file);
     }
 
     private long lastCheckpointHint() {

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The content of one commit file {@code _commits/<version>.json}: the segments it adds (an append,
@@ -22,6 +23,8 @@ import java.util.Optional;
  * @param swept paths (relative to the log root) of staged segment files no version references, which
  *     the sweep that published this commit deletes after publishing it; a commit naming one of them
  *     later is refused (format version 2; absent, hence empty, in version 1)
+ * @param tableUuid the table whose log this commit was published for (see {@link LogIdentity}); absent in
+ *     commits written before logs had an identity
  */
 public record LogCommit(
         int formatVersion,
@@ -31,7 +34,8 @@ public record LogCommit(
         Operation operation,
         List<SegmentFile> added,
         List<SegmentFile> removed,
-        List<String> swept) {
+        List<String> swept,
+        Optional<UUID> tableUuid) {
     /** 2: the {@code SWEEP} operation and {@code swept}; version-1 files are read as they are. */
     public static final int FORMAT_VERSION = 2;
 
@@ -50,5 +54,42 @@ public record LogCommit(
         removed = ImmutableList.copyOf(requireNonNull(removed, "removed is null"));
         // a version-1 file has no swept paths
         swept = swept == null ? List.of() : ImmutableList.copyOf(swept);
+        // a commit written before logs had an identity names no table
+        tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
+    }
+
+    /** A commit not bound to a table; {@link FileStreamLog} binds it with {@link #withTableUuid} when it publishes. */
+    public LogCommit(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            Optional<String> idempotencyKey,
+            Operation operation,
+            List<SegmentFile> added,
+            List<SegmentFile> removed,
+            List<String> swept) {
+        this(
+                formatVersion,
+                version,
+                committedAtMillis,
+                idempotencyKey,
+                operation,
+                added,
+                removed,
+                swept,
+                Optional.empty());
+    }
+
+    public LogCommit withTableUuid(UUID uuid) {
+        return new LogCommit(
+                formatVersion,
+                version,
+                committedAtMillis,
+                idempotencyKey,
+                operation,
+                added,
+                removed,
+                swept,
+                Optional.of(uuid));
     }
 }

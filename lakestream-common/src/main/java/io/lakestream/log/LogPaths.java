@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 public record LogPaths(String root) {
     public static final String COMMITS_DIRECTORY = "_commits";
     public static final String LAST_CHECKPOINT = "_last_checkpoint";
+    public static final String IDENTITY = "_identity.json";
     public static final String LEASES_DIRECTORY = "_leases";
 
     /** A segment staged under a writer lease: {@code lease-<lease id>-<uuid>.arrow}. */
@@ -30,6 +31,11 @@ public record LogPaths(String root) {
 
     public String checkpoint(long version) {
         return "%s/%s/%020d.checkpoint.json".formatted(root, COMMITS_DIRECTORY, version);
+    }
+
+    /** The identity record: which table the log belongs to ({@link LogIdentity}). */
+    public String identity() {
+        return "%s/%s".formatted(root, IDENTITY);
     }
 
     public String lastCheckpointHint() {

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The state of a log at one committed version: every bucket's live range and segments, plus the
@@ -25,6 +27,8 @@ import java.util.Map;
  * @param idempotencyKeys key -> version of the commit that used it, for the last {@link #RETAINED_IDEMPOTENCY_KEYS} keyed commits
  * @param swept staged segment path (relative to the log root) -> version of the {@code SWEEP} commit that
  *     deleted it, for the last {@link #RETAINED_SWEPT_PATHS} swept paths; absent (empty) in a version-1 checkpoint
+ * @param tableUuid in a checkpoint file: the table whose log it was written for (see {@link LogIdentity});
+ *     readers ignore a checkpoint of another table
  */
 public record LogSnapshot(
         int formatVersion,
@@ -32,7 +36,8 @@ public record LogSnapshot(
         long committedAtMillis,
         List<BucketLog> buckets,
         Map<String, Long> idempotencyKeys,
-        Map<String, Long> swept) {
+        Map<String, Long> swept,
+        Optional<UUID> tableUuid) {
     /** How many keyed commits a retried commit is recognized within. */
     public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
 
@@ -49,6 +54,36 @@ public record LogSnapshot(
         idempotencyKeys = ImmutableMap.copyOf(requireNonNull(idempotencyKeys, "idempotencyKeys is null"));
         // a version-1 checkpoint has no swept paths
         swept = swept == null ? Map.of() : ImmutableMap.copyOf(swept);
+        // a checkpoint written before logs had an identity names no table
+        tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
+    }
+
+    public LogSnapshot(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            List<BucketLog> buckets,
+            Map<String, Long> idempotencyKeys,
+            Map<String, Long> swept) {
+        this(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, Optional.empty());
+    }
+
+    /** This state, marked as the log of a table, for a checkpoint file. */
+    public LogSnapshot withTableUuid(UUID uuid) {
+        return new LogSnapshot(
+                formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, Optional.of(uuid));
+    }
+
+    /**
+     * The snapshot after a commit that changes nothing: a commit another table's writer published into
+     * this log (see {@link LogIdentity}) takes its version and is otherwise ignored.
+     */
+    public LogSnapshot skip(LogCommit commit, String commitFile) {
+        if (commit.version() != version + 1) {
+            throw corrupt(commitFile, "has version %s but follows version %s".formatted(commit.version(), version));
+        }
+        return new LogSnapshot(
+                formatVersion, commit.version(), committedAtMillis, buckets, idempotencyKeys, swept, tableUuid);
     }
 
     public static LogSnapshot empty(int bucketCount) {
@@ -121,7 +156,13 @@ public record LogSnapshot(
         }
         // derived by this code, so in its format (a version-1 checkpoint's state gains the swept paths)
         return new LogSnapshot(
-                LogCommit.FORMAT_VERSION, commit.version(), commit.committedAtMillis(), next, keys, sweptPaths);
+                LogCommit.FORMAT_VERSION,
+                commit.version(),
+                commit.committedAtMillis(),
+                next,
+                keys,
+                sweptPaths,
+                tableUuid);
     }
 
     /** {@code recent} plus {@code added} (mapped to {@code version}), keeping the newest {@code limit} entries. */

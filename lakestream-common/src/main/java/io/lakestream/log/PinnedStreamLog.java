@@ -106,6 +106,11 @@ public final class PinnedStreamLog implements StreamLog {
         return log.paths();
     }
 
+    @Override
+    public Optional<LogIdentity> identity() {
+        return log.identity();
+    }
+
     private UnsupportedOperationException readOnly() {
         return new UnsupportedOperationException(
                 "The log at %s pinned at version %s is a read-only view; write to the log itself"

@@ -87,6 +87,14 @@ public interface StreamLog {
     LogPaths paths();
 
     /**
+     * The log's identity record (which table it belongs to, and the layout it was created with), if it
+     * has one and this handle is bound to a table; see {@link LogIdentity}.
+     */
+    default Optional<LogIdentity> identity() {
+        return Optional.empty();
+    }
+
+    /**
      * Result of a commit.
      *
      * @param version the version that holds the segments

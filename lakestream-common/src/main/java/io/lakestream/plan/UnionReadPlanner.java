@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
@@ -38,8 +39,14 @@ public final class UnionReadPlanner {
             throw new LakestreamException(INVALID_READ_OPTIONS, "Only the 'changes' read mode takes a start version");
         }
         ReadPin pin = ReadPin.resolve(table, options);
-        if (options.mode() == ReadMode.UNION) {
-            pin.validateForUnionRead(table);
+        switch (options.mode()) {
+            case UNION -> {
+                LakeLayoutValidator.validate(table, pin.lake().snapshotId());
+                pin.validateForUnionRead(table);
+            }
+            case CHANGES -> LakeLayoutValidator.validateLog(table);
+            // the lake as Iceberg defines it, as a stock engine reads it: how a changed lake is inspected
+            case LAKE -> {}
         }
         Optional<Set<Integer>> buckets = BucketPruner.buckets(table, options.filter());
         List<UnionSplit> splits = switch (options.mode()) {

@@ -4,10 +4,12 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
 import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSchema;
@@ -125,6 +127,8 @@ public final class LakestreamWriter implements AutoCloseable {
         this.coordinatorLease = coordinatorLease;
         this.maxColumnBytes = maxColumnBytes;
         this.table = requireNonNull(table, "table is null");
+        // a lake changed outside Lakestream (or bucket properties changed) makes what is written unreadable
+        LakeLayoutValidator.validate(table);
         this.definition = table.definition();
         this.log = table.log();
         this.allocator = requireNonNull(allocator, "allocator is null")
@@ -238,8 +242,10 @@ public final class LakestreamWriter implements AutoCloseable {
         } catch (RuntimeException e) {
             state = State.ABORTED;
             abortReason = "the commit failed: " + e.getMessage();
-            if (e instanceof LakestreamException refused && refused.error() == STAGED_SEGMENT_MISSING) {
-                // refused before publishing: what is left of the staged files will never be committed
+            if (e instanceof LakestreamException refused
+                    && (refused.error() == STAGED_SEGMENT_MISSING || refused.error() == TABLE_DROPPED)) {
+                // refused before publishing, or the log is no longer this table's (gone, or another
+                // table's whose readers skip this commit): the staged files will never be read
                 log.discard(staged);
             }
             // Otherwise the outcome may be unknown (e.g. an I/O error after the commit file was linked), so

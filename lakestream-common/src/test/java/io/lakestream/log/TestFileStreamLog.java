@@ -199,11 +199,11 @@ class TestFileStreamLog {
                 root, new LocalLogFileSystem(), 3, Clock.fixed(Instant.ofEpochMilli(4_000), ZoneOffset.UTC));
         FileStreamLog later = new FileStreamLog(
                 root, new LocalLogFileSystem(), 3, Clock.fixed(Instant.ofEpochMilli(12_000), ZoneOffset.UTC));
-        behind.commit(List.of(staged(0, 1)), Optional.empty());
-        ahead.commit(List.of(staged(0, 1)), Optional.empty());
-        behind.commit(List.of(staged(1, 1)), Optional.empty());
+        behind.commit(List.of(LogFiles.stagedStandIn(directory.resolve("skewed"), 0, 1)), Optional.empty());
+        ahead.commit(List.of(LogFiles.stagedStandIn(directory.resolve("skewed"), 0, 1)), Optional.empty());
+        behind.commit(List.of(LogFiles.stagedStandIn(directory.resolve("skewed"), 1, 1)), Optional.empty());
         behind.removeSegments(new OffsetMap(Map.of(0, 1L)), Long.MAX_VALUE);
-        later.commit(List.of(staged(2, 1)), Optional.empty());
+        later.commit(List.of(LogFiles.stagedStandIn(directory.resolve("skewed"), 2, 1)), Optional.empty());
 
         assertThat(List.of(1L, 2L, 3L, 4L, 5L).stream()
                         .map(version -> later.snapshot(version).committedAtMillis())

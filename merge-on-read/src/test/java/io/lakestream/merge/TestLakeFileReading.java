@@ -1,7 +1,11 @@
 package io.lakestream.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePosition;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.UnionReadPlanner;
@@ -25,6 +29,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
@@ -125,12 +130,29 @@ class TestLakeFileReading {
             writer.write(PositionDelete.<Record>create().set(dataFile.location(), 1L));
         }
         DeleteFile deletes = writer.toDeleteFile();
+        long tiered = lake.currentSnapshot().snapshotId();
         lake.newRowDelta().addDeletes(deletes).commit();
 
         List<List<Object>> lakeRows =
                 UnionReads.read(table, ReadOptions.of(ReadMode.LAKE), List.of("id"), warehouse.allocator());
         assertThat(lakeRows).hasSize(98).doesNotContain(List.of(deletedIds.get(0)), List.of(deletedIds.get(1)));
-        List<List<Object>> unionRows = UnionReads.read(table, ReadOptions.UNION, List.of("id"), warehouse.allocator());
+        // a union read refuses a lake another engine changed: the log knows nothing of these deletes
+        assertThatThrownBy(() -> UnionReads.read(table, ReadOptions.UNION, List.of("id"), warehouse.allocator()))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LAKE_LAYOUT_MISMATCH))
+                .hasMessageContaining("was not written by Lakestream");
+
+        // position deletes in a snapshot Lakestream recognizes as its own are applied by the union reader too
+        lake.manageSnapshots().rollbackTo(tiered).commit();
+        RowDelta own = lake.newRowDelta().addDeletes(deletes);
+        LakePosition.summary(
+                        LakePosition.current(lake).offsets(),
+                        LakePosition.current(lake).logVersion())
+                .forEach(own::set);
+        own.commit();
+        List<List<Object>> unionRows =
+                UnionReads.read(warehouse.load("t"), ReadOptions.UNION, List.of("id"), warehouse.allocator());
         assertThat(unionRows).hasSize(98);
     }
 
@@ -138,23 +160,44 @@ class TestLakeFileReading {
     void evolvedLakeSchemaReadsByFieldId() {
         writeRows(0, 10);
         tier();
+        // a renamed and an added column keep the log readable: columns are resolved by field id
         table.lake()
                 .updateSchema()
                 .renameColumn("name", "label")
-                .updateColumn("score", Types.LongType.get())
-                .updateColumn("ratio", Types.DoubleType.get())
-                .updateColumn("price", Types.DecimalType.of(12, 2))
                 .addColumn("extra", Types.StringType.get())
                 .commit();
-        LakestreamTable evolved = warehouse.load("t");
         List<List<Object>> rows = UnionReads.read(
-                evolved,
+                warehouse.load("t"),
                 ReadOptions.UNION,
                 List.of("id", "label", "score", "ratio", "price", "extra"),
                 warehouse.allocator());
-        List<Object> expected = new ArrayList<>(List.of(3L, "name-3", 3L, 1.5d, new java.math.BigDecimal("3.25")));
+        List<Object> expected = new ArrayList<>(List.of(3L, "name-3", 3, 1.5f, new java.math.BigDecimal("3.25")));
         expected.add(null);
         assertThat(rows).hasSize(10).contains(expected);
+
+        // promoted types: the lake files read promoted, but the log holds the old types, so a union read refuses
+        warehouse
+                .load("t")
+                .lake()
+                .updateSchema()
+                .updateColumn("score", Types.LongType.get())
+                .updateColumn("ratio", Types.DoubleType.get())
+                .updateColumn("price", Types.DecimalType.of(12, 2))
+                .commit();
+        LakestreamTable evolved = warehouse.load("t");
+        List<List<Object>> lakeRows = UnionReads.read(
+                evolved,
+                ReadOptions.of(ReadMode.LAKE),
+                List.of("id", "label", "score", "ratio", "price", "extra"),
+                warehouse.allocator());
+        List<Object> promoted = new ArrayList<>(List.of(3L, "name-3", 3L, 1.5d, new java.math.BigDecimal("3.25")));
+        promoted.add(null);
+        assertThat(lakeRows).hasSize(10).contains(promoted);
+        assertThatThrownBy(() -> UnionReads.read(evolved, ReadOptions.UNION, List.of("id"), warehouse.allocator()))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LAKE_LAYOUT_MISMATCH))
+                .hasMessageContaining("column 'score' changed type from int to long");
     }
 
     @Test

@@ -37,11 +37,15 @@ final class LakestreamCatalogs {
         return OPEN.computeIfAbsent(config, io.lakestream.catalog.LakestreamCatalog::open);
     }
 
-    /** A table as of the metadata the driver saw, loaded once per JVM. */
+    /**
+     * A table as of the metadata the driver saw, loaded once per JVM; {@code TABLE_DROPPED} if the
+     * table was dropped or re-created since.
+     */
     static LakestreamTable load(LakestreamTableRef ref) {
         LakestreamTable table = TABLES.getIfPresent(ref);
         if (table == null) {
-            table = get(config(ref.catalogName(), ref.catalogOptions())).loadTable(ref.identifier());
+            table = get(config(ref.catalogName(), ref.catalogOptions()))
+                    .loadTable(ref.identifier(), ref.metadataLocation(), ref.tableUuid());
             TABLES.put(ref, table);
         }
         return table;

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
@@ -164,6 +165,8 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
                                     catalogName,
                                     table.identifier()));
         }
+        // on the driver, before any task starts: a lake changed outside Lakestream is not written into
+        LakeLayoutValidator.validate(table);
     }
 
     private boolean isWritable() {

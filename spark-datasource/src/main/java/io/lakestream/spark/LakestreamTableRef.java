@@ -6,13 +6,16 @@ import io.lakestream.table.LakestreamTable;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * How an executor finds a table: the Spark catalog's name and options and the table name, as plain
- * strings shipped with reader and writer factories.
+ * How an executor finds a table: the Spark catalog's name and options, the table name and the exact
+ * table the driver loaded (its UUID and metadata file), as plain values shipped with reader and writer
+ * factories. An executor never reloads the table by name alone: if the name means another table by
+ * then (dropped and re-created), its tasks fail with {@code TABLE_DROPPED}.
  *
  * @param catalogName the Spark catalog name (for error messages)
  * @param catalogOptions the Spark catalog options (type, warehouse, uri, ...)
@@ -20,13 +23,15 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param name the table name
  * @param metadataLocation the Iceberg metadata file the driver loaded: tasks of one query share one
  *     loaded table per JVM, and a newer table state is loaded anew
+ * @param tableUuid the Iceberg table UUID of the table the driver loaded
  */
 record LakestreamTableRef(
         String catalogName,
         Map<String, String> catalogOptions,
         List<String> namespace,
         String name,
-        String metadataLocation)
+        String metadataLocation,
+        UUID tableUuid)
         implements Serializable {
     LakestreamTableRef {
         requireNonNull(catalogName, "catalogName is null");
@@ -34,6 +39,7 @@ record LakestreamTableRef(
         namespace = List.copyOf(requireNonNull(namespace, "namespace is null"));
         requireNonNull(name, "name is null");
         requireNonNull(metadataLocation, "metadataLocation is null");
+        requireNonNull(tableUuid, "tableUuid is null");
     }
 
     static LakestreamTableRef of(String catalogName, Map<String, String> catalogOptions, LakestreamTable table) {
@@ -45,14 +51,15 @@ record LakestreamTableRef(
                 catalogOptions,
                 List.of(table.identifier().namespace().levels()),
                 table.identifier().name(),
-                metadataLocation);
+                metadataLocation,
+                table.lake().uuid());
     }
 
     TableIdentifier identifier() {
         return TableIdentifier.of(Namespace.of(namespace.toArray(String[]::new)), name);
     }
 
-    /** The table, loaded through this JVM's shared catalog once per table state. */
+    /** The table the driver loaded, through this JVM's shared catalog once per table state. */
     LakestreamTable load() {
         return LakestreamCatalogs.load(this);
     }

@@ -16,10 +16,14 @@ import java.util.concurrent.Executors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -98,6 +102,31 @@ final class SparkTesting {
         TableCatalog catalog =
                 (TableCatalog) spark.sessionState().catalogManager().catalog(CATALOG);
         return (LakestreamTable) catalog.loadTable(Identifier.of(new String[] {namespace}, table));
+    }
+
+    /** A write into a table of the {@code ls} catalog as Spark's planner builds it, to drive the write protocol by hand. */
+    BatchWrite batchWrite(String namespace, String table, String queryId) {
+        try {
+            LakestreamTable loaded = loadTable(namespace, table);
+            return loaded.newWriteBuilder(writeInfo(queryId, loaded.schema()))
+                    .build()
+                    .toBatch();
+        } catch (NoSuchTableException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One task of a write (on this JVM, as an executor runs it): stages the rows, returns its commit message. */
+    static WriterCommitMessage writeTask(BatchWrite write, int partition, List<InternalRow> rows) {
+        try (DataWriter<InternalRow> writer =
+                write.createBatchWriterFactory(null).createWriter(partition, partition)) {
+            for (InternalRow row : rows) {
+                writer.write(row);
+            }
+            return writer.commit();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** What Spark hands a write builder: no options, the query's id and the schema of the rows. */

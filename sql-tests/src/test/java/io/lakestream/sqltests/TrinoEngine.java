@@ -9,6 +9,7 @@ import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +24,8 @@ import java.util.Set;
 public final class TrinoEngine implements AutoCloseable {
     public static final String CATALOG = "lakestream";
     static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
+    /** The stock Iceberg connector again, allowed to set any table property (e.g. Lakestream's own). */
+    static final String STOCK_ICEBERG_ANY_PROPERTIES = "iceberg_any_properties";
 
     private final DistributedQueryRunner runner;
 
@@ -38,6 +41,9 @@ public final class TrinoEngine implements AutoCloseable {
                     "lakestream",
                     Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
             StockIcebergCatalog.install(runner, warehouse);
+            Map<String, String> anyProperties = new HashMap<>(StockIcebergCatalog.properties(warehouse));
+            anyProperties.put("iceberg.allowed-extra-properties", "*");
+            runner.createCatalog(STOCK_ICEBERG_ANY_PROPERTIES, "iceberg", anyProperties);
         } catch (Throwable e) {
             runner.close();
             throw e;

@@ -2,10 +2,12 @@ package io.lakestream.tiering;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.OffsetMap;
 import java.util.Iterator;
 import java.util.Optional;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 
@@ -23,6 +25,7 @@ final class OffsetsUnchanged implements SnapshotAncestryValidator {
     private final int bucketCount;
     private final Runnable duringCommit;
     private volatile Optional<LakePosition> conflicting = Optional.empty();
+    private volatile boolean foreignChange;
 
     OffsetsUnchanged(OffsetMap expected, int bucketCount, Runnable duringCommit) {
         this.expected = requireNonNull(expected, "expected is null");
@@ -32,6 +35,13 @@ final class OffsetsUnchanged implements SnapshotAncestryValidator {
 
     @Override
     public boolean validate(Iterable<Snapshot> ancestry) {
+        if (foreignChangeSinceLakestream(ancestry)) {
+            // a stock engine committed since the round validated the lake: this commit would bury its
+            // change under new offsets; fail it like a lost race, the re-plan reports the mismatch
+            conflicting = Optional.of(LakePosition.EMPTY);
+            foreignChange = true;
+            return false;
+        }
         Iterator<Snapshot> snapshots = ancestry.iterator();
         LakePosition current = snapshots.hasNext()
                 ? LakePosition.fromAncestry(snapshots.next().snapshotId(), ancestry)
@@ -44,8 +54,23 @@ final class OffsetsUnchanged implements SnapshotAncestryValidator {
         return true;
     }
 
+    private static boolean foreignChangeSinceLakestream(Iterable<Snapshot> ancestry) {
+        for (Snapshot snapshot : ancestry) {
+            if (LakeLayoutValidator.isLakestreamSnapshot(snapshot)) {
+                return false;
+            }
+            if (!DataOperations.REPLACE.equals(snapshot.operation())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public String errorMessage() {
+        if (foreignChange) {
+            return "the lake got a snapshot not written by Lakestream since tiering planned this commit";
+        }
         return "the lake's log offsets changed since tiering planned this commit (another tiering run committed %s)"
                 .formatted(conflicting
                         .map(position -> position.offsets().toString())

@@ -5,6 +5,7 @@ import static io.lakestream.common.LakestreamError.TIERING_FAILED;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;

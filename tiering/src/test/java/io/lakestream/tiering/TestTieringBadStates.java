@@ -33,18 +33,24 @@ class TestTieringBadStates {
                 table -> {
                     // A lake snapshot claiming offsets the log never had (e.g. the log was replaced).
                     Table lake = table.lake();
-                    DataFile file = DataFiles.builder(lake.spec())
-                            .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
-                            .withFileSizeInBytes(10)
-                            .withRecordCount(0)
-                            .withPartitionPath("id_bucket=0")
-                            .build();
-                    var append = lake.newAppend().appendFile(file);
+                    var append = lake.newAppend().appendFile(foreignFile(lake));
                     LakePosition.summary(new OffsetMap(Map.of(0, 1_000L)), 99).forEach(append::set);
                     append.commit();
                 },
                 "LAKE_AHEAD_OF_LOG",
                 "ends at");
+    }
+
+    /** A stock engine's append after the last tiering commit (its rows would be shadowed or duplicated). */
+    @Test
+    void foreignSnapshotStopsTheTable() {
+        assertStops(
+                table -> {
+                    Table lake = table.lake();
+                    lake.newAppend().appendFile(foreignFile(lake)).commit();
+                },
+                "LAKE_LAYOUT_MISMATCH",
+                "was not written by Lakestream");
     }
 
     @Test
@@ -76,6 +82,16 @@ class TestTieringBadStates {
                         .commit(),
                 "LAKE_LAYOUT_MISMATCH",
                 "changed type");
+    }
+
+    /** A data file another engine could add to bucket 0 (it is never read: tiering stops first). */
+    private static DataFile foreignFile(Table lake) {
+        return DataFiles.builder(lake.spec())
+                .withPath(lake.location() + "/data/id_bucket=0/foreign.parquet")
+                .withFileSizeInBytes(10)
+                .withRecordCount(1)
+                .withPartitionPath("id_bucket=0")
+                .build();
     }
 
     private void assertStops(Consumer<LakestreamTable> breakTable, String errorCode, String hint) {

@@ -23,6 +23,7 @@ import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
@@ -139,6 +140,29 @@ public final class LakestreamCatalogAccess {
         return findTable(name)
                 .orElseThrow(() -> new TrinoException(
                         LAKESTREAM_TABLE_NOT_FOUND, "Table %s does not exist (was it dropped?)".formatted(name)));
+    }
+
+    /**
+     * The table as it is now, if it is still the table a write was planned for: {@code TABLE_DROPPED} if
+     * it was dropped, or dropped and re-created, since. The log commit checks the same again (its
+     * identity record), so a drop after this call is caught too.
+     */
+    public LakestreamTable loadTable(SchemaTableName name, UUID tableUuid) {
+        Optional<LakestreamTable> table = findTable(name);
+        if (table.isEmpty()) {
+            throw toTrinoException(new LakestreamException(
+                    LakestreamError.TABLE_DROPPED,
+                    "Table %s was dropped while this query ran; nothing was written. Re-run the query if the table was re-created"
+                            .formatted(name)));
+        }
+        if (!table.get().lake().uuid().equals(tableUuid)) {
+            throw toTrinoException(new LakestreamException(
+                    LakestreamError.TABLE_DROPPED,
+                    ("Table %s was dropped and re-created while this query ran (the query's table UUID %s, now %s); "
+                                    + "nothing was written into the new table. Re-run the query")
+                            .formatted(name, tableUuid, table.get().lake().uuid())));
+        }
+        return table.get();
     }
 
     /** The table in the state the handle's query pinned. */

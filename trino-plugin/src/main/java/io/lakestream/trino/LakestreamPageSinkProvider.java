@@ -1,8 +1,10 @@
 package io.lakestream.trino;
 
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
+import io.lakestream.common.LakestreamException;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeSink;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
@@ -34,7 +36,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) outputTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), handle.leaseId(), allocator);
+        return pageSink(handle);
     }
 
     @Override
@@ -45,7 +47,7 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
         LakestreamInsertTableHandle handle = (LakestreamInsertTableHandle) insertTableHandle;
-        return new LakestreamPageSink(catalog.loadTable(handle.table()), handle.columns(), handle.leaseId(), allocator);
+        return pageSink(handle);
     }
 
     @Override
@@ -55,9 +57,29 @@ public final class LakestreamPageSinkProvider implements ConnectorPageSinkProvid
             ConnectorMergeTableHandle mergeHandle,
             Optional<ConnectorTableCredentials> credentials,
             ConnectorPageSinkId pageSinkId) {
-        LakestreamMergeTableHandle handle = (LakestreamMergeTableHandle) mergeHandle;
-        LakestreamTableHandle table = handle.tableHandle();
-        return new LakestreamMergeSink(
-                catalog.loadTable(table.baseTable()), table.baseTable().toString(), handle.leaseId(), allocator);
+        LakestreamMergeTableHandle merge = (LakestreamMergeTableHandle) mergeHandle;
+        LakestreamTableHandle table = merge.tableHandle();
+        try {
+            return new LakestreamMergeSink(
+                    catalog.loadTable(table.baseTable(), merge.tableUuid()),
+                    table.baseTable().toString(),
+                    merge.leaseId(),
+                    allocator);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    private ConnectorPageSink pageSink(LakestreamInsertTableHandle handle) {
+        try {
+            return new LakestreamPageSink(
+                    catalog.loadTable(handle.table(), handle.tableUuid()),
+                    handle.columns(),
+                    handle.leaseId(),
+                    allocator);
+        } catch (LakestreamException e) {
+            // e.g. the lake was changed outside Lakestream after the query started
+            throw toTrinoException(e);
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_COMMIT_ERROR;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_NOT_SUPPORTED;
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
@@ -11,6 +12,7 @@ import com.google.inject.Inject;
 import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
@@ -26,6 +28,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -54,8 +57,10 @@ public final class LakestreamWrites {
     public LakestreamInsertTableHandle beginInsert(
             String queryId, LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
         requireNoRetries(retryMode, "INSERT");
-        String lease = acquireLease(queryId, catalog.loadTable(table.baseTable()));
-        return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns, lease);
+        LakestreamTable planned = requireLakeLayout(catalog.loadTable(table));
+        UUID tableUuid = planned.lake().uuid();
+        String lease = acquireLease(queryId, catalog.loadTable(table.baseTable(), tableUuid));
+        return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns, lease, tableUuid);
     }
 
     /** Called once the table of a {@code CREATE TABLE AS} exists. */
@@ -65,7 +70,8 @@ public final class LakestreamWrites {
                 name.getSchemaName(),
                 name.getTableName(),
                 LakestreamColumns.userColumns(table.definition()),
-                acquireLease(queryId, table));
+                acquireLease(queryId, table),
+                table.lake().uuid());
     }
 
     public void finishCreate(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
@@ -76,7 +82,7 @@ public final class LakestreamWrites {
     /** Publishes the segments all tasks wrote as one log commit; the query id makes a retried commit a no-op. */
     public void commit(String queryId, LakestreamInsertTableHandle handle, Collection<Slice> fragments) {
         try {
-            commitFragments(queryId, handle.table(), fragments);
+            commitFragments(queryId, handle.table(), handle.tableUuid(), fragments);
         } finally {
             releaseLease(queryId);
         }
@@ -114,7 +120,7 @@ public final class LakestreamWrites {
             return;
         }
         LakestreamTableHandle read = handle.tableHandle();
-        LakestreamTable table = catalog.loadTable(read.baseTable());
+        LakestreamTable table = catalog.loadTable(read.baseTable(), handle.tableUuid());
         // the filter the scan enforced: implied by the statement's condition (what was not pushed down
         // only makes it broader, so never fewer conflicts)
         WriteConflictCheck check =
@@ -127,7 +133,7 @@ public final class LakestreamWrites {
                     "Query %s changed rows of %s read at log version %s: log version %s",
                     queryId, read.baseTable(), read.pin().logVersion(), result.version());
         } catch (LakestreamException e) {
-            if (e.error() == LOG_COMMIT_CONFLICT || e.error() == STAGED_SEGMENT_MISSING) {
+            if (e.error() == LOG_COMMIT_CONFLICT || e.error() == STAGED_SEGMENT_MISSING || e.error() == TABLE_DROPPED) {
                 // nothing was published: nothing of the statement may remain
                 table.log().discard(deletes);
             }
@@ -162,19 +168,21 @@ public final class LakestreamWrites {
         }
     }
 
-    private void commitFragments(String queryId, SchemaTableName tableName, Collection<Slice> fragments) {
+    private void commitFragments(
+            String queryId, SchemaTableName tableName, UUID tableUuid, Collection<Slice> fragments) {
         List<StagedSegment> segments = new ArrayList<>(fragments.size());
         for (Slice fragment : fragments) {
             segments.add(LakestreamPageSink.readFragment(fragment));
         }
-        commitSegments(queryId, tableName, segments);
+        commitSegments(queryId, tableName, tableUuid, segments);
     }
 
-    private void commitSegments(String queryId, SchemaTableName tableName, List<StagedSegment> segments) {
+    private void commitSegments(
+            String queryId, SchemaTableName tableName, UUID tableUuid, List<StagedSegment> segments) {
         if (segments.isEmpty()) {
             return;
         }
-        LakestreamTable table = catalog.loadTable(tableName);
+        LakestreamTable table = catalog.loadTable(tableName, tableUuid);
         try {
             StreamLog.CommitResult result = table.log().commit(segments, Optional.of(queryId));
             // already applied: a retried commit of the same query. Its segments are kept, not discarded:
@@ -239,7 +247,10 @@ public final class LakestreamWrites {
                     "Primary key columns %s of %s cannot be updated; delete the row and insert it with the new key"
                             .formatted(updatedKeys, table.baseTable()));
         }
-        return new LakestreamMergeTableHandle(table, acquireLease(queryId, catalog.loadTable(table.baseTable())));
+        LakestreamTable planned = requireLakeLayout(catalog.loadTable(table));
+        UUID tableUuid = planned.lake().uuid();
+        return new LakestreamMergeTableHandle(
+                table, acquireLease(queryId, catalog.loadTable(table.baseTable(), tableUuid)), tableUuid);
     }
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */
@@ -252,6 +263,16 @@ public final class LakestreamWrites {
                             .formatted(table.baseTable()));
         }
         return definition;
+    }
+
+    /** Before any task writes: a lake changed outside Lakestream is not written into. */
+    private static LakestreamTable requireLakeLayout(LakestreamTable table) {
+        try {
+            LakeLayoutValidator.validate(table);
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+        return table;
     }
 
     public static void requireNoRetries(RetryMode retryMode, String operation) {

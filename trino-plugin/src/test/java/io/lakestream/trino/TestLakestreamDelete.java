@@ -119,7 +119,8 @@ final class TestLakestreamDelete extends AbstractLakestreamSqlTest {
                         new LakestreamPin(
                                 metadataLocation(table),
                                 table.log().latestSnapshot().version())),
-                WriterLease.newId());
+                WriterLease.newId(),
+                table.lake().uuid());
         long before = table.log().latestSnapshot().version();
         writes.commit("query_1", handle, fragments);
         assertQuery("SELECT id, v FROM ordered", "VALUES (1, 'b')");

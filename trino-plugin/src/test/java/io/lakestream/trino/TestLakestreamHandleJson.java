@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** Handles and splits survive the JSON round trip with the mapper configuration the engine uses. */
@@ -96,7 +97,8 @@ final class TestLakestreamHandleJson {
                         new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
                                 .withConstraint(
                                         TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L)))),
-                        WriterLease.newId()));
+                        WriterLease.newId(),
+                        UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
     }
 
     @Test
@@ -154,7 +156,12 @@ final class TestLakestreamHandleJson {
     void insertHandleAndFragments() {
         assertRoundTrip(
                 LakestreamInsertTableHandle.class,
-                new LakestreamInsertTableHandle("s", "t", List.of(ID, REGION), WriterLease.newId()));
+                new LakestreamInsertTableHandle(
+                        "s",
+                        "t",
+                        List.of(ID, REGION),
+                        WriterLease.newId(),
+                        UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
         StagedSegment segment = new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2);
         assertThat(LakestreamPageSink.readFragment(LakestreamPageSink.writeFragment(segment)))
                 .isEqualTo(segment);
