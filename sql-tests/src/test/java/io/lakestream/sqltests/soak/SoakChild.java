@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LogIdentity;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.sqltests.SparkEngine;
@@ -171,11 +172,15 @@ public final class SoakChild {
                 loaded.identifier(),
                 loaded.lake(),
                 loaded.definition(),
+                // bound to the table's identity, as the catalog opens it (LakestreamCatalog.openLog), with the skewed
+                // clock
                 new FileStreamLog(
                         loaded.log().paths().root(),
                         loaded.log().fileSystem(),
                         loaded.definition().bucketCount(),
-                        clock));
+                        clock,
+                        LogIdentity.of(loaded.lake().uuid(), loaded.definition()),
+                        loaded.lake().name()));
         try (LakestreamWriter writer =
                 new LakestreamWriter(table, allocator, clock, LakestreamWriter.DEFAULT_BATCH_ROWS)) {
             for (int i = 0; i < command.rows().size(); i++) {
