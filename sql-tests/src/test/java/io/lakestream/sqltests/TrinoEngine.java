@@ -26,15 +26,15 @@ import java.util.Set;
  * directory its build assembles, Iceberg from the jars Trino 483 ships, each into its own plugin
  * class loader.
  */
-final class TrinoEngine implements AutoCloseable {
-    static final String CATALOG = "lakestream";
+public final class TrinoEngine implements AutoCloseable {
+    public static final String CATALOG = "lakestream";
     static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
     /** The stock Iceberg connector again, allowed to set any table property (e.g. Lakestream's own). */
     static final String STOCK_ICEBERG_ANY_PROPERTIES = "iceberg_any_properties";
 
     private final DistributedQueryRunner runner;
 
-    TrinoEngine(Path warehouse) throws Exception {
+    public TrinoEngine(Path warehouse) throws Exception {
         runner = DistributedQueryRunner.builder(
                         testSessionBuilder().setCatalog(CATALOG).build())
                 .setWorkerCount(1)
@@ -102,7 +102,7 @@ final class TrinoEngine implements AutoCloseable {
     }
 
     /** Runs one statement; returns its rows (an INSERT returns its row count), values normalized by {@link Values}. */
-    List<List<Object>> query(String statement) {
+    public List<List<Object>> query(String statement) {
         try {
             List<List<Object>> rows = new ArrayList<>();
             for (MaterializedRow row : runner.execute(statement).getMaterializedRows()) {
