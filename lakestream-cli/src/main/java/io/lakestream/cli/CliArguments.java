@@ -16,16 +16,16 @@ import java.util.Set;
  * against what the command accepts. Bad input is an {@link UsageException}.
  */
 final class CliArguments {
-    private final Map<String, String> options;
+    private final Map<String, List<String>> options;
     private final Set<String> flags;
 
-    private CliArguments(Map<String, String> options, Set<String> flags) {
+    private CliArguments(Map<String, List<String>> options, Set<String> flags) {
         this.options = options;
         this.flags = flags;
     }
 
     static CliArguments parse(List<String> args, Set<String> valueOptions, Set<String> flagOptions) {
-        Map<String, String> options = new HashMap<>();
+        Map<String, List<String>> options = new HashMap<>();
         List<String> flags = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -35,7 +35,7 @@ final class CliArguments {
                 if (i + 1 >= args.size()) {
                     throw new UsageException("option %s needs a value".formatted(arg));
                 }
-                options.put(arg, args.get(++i));
+                options.computeIfAbsent(arg, name -> new ArrayList<>()).add(args.get(++i));
             } else {
                 throw new UsageException("unknown argument '%s'".formatted(arg));
             }
@@ -43,8 +43,14 @@ final class CliArguments {
         return new CliArguments(options, Set.copyOf(flags));
     }
 
+    /** The option's value (the last one, if it was given more than once). */
     Optional<String> option(String name) {
-        return Optional.ofNullable(options.get(name));
+        return Optional.ofNullable(options.get(name)).map(List::getLast);
+    }
+
+    /** Every value of a repeatable option, in order. */
+    List<String> options(String name) {
+        return List.copyOf(options.getOrDefault(name, List.of()));
     }
 
     boolean flag(String name) {
@@ -54,6 +60,27 @@ final class CliArguments {
     /** The warehouse: {@code --warehouse DIR}, default {@code ./lakestream-warehouse}. */
     Path warehouse() {
         return Path.of(option("--warehouse").orElse("lakestream-warehouse")).toAbsolutePath();
+    }
+
+    /** Whether the warehouse is a location with a scheme (e.g. {@code s3://bucket/path}), not a local directory. */
+    boolean remoteWarehouse() {
+        return option("--warehouse")
+                        .filter(value -> value.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*"))
+                        .isPresent()
+                && !option("--warehouse").orElseThrow().startsWith("file:");
+    }
+
+    /** {@code --catalog-property name=value} options (repeatable), e.g. {@code s3.endpoint=http://...}. */
+    Map<String, String> catalogProperties() {
+        Map<String, String> properties = new HashMap<>();
+        for (String property : options("--catalog-property")) {
+            int equals = property.indexOf('=');
+            if (equals <= 0) {
+                throw new UsageException("--catalog-property takes name=value, not '%s'".formatted(property));
+            }
+            properties.put(property.substring(0, equals), property.substring(equals + 1));
+        }
+        return properties;
     }
 
     /** A duration like {@code 500ms}, {@code 5s}, {@code 2m}. */

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /** The Java side of the {@code lakestream} command. Engines (Trino, Spark) run in their own JVMs. */
@@ -15,11 +16,21 @@ public final class LakestreamCli {
     static final String USAGE = """
             usage: lakestream <command> [options]
 
-              status [--warehouse DIR]                     lake offset vs log end per table and bucket
-              tier [--once | --interval 5s] [--warehouse DIR]
+              status [catalog options]                     lake offset vs log end per table and bucket
+              tier [--once | --interval 5s] [catalog options]
                                                            run the embedded tiering service (--once: one pass)
 
-            --warehouse defaults to ./lakestream-warehouse""";
+            catalog options:
+              --warehouse DIR|URI        default ./lakestream-warehouse (the embedded catalog in it); a location
+                                         such as s3://bucket/path needs --catalog-uri
+              --catalog-type jdbc|rest|hadoop                      default jdbc
+              --catalog-uri URI          e.g. jdbc:postgresql://db/lakestream, jdbc:sqlite:/local/catalog.db
+              --catalog-property NAME=VALUE                        repeatable: Iceberg catalog properties, e.g.
+                                         s3.endpoint=http://host:9000, s3.path-style-access=true, client.region=...""";
+
+    /** The options every command that opens the catalog takes. */
+    private static final Set<String> CATALOG_OPTIONS =
+            Set.of("--warehouse", "--catalog-type", "--catalog-uri", "--catalog-property");
 
     private LakestreamCli() {}
 
@@ -36,9 +47,9 @@ public final class LakestreamCli {
         try {
             List<String> rest = args.subList(1, args.size());
             return switch (args.getFirst()) {
-                case "status" -> status(CliArguments.parse(rest, Set.of("--warehouse"), Set.of()), out);
+                case "status" -> status(CliArguments.parse(rest, CATALOG_OPTIONS, Set.of()), out);
                 case "tier" ->
-                    tier(CliArguments.parse(rest, Set.of("--warehouse", "--interval"), Set.of("--once")), out);
+                    tier(CliArguments.parse(rest, with(CATALOG_OPTIONS, "--interval"), Set.of("--once")), out);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
                     yield 0;
@@ -75,7 +86,26 @@ public final class LakestreamCli {
         }
     }
 
+    private static Set<String> with(Set<String> options, String option) {
+        Set<String> all = new java.util.HashSet<>(options);
+        all.add(option);
+        return Set.copyOf(all);
+    }
+
     private static LakestreamCatalog openExisting(CliArguments arguments) {
+        Optional<String> uri = arguments.option("--catalog-uri");
+        String type = arguments.option("--catalog-type").orElse("jdbc");
+        if (arguments.remoteWarehouse() || uri.isPresent() || !type.equals("jdbc")) {
+            // a catalog server (or a SQLite file elsewhere) and a warehouse anywhere, e.g. on S3
+            String warehouse = arguments.remoteWarehouse()
+                    ? arguments.option("--warehouse").orElseThrow()
+                    : arguments.warehouse().toString();
+            return LakestreamCatalog.open(new CatalogConfig(type, warehouse, uri, arguments.catalogProperties()));
+        }
+        if (!arguments.catalogProperties().isEmpty()) {
+            throw new CliArguments.UsageException(
+                    "--catalog-property needs --catalog-uri (the embedded catalog takes none)");
+        }
         if (!Files.isDirectory(arguments.warehouse())) {
             throw new CliArguments.UsageException(
                     "warehouse %s does not exist; run ./lakestream demo to create one, or pass --warehouse DIR"

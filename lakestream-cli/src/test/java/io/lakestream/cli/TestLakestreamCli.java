@@ -2,15 +2,24 @@ package io.lakestream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.S3MockServer;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +54,54 @@ class TestLakestreamCli {
         assertThat(stdout()).contains("0 records behind").doesNotContain("lake snapshot none");
         assertThat(run("tier", "--once", "--warehouse", warehouse)).isZero();
         assertThat(stdout()).contains("db.users: up to date");
+    }
+
+    @Test
+    void statusAndTierOnAWarehouseOnS3() throws Exception {
+        try (S3MockServer s3 = S3MockServer.start("lakestream")) {
+            String warehouse = "s3://lakestream/warehouse";
+            String uri = "jdbc:sqlite:" + directory.resolve("catalog.db");
+            CatalogConfig config = new CatalogConfig("jdbc", warehouse, Optional.of(uri), s3.catalogProperties());
+            try (LakestreamCatalog catalog = LakestreamCatalog.open(config);
+                    BufferAllocator allocator = new RootAllocator()) {
+                catalog.createNamespace(TestingWarehouse.NAMESPACE);
+                LakestreamTable table = catalog.createTable(
+                        TableIdentifier.of(TestingWarehouse.NAMESPACE, "users"),
+                        TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
+                                .primaryKey("id")
+                                .bucketCount(2)
+                                .build());
+                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+                    for (long id = 0; id < 30; id++) {
+                        writer.upsert(Map.of("id", id));
+                    }
+                    writer.commit();
+                }
+            }
+            List<String> catalogOptions = new ArrayList<>(List.of("--warehouse", warehouse, "--catalog-uri", uri));
+            s3.catalogProperties().forEach((name, value) -> {
+                catalogOptions.add("--catalog-property");
+                catalogOptions.add(name + "=" + value);
+            });
+            assertThat(run(with("status", catalogOptions))).as(stderr()).isZero();
+            assertThat(stdout()).contains("db.users  (primary key [id], 2 buckets, log version 1, lake snapshot none)");
+            assertThat(run(with("tier", catalogOptions, "--once"))).as(stderr()).isZero();
+            assertThat(stdout()).contains("db.users: tiered 30 changes into lake snapshot");
+            assertThat(run(with("status", catalogOptions))).isZero();
+            assertThat(stdout()).contains("0 records behind");
+        }
+        assertThat(run("status", "--warehouse", "s3://lakestream/warehouse")).isEqualTo(1);
+        assertThat(stderr()).contains("needs a URI");
+        assertThat(run("status", "--catalog-property", "s3.endpoint")).isEqualTo(2);
+        assertThat(stderr()).contains("--catalog-property takes name=value");
+    }
+
+    private static String[] with(String command, List<String> options, String... more) {
+        List<String> arguments = new ArrayList<>();
+        arguments.add(command);
+        arguments.addAll(options);
+        arguments.addAll(List.of(more));
+        return arguments.toArray(String[]::new);
     }
 
     @Test

@@ -28,6 +28,12 @@ import org.apache.iceberg.CatalogUtil;
 public record CatalogConfig(String type, String warehouse, Optional<String> uri, Map<String, String> properties) {
     public static final String EMBEDDED_CATALOG_FILE = "lakestream-catalog.db";
 
+    /**
+     * Iceberg's file IO for S3 (iceberg-aws), the lake's default for a warehouse on S3: named, not referenced,
+     * so that an engine with its own file IO (Trino) never loads it.
+     */
+    static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+
     /** Prefix of the catalog properties that go into the Hadoop configuration. */
     public static final String HADOOP_PREFIX = "hadoop.";
 
@@ -98,6 +104,11 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
             }
         } else {
             uri.ifPresent(value -> result.put(CatalogProperties.URI, value));
+        }
+        if (!type.equals("rest") && LogPublishing.isS3(warehouseLocation())) {
+            // Hadoop's file IO (the jdbc and hadoop catalogs' default) would need Hadoop's S3 connector; a rest
+            // catalog's default file IO resolves s3: to S3FileIO itself
+            result.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
         }
         return result;
     }

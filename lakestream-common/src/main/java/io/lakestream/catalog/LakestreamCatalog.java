@@ -1,6 +1,7 @@
 package io.lakestream.catalog;
 
 import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
+import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import static io.lakestream.common.LakestreamError.NAMESPACE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.TABLE_ALREADY_EXISTS;
@@ -15,6 +16,7 @@ import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogFileSystems;
 import io.lakestream.log.LogIdentity;
+import io.lakestream.log.LogPublishing;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
@@ -24,8 +26,10 @@ import io.lakestream.table.TableSpec;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
@@ -38,6 +42,7 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -69,9 +74,10 @@ public final class LakestreamCatalog implements Closeable {
 
     /**
      * Opens the catalog a config describes, with Iceberg's file IO for the lake (for a local warehouse of
-     * the embedded default: {@link LocalFileIO}; otherwise the catalog's {@code io-impl}, by default Hadoop's,
-     * which serves HDFS) and the log's file system chosen by the log location's scheme ({@link
-     * LogFileSystems}: local disk, or HDFS through Hadoop). Both use {@link CatalogConfig#hadoopConfiguration}.
+     * the embedded default: {@link LocalFileIO}; for a warehouse on S3: Iceberg's {@code S3FileIO}; otherwise the
+     * catalog's {@code io-impl}, by default Hadoop's, which serves HDFS) and the log's file system chosen by the
+     * log location's scheme ({@link LogFileSystems}: local disk, S3, or HDFS through Hadoop). Both use {@link
+     * CatalogConfig#hadoopConfiguration} and the catalog properties ({@code s3.*} for S3).
      */
     public static LakestreamCatalog open(CatalogConfig config) {
         return open(config, SqliteLockTiming.DEFAULT);
@@ -85,7 +91,7 @@ public final class LakestreamCatalog implements Closeable {
                         () -> sqliteCatalog(config, null, timing)
                                 .orElseGet(() -> CatalogUtil.buildIcebergCatalog(
                                         DEFAULT_NAME, config.icebergProperties(), hadoop))),
-                new LogFileSystems(hadoop));
+                new LogFileSystems(hadoop, config.properties()));
     }
 
     /**
@@ -157,12 +163,33 @@ public final class LakestreamCatalog implements Closeable {
             // e.g. the catalog stayed locked: its own code and message say what to do
             throw e;
         } catch (RuntimeException e) {
-            throw new LakestreamException(
-                    LakestreamError.INVALID_CATALOG_CONFIG,
-                    "Cannot open the %s catalog at %s: %s"
-                            .formatted(config.type(), config.uri().orElse(config.warehouse()), e.getMessage()),
-                    e);
+            throw openFailure(config, e);
         }
+    }
+
+    /**
+     * Why a catalog cannot be opened, with every cause's message (the last one, e.g. the database's "password
+     * authentication failed", is the one to act on) and without the catalog's credentials: the message reaches
+     * query results and logs. When a cause's own message holds a credential (a JDBC URL with {@code password=}),
+     * the cause is left out of the exception, so that no stack trace prints it.
+     */
+    private static LakestreamException openFailure(CatalogConfig config, RuntimeException failure) {
+        CatalogSecrets secrets = CatalogSecrets.of(config);
+        List<String> messages = new ArrayList<>();
+        boolean secretInCause = false;
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = Objects.requireNonNullElse(
+                    cause.getMessage(), cause.getClass().getSimpleName());
+            secretInCause |= secrets.appearIn(message) || secrets.appearIn(cause.toString());
+            if (messages.stream().noneMatch(previous -> previous.contains(message))) {
+                messages.add(message);
+            }
+        }
+        String message = secrets.redact("Cannot open the %s catalog at %s: %s"
+                .formatted(config.type(), config.uri().orElse(config.warehouse()), String.join(": ", messages)));
+        return secretInCause
+                ? new LakestreamException(LakestreamError.INVALID_CATALOG_CONFIG, message)
+                : new LakestreamException(LakestreamError.INVALID_CATALOG_CONFIG, message, failure);
     }
 
     /** A REST catalog whose tables use the given file IO instead of the one named by {@code io-impl}. */
@@ -217,11 +244,16 @@ public final class LakestreamCatalog implements Closeable {
         }
         Table table;
         try {
-            table = catalog.buildTable(identifier, layout.icebergSchema())
+            // staged first: the table's location (chosen by the catalog) decides where its log goes, and a log
+            // this process could never publish a commit on is refused before anything is created
+            Transaction creation = catalog.buildTable(identifier, layout.icebergSchema())
                     .withPartitionSpec(layout.partitionSpec())
                     .withProperties(layout.properties())
                     .withProperty(LakestreamProperties.CREATED_AT_MILLIS, Long.toString(System.currentTimeMillis()))
-                    .create();
+                    .createTransaction();
+            requirePublishableLog(identifier, logLocation(creation.table()));
+            creation.commitTransaction();
+            table = catalog.loadTable(identifier);
         } catch (AlreadyExistsException e) {
             throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(identifier));
         } catch (LakestreamException e) {
@@ -244,6 +276,26 @@ public final class LakestreamCatalog implements Closeable {
             throw e;
         }
         return new LakestreamTable(identifier, table, definition, log);
+    }
+
+    /**
+     * Refuses a log location whose file system cannot publish commits (no atomic create-if-absent: e.g. a
+     * Hadoop object store connector other than S3's), at {@code CREATE TABLE} rather than at the first commit.
+     */
+    private void requirePublishableLog(TableIdentifier identifier, String logLocation) {
+        if (!logFileSystems.apply(logLocation).canPublish(logLocation)) {
+            throw new LakestreamException(
+                    INVALID_TABLE_DEFINITION,
+                    ("Cannot create table %s: its log would be at %s, where log commits cannot be published (no atomic"
+                                    + " create-if-absent on '%s'). Put the log on the local file system (file:), HDFS (hdfs:,"
+                                    + " viewfs:) or S3 (s3:, s3a:; commits use S3's conditional create), with the table property"
+                                    + " %s or a warehouse there; the lake may stay where it is")
+                            .formatted(
+                                    identifier,
+                                    logLocation,
+                                    LogPublishing.scheme(logLocation).orElse("local"),
+                                    LakestreamProperties.LOG_PATH));
+        }
     }
 
     /** The table as it is now; a table created before logs had an identity record gets one now. */
@@ -390,8 +442,10 @@ public final class LakestreamCatalog implements Closeable {
 
     @Override
     public void close() throws IOException {
-        if (catalog instanceof Closeable closeable) {
-            closeable.close();
+        try (Closeable logs = logFileSystems instanceof Closeable closeable ? closeable : () -> {}) {
+            if (catalog instanceof Closeable closeable) {
+                closeable.close();
+            }
         }
     }
 }

@@ -8,9 +8,12 @@ import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePosition;
 import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.StreamLog;
+import io.lakestream.plan.ReadPin;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.util.concurrent.ExecutionException;
@@ -65,14 +68,30 @@ public final class LakestreamTableCache {
         return new LakestreamTable(identifier, lake.table(), lake.definition(), currentLog(lake));
     }
 
-    /** The table as it is now, pinned: the current lake metadata and the log's newest version. */
+    /**
+     * The table as it is now, pinned: the current lake metadata and the log's newest version. Should
+     * another process tier and retention remove the tiered range between the two reads, the lake read
+     * first is behind the log's start: the lake is read again (a few times), so the pin is one a union
+     * read can serve.
+     */
     public PinnedTable pinCurrent(TableIdentifier identifier) {
         // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
         // tiered, so the pinned lake never holds more of the log than the pinned log version
         LakeVersion lake = currentLake(identifier);
-        StreamLog log = currentLog(lake);
-        long version = log.latestSnapshot().version();
-        return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
+        for (int attempt = 1; ; attempt++) {
+            StreamLog log = currentLog(lake);
+            LogSnapshot snapshot = log.latestSnapshot();
+            if (attempt < ReadPin.MAX_PIN_ATTEMPTS
+                    && ReadPin.lakeBehindLog(LakePosition.current(lake.table()), snapshot)) {
+                LakeVersion newer = currentLake(identifier);
+                if (!newer.metadataLocation().equals(lake.metadataLocation())) {
+                    lake = newer;
+                    continue;
+                }
+            }
+            long version = snapshot.version();
+            return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
+        }
     }
 
     /** The table as a query pinned it ({@link #pinCurrent}); a clear error if its metadata is gone. */

@@ -27,6 +27,9 @@ public final class LogPublishing {
      */
     public static final Set<String> RENAME_PUBLISH_SCHEMES = Set.of("hdfs", "viewfs");
 
+    /** Schemes of S3 (one object store, three names for it): the log publishes there with a conditional create. */
+    public static final Set<String> S3_SCHEMES = Set.of("s3", "s3a", "s3n");
+
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*):");
 
     private LogPublishing() {}
@@ -47,6 +50,11 @@ public final class LogPublishing {
         return scheme(location).map("file"::equals).orElse(true);
     }
 
+    /** Whether the location is on S3 ({@link S3LogFileSystem}). */
+    public static boolean isS3(String location) {
+        return scheme(location).filter(S3_SCHEMES::contains).isPresent();
+    }
+
     public static boolean publishesByRename(String location) {
         return scheme(location).filter(RENAME_PUBLISH_SCHEMES::contains).isPresent();
     }
@@ -60,11 +68,11 @@ public final class LogPublishing {
         return new LakestreamException(
                 LOG_IO_ERROR,
                 ("Cannot write the log at %s: through Hadoop's file system API, a rename on '%s' is not an atomic"
-                                + " create-if-absent (on s3a, for example, it is a copy and a delete that can replace a commit"
-                                + " another writer published), so log commits could be lost. The Java writer, Spark and the"
-                                + " tiering service write the log on the local file system (file:) and on HDFS (hdfs:, viewfs:)."
-                                + " Set the table property %s to a location on one of those (the lake may stay where it is),"
-                                + " or write through Trino, which publishes with the object store's conditional create")
+                                + " create-if-absent (it may replace a commit another writer published), so log commits"
+                                + " could be lost. The Java writer, Spark and the tiering service write the log on the local"
+                                + " file system (file:), on HDFS (hdfs:, viewfs:) and on S3 (s3:, s3a:, with a conditional"
+                                + " create). Set the table property %s to a location on one of those (the lake may stay where"
+                                + " it is), or write through Trino, which publishes with the object store's conditional create")
                         .formatted(location, scheme, LakestreamProperties.LOG_PATH));
     }
 }

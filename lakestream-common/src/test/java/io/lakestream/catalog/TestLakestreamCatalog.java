@@ -71,6 +71,43 @@ class TestLakestreamCatalog {
     }
 
     @Test
+    void aLogWhereCommitsCannotBePublishedIsRefusedAtCreateTable() {
+        // Hadoop's Azure and GCS connectors have no atomic create-if-absent (a rename may replace): such a log
+        // could never take a commit, so the table is refused now, not at its first commit
+        for (String logPath :
+                new String[] {"abfs://container@account.dfs.core.windows.net/t/log", "gs://bucket/t/log"}) {
+            for (String message :
+                    new String[] {"Cannot create table db.refused", logPath, "S3 (s3:, s3a:", "lakestream.log.path"}) {
+                assertLakestreamError(
+                        () -> warehouse.create(
+                                "refused",
+                                TableSpec.builder(SIMPLE_SCHEMA)
+                                        .primaryKey("id")
+                                        .bucketCount(2)
+                                        .logPath(logPath)
+                                        .build()),
+                        LakestreamError.INVALID_TABLE_DEFINITION,
+                        message);
+            }
+        }
+        // nothing was created
+        assertThat(warehouse.catalog().listTables(NAMESPACE)).isEmpty();
+        assertThat(warehouse.catalog().icebergCatalog().tableExists(TableIdentifier.of(NAMESPACE, "refused")))
+                .isFalse();
+        // a log elsewhere on a file system that publishes is accepted (HDFS and S3: TestLogFileSystems,
+        // TestUnionReadOnHdfs, TestUnionReadOnS3)
+        String logPath = directory.resolve("elsewhere").toString();
+        LakestreamTable table = warehouse.create(
+                "accepted",
+                TableSpec.builder(SIMPLE_SCHEMA)
+                        .primaryKey("id")
+                        .bucketCount(2)
+                        .logPath(logPath)
+                        .build());
+        assertThat(table.log().paths().root()).isEqualTo(logPath);
+    }
+
+    @Test
     void reopenedCatalogSeesTables() {
         warehouse.createPrimaryKeyTable("orders", 3);
         try (TestingWarehouse reopened = new TestingWarehouse(directory)) {

@@ -30,26 +30,40 @@ class TestLogFileSystems {
         assertThat(fileSystems.apply("file:///data/t/log")).isInstanceOf(LocalLogFileSystem.class);
         assertThat(fileSystems.apply("hdfs://namenode:8020/t/log")).isInstanceOf(HadoopLogFileSystem.class);
         assertThat(fileSystems.apply("viewfs://cluster/t/log")).isInstanceOf(HadoopLogFileSystem.class);
-        assertThat(fileSystems.apply("s3a://bucket/t/log")).isInstanceOf(HadoopLogFileSystem.class);
+        assertThat(fileSystems.apply("s3a://bucket/t/log")).isInstanceOf(S3LogFileSystem.class);
+        assertThat(fileSystems.apply("s3://bucket/t/log")).isInstanceOf(S3LogFileSystem.class);
+        assertThat(fileSystems.apply("abfs://container@account/t/log")).isInstanceOf(HadoopLogFileSystem.class);
         assertThat(LogPublishing.scheme("HDFS://namenode/t")).hasValue("hdfs");
+        // what CREATE TABLE asks before it accepts a log location
+        for (String publishing : new String[] {"/data/t/log", "hdfs://nn/t/log", "s3://b/t/log", "s3a://b/t/log"}) {
+            assertThat(fileSystems.apply(publishing).canPublish(publishing))
+                    .as(publishing)
+                    .isTrue();
+        }
+        for (String readOnly : new String[] {"abfs://c@a/t/log", "gs://b/t/log", "wasb://c@a/t/log"}) {
+            assertThat(fileSystems.apply(readOnly).canPublish(readOnly))
+                    .as(readOnly)
+                    .isFalse();
+        }
         assertThat(LogPublishing.scheme("/data/t")).isEmpty();
     }
 
     @Test
     void writesWhereRenameIsNotAtomicAreRefusedBeforeAnythingIsWritten() {
         HadoopLogFileSystem fileSystem = new HadoopLogFileSystem(new Configuration());
-        String commit = "s3a://bucket/t/log/_commits/00000000000000000001.json";
+        String commit = "abfs://container@account/t/log/_commits/00000000000000000001.json";
         byte[] content = "{}".getBytes(StandardCharsets.UTF_8);
-        for (String message : new String[] {"on 's3a' is not an atomic", "hdfs:, viewfs:", "lakestream.log.path"}) {
+        for (String message :
+                new String[] {"on 'abfs' is not an atomic", "hdfs:, viewfs:", "s3:", "lakestream.log.path"}) {
             assertLakestreamError(
                     () -> fileSystem.createExclusive(commit, content), LakestreamError.LOG_IO_ERROR, message);
         }
         assertLakestreamError(
-                () -> fileSystem.create("s3a://bucket/t/log/bucket-0000/x.arrow"), LakestreamError.LOG_IO_ERROR, "s3a");
+                () -> fileSystem.create("gs://bucket/t/log/bucket-0000/x.arrow"), LakestreamError.LOG_IO_ERROR, "gs");
         assertLakestreamError(
-                () -> fileSystem.replace("s3a://bucket/t/log/_commits/_last_checkpoint", content),
+                () -> fileSystem.replace("gs://bucket/t/log/_commits/_last_checkpoint", content),
                 LakestreamError.LOG_IO_ERROR,
-                "s3a");
+                "gs");
         // Hadoop's local file system renames over an existing file: a commit there could replace another one
         Path local = directory.resolve("log/_commits/00000000000000000001.json");
         assertLakestreamError(

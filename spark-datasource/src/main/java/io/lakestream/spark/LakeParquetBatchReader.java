@@ -37,6 +37,7 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     private long lakeRows;
 
     /**
+     * @param hadoop the Hadoop configuration that opens the lake's files (see {@link LakeFileIoFileSystem})
      * @param pruner narrows each file to the row groups the pushed filter may match, if there is a filter
      * @param hiddenRows drops the rows whose key the split's log tail changes, if it has one
      * @param limit the most rows to return
@@ -44,6 +45,7 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     LakeParquetBatchReader(
             List<LakeFile> files,
             LakeReadColumns columns,
+            Configuration hadoop,
             Optional<LakeRowGroupPruner> pruner,
             Optional<HiddenLakeRows> hiddenRows,
             LakeBatchFilter filter,
@@ -51,7 +53,7 @@ final class LakeParquetBatchReader implements SplitBatchReader {
         this.files = LakeFileRanges.coalesce(files).iterator();
         this.columns = requireNonNull(columns, "columns is null");
         this.pruner = requireNonNull(pruner, "pruner is null");
-        this.conf = SparkParquetFiles.configuration(columns.sparkSchema());
+        this.conf = SparkParquetFiles.configuration(hadoop, columns.sparkSchema());
         this.hiddenRows = requireNonNull(hiddenRows, "hiddenRows is null");
         this.filter = requireNonNull(filter, "filter is null");
         this.remaining = limit;

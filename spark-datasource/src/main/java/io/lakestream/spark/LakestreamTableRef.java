@@ -6,6 +6,7 @@ import io.lakestream.table.LakestreamTable;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.catalog.Namespace;
@@ -40,6 +41,22 @@ record LakestreamTableRef(
         requireNonNull(name, "name is null");
         requireNonNull(metadataLocation, "metadataLocation is null");
         requireNonNull(tableUuid, "tableUuid is null");
+    }
+
+    /**
+     * Without the values of the catalog options: they hold the catalog's credentials (a JDBC password, a REST
+     * token), and a ref ends up in messages and logs wherever a reader or writer factory is printed.
+     */
+    @Override
+    public String toString() {
+        return "LakestreamTableRef[catalog=%s, catalogOptions=%s, table=%s.%s, metadataLocation=%s, tableUuid=%s]"
+                .formatted(
+                        catalogName,
+                        new TreeSet<>(catalogOptions.keySet()),
+                        String.join(".", namespace),
+                        name,
+                        metadataLocation,
+                        tableUuid);
     }
 
     static LakestreamTableRef of(String catalogName, Map<String, String> catalogOptions, LakestreamTable table) {

@@ -37,9 +37,12 @@ final class SparkParquetFiles {
 
     private SparkParquetFiles() {}
 
-    /** The Hadoop configuration of a read of {@code schema}: Spark's (with {@code spark.hadoop.*}) plus the reader's flags. */
-    static Configuration configuration(StructType schema) {
-        Configuration conf = new Configuration(base());
+    /**
+     * The Hadoop configuration of a read of {@code schema}: {@code base} (Spark's, with {@code spark.hadoop.*}, and
+     * the lake's file system: {@link LakeFileIoFileSystem#configure}) plus the reader's flags.
+     */
+    static Configuration configuration(Configuration base, StructType schema) {
+        Configuration conf = new Configuration(base);
         conf.set(READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
         conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), schema.json());
         conf.set(SQLConf.SESSION_LOCAL_TIMEZONE().key(), "UTC");

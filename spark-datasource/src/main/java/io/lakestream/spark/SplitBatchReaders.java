@@ -8,6 +8,7 @@ import io.lakestream.table.LakestreamTable;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.DataType;
@@ -88,11 +89,19 @@ final class SplitBatchReaders {
             return new HiddenLakeRows(
                     keys, keyColumns, key.stream().map(Types.NestedField::type).toList());
         });
+        Configuration hadoop = LakeFileIoFileSystem.configure(
+                SparkParquetFiles.base(), table.lake().io(), table.lake().location());
         // no filter, no footer read: every row group is read anyway
         Optional<LakeRowGroupPruner> pruner = filter.op() == Expression.Operation.TRUE
                 ? Optional.empty()
-                : Optional.of(new LakeRowGroupPruner(table.definition().schema(), filter, SparkParquetFiles.base()));
+                : Optional.of(new LakeRowGroupPruner(table.definition().schema(), filter, hadoop));
         return new LakeParquetBatchReader(
-                split.lakeFiles(), columns, pruner, hiddenRows, new LakeBatchFilter(columns.fields(), filter), limit);
+                split.lakeFiles(),
+                columns,
+                hadoop,
+                pruner,
+                hiddenRows,
+                new LakeBatchFilter(columns.fields(), filter),
+                limit);
     }
 }

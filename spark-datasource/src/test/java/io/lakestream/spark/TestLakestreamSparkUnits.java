@@ -124,6 +124,23 @@ class TestLakestreamSparkUnits {
     }
 
     @Test
+    void tableRefPrintsNoCatalogOptionValues() {
+        LakestreamTableRef ref = new LakestreamTableRef(
+                "ls",
+                Map.of("type", "jdbc", "uri", "jdbc:postgresql://db/c", "jdbc.password", "s3cr3t-option"),
+                List.of("db"),
+                "t",
+                "file:/w/db/t/metadata/00001.metadata.json",
+                java.util.UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7"));
+
+        // factories (and so refs) are printed in task and plan messages: the catalog's credentials stay out
+        assertThat(ref.toString())
+                .contains("ls", "db.t", "jdbc.password", "00001.metadata.json")
+                .doesNotContain("s3cr3t-option")
+                .doesNotContain("jdbc:postgresql://db/c");
+    }
+
+    @Test
     void readerFactoryIsPlainSerializableData() throws Exception {
         LakestreamReaderFactory factory = new LakestreamReaderFactory(
                 new LakestreamTableRef(

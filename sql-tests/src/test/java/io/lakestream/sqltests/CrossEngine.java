@@ -85,12 +85,28 @@ final class CrossEngine {
         return spark.query(sql);
     }
 
+    /** Trino's full query info JSON of each query whose SQL contains {@code text} (see {@link TrinoEngine#queryInfoJson}). */
+    List<String> trinoQueryInfoJson(String text) {
+        return trino.queryInfoJson(text);
+    }
+
     /** Makes {@link RaceFunctions#race} callable in Trino statements, as {@code race(x)}. */
     synchronized void installTrinoRace() {
         if (!raceInstalled) {
             trino.installFunctions(Set.of(RaceFunctions.class));
             raceInstalled = true;
         }
+    }
+
+    /**
+     * Registers a catalog on a catalog server in both engines, named {@link ServerCatalog#name} in each (the
+     * Lakestream connector in Trino, the Lakestream catalog in Spark), and Trino's stock Iceberg connector on it
+     * as {@link ServerCatalog#stockIcebergName}.
+     */
+    void addCatalog(ServerCatalog catalog) {
+        trino.createCatalog(catalog.name(), "lakestream", catalog.trinoProperties());
+        trino.createCatalog(catalog.stockIcebergName(), "iceberg", catalog.stockIcebergProperties());
+        spark.registerCatalog(catalog.name(), catalog.sparkOptions());
     }
 
     /** Creates schema {@code lakestream.<schema>} (through Trino) and returns its qualified name. */
@@ -101,7 +117,12 @@ final class CrossEngine {
 
     /** One round of the real tiering service on {@code schema.table}: the lake catches up with the log. */
     TieringResult tier(String schema, String table) {
-        TieringResult result = tiering.tier(load(schema, table));
+        return tier(load(schema, table));
+    }
+
+    /** One round of the real tiering service on a table of any catalog. */
+    TieringResult tier(LakestreamTable table) {
+        TieringResult result = tiering.tier(table);
         assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
         return result;
     }

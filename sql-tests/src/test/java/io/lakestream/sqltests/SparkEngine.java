@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A real local Spark session (the one {@code ./lakestream spark-sql} uses) in its own class loader,
@@ -20,7 +21,7 @@ import java.util.List;
  * classes while the test class path holds Trino's. Calls go through reflection; results cross as
  * JDK types only (numbers, strings, dates), so nothing of either side leaks into the other.
  */
-final class SparkEngine implements AutoCloseable {
+public final class SparkEngine implements AutoCloseable {
     private final URLClassLoader loader;
     private final Object session;
     private final Method sql;
@@ -29,7 +30,7 @@ final class SparkEngine implements AutoCloseable {
     private final Method isNullAt;
     private final Method get;
 
-    SparkEngine(Path warehouse) {
+    public SparkEngine(Path warehouse) {
         loader = new URLClassLoader("isolated-spark", classPath(), ClassLoader.getPlatformClassLoader());
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
@@ -57,8 +58,31 @@ final class SparkEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Registers the Lakestream catalog {@code name} with {@code options} in the running session (Spark loads a
+     * catalog from the session's {@code spark.sql.catalog.<name>*} settings when a statement first names it).
+     */
+    void registerCatalog(String name, Map<String, String> options) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Object conf = session.getClass().getMethod("conf").invoke(session);
+            Method set = conf.getClass().getMethod("set", String.class, String.class);
+            set.invoke(conf, "spark.sql.catalog." + name, "io.lakestream.spark.LakestreamCatalog");
+            for (Map.Entry<String, String> option : options.entrySet()) {
+                set.invoke(conf, "spark.sql.catalog." + name + "." + option.getKey(), option.getValue());
+            }
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("cannot register Spark catalog " + name, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
     /** Runs one statement; returns its rows (empty for commands), values normalized by {@link Values}. */
-    List<List<Object>> query(String statement) {
+    public List<List<Object>> query(String statement) {
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
         try {

@@ -2,8 +2,13 @@ package io.lakestream.sqltests;
 
 import static io.trino.testing.TestingSession.testSessionBuilder;
 
+import com.google.inject.Key;
+import io.airlift.json.JsonCodec;
+import io.airlift.json.JsonCodecFactory;
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
+import io.trino.execution.QueryInfo;
+import io.trino.execution.QueryManager;
 import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
@@ -21,15 +26,15 @@ import java.util.Set;
  * directory its build assembles, Iceberg from the jars Trino 483 ships, each into its own plugin
  * class loader.
  */
-final class TrinoEngine implements AutoCloseable {
-    static final String CATALOG = "lakestream";
+public final class TrinoEngine implements AutoCloseable {
+    public static final String CATALOG = "lakestream";
     static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
     /** The stock Iceberg connector again, allowed to set any table property (e.g. Lakestream's own). */
     static final String STOCK_ICEBERG_ANY_PROPERTIES = "iceberg_any_properties";
 
     private final DistributedQueryRunner runner;
 
-    TrinoEngine(Path warehouse) throws Exception {
+    public TrinoEngine(Path warehouse) throws Exception {
         runner = DistributedQueryRunner.builder(
                         testSessionBuilder().setCatalog(CATALOG).build())
                 .setWorkerCount(1)
@@ -60,6 +65,27 @@ final class TrinoEngine implements AutoCloseable {
         return directory;
     }
 
+    /** Adds catalog {@code name} of connector {@code connector} (a plugin already installed: lakestream, iceberg). */
+    void createCatalog(String name, String connector, Map<String, String> properties) {
+        runner.createCatalog(name, connector, properties);
+    }
+
+    /**
+     * The coordinator's full query info (plan with every handle, stats, failure, as the REST API and the web UI
+     * serve it) of each query it still knows whose SQL contains {@code text}, as JSON.
+     */
+    List<String> queryInfoJson(String text) {
+        // the server's own JSON set-up (the handle types of every plugin), as its REST API uses it
+        JsonCodec<QueryInfo> codec = runner.getCoordinator()
+                .getInstance(Key.get(JsonCodecFactory.class))
+                .jsonCodec(QueryInfo.class);
+        QueryManager queries = runner.getCoordinator().getQueryManager();
+        return queries.getQueries().stream()
+                .filter(query -> query.getQuery().contains(text))
+                .map(query -> codec.toJson(queries.getFullQueryInfo(query.getQueryId())))
+                .toList();
+    }
+
     /** Adds scalar functions (classes of {@code @ScalarFunction} methods) for the tests' statements. */
     void installFunctions(Set<Class<?>> functions) {
         runner.installPlugin(new Plugin() {
@@ -76,7 +102,7 @@ final class TrinoEngine implements AutoCloseable {
     }
 
     /** Runs one statement; returns its rows (an INSERT returns its row count), values normalized by {@link Values}. */
-    List<List<Object>> query(String statement) {
+    public List<List<Object>> query(String statement) {
         try {
             List<List<Object>> rows = new ArrayList<>();
             for (MaterializedRow row : runner.execute(statement).getMaterializedRows()) {

@@ -87,6 +87,35 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         }
     }
 
+    /**
+     * Local paths and HDFS publish by link or rename; anywhere else Trino's file system is asked for an
+     * exclusive create of a throw-away temporary file beside {@code location} (named like every temporary
+     * log file, so a leftover is swept): Trino's layers say whether they can only by trying, and {@code
+     * CREATE TABLE} must refuse such a log before anything is created, not at the first commit.
+     */
+    @Override
+    public boolean canPublish(String location) {
+        Location target = LakestreamLocations.of(location);
+        if (localPath(target).isPresent() || LogPublishing.publishesByRename(target.toString())) {
+            return true;
+        }
+        Location probe = target.appendPath(LogPublishing.newTemporaryName());
+        try {
+            fileSystem.newOutputFile(probe).createExclusive(new byte[0]);
+        } catch (UnsupportedOperationException e) {
+            return false;
+        } catch (IOException e) {
+            // the store can do it, it just failed now: let the commit report the real error
+            return true;
+        }
+        try {
+            fileSystem.deleteFile(probe);
+        } catch (IOException e) {
+            // a temporary log file: the orphan sweep removes it
+        }
+        return true;
+    }
+
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         Location target = LakestreamLocations.of(location);

@@ -23,10 +23,15 @@ public final class StockIcebergCatalog {
     private StockIcebergCatalog() {}
 
     public static void install(DistributedQueryRunner runner, Path warehouse) {
+        install(runner, properties(warehouse));
+    }
+
+    /** With the given catalog properties (e.g. a warehouse on S3 and Trino's {@code fs.s3.*} properties). */
+    public static void install(DistributedQueryRunner runner, Map<String, String> properties) {
         TrinoPluginJars.install(
                 runner,
                 TrinoPluginJars.fromClassPathFile("iceberg", classPathFile(), "io.trino.plugin.iceberg.IcebergPlugin"));
-        runner.createCatalog(CATALOG, "iceberg", properties(warehouse));
+        runner.createCatalog(CATALOG, "iceberg", properties);
     }
 
     /** The catalog properties a user writes into {@code etc/catalog/iceberg.properties} for this warehouse. */

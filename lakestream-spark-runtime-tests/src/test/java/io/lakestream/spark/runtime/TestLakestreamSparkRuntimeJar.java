@@ -2,6 +2,7 @@ package io.lakestream.spark.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.TestingPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,6 +60,14 @@ class TestLakestreamSparkRuntimeJar {
                             .readAllBytes(),
                     StandardCharsets.UTF_8);
             assertThat(register.lines()).contains("io.lakestream.spark.LakestreamSource");
+            // the PostgreSQL driver of a jdbc catalog on a server, relocated, and registered under its new name
+            String drivers = new String(
+                    jar.getInputStream(jar.getEntry("META-INF/services/java.sql.Driver"))
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8);
+            assertThat(drivers.lines()).contains("org.sqlite.JDBC", "io.lakestream.shaded.org.postgresql.Driver");
+            assertThat(jar.getEntry("io/lakestream/shaded/org/postgresql/Driver.class"))
+                    .isNotNull();
         }
     }
 
@@ -114,6 +123,35 @@ class TestLakestreamSparkRuntimeJar {
                             "SELECT id, name, score FROM lakestream.db.users WITH ('read-mode'='lake') ORDER BY id"))
                     .as("deletes and upserts tiered into the lake")
                     .containsExactly(List.of(2L, "bob2", 25), List.of(3L, "cy", 30), List.of(4L, "dee", 40));
+        }
+    }
+
+    @Test
+    void sparkWithOnlyTheRuntimeJarOnAPostgresCatalog() throws IOException {
+        Path directory = Files.createTempDirectory("lakestream-runtime-postgres");
+        String password = "runtime-jar-password";
+        try (TestingPostgres postgres = TestingPostgres.start(directory, password)) {
+            postgres.createDatabase("catalog");
+            Map<String, String> config =
+                    new java.util.HashMap<>(lakestreamCatalog("pg", directory.resolve("warehouse")));
+            config.put("spark.sql.catalog.pg.uri", postgres.jdbcUrl("catalog"));
+            config.put("spark.sql.catalog.pg.jdbc.user", TestingPostgres.USER);
+            config.put("spark.sql.catalog.pg.jdbc.password", password);
+            List<Path> classPath = new ArrayList<>(sparkJars);
+            classPath.add(runtimeJar);
+            try (IsolatedSpark spark = new IsolatedSpark("runtime-jar-postgres", classPath, config)) {
+                // the only PostgreSQL driver is the runtime jar's relocated one
+                assertThat(spark.hasClass("org.postgresql.Driver")).isFalse();
+
+                spark.sql("CREATE NAMESPACE pg.db");
+                spark.sql("CREATE TABLE pg.db.users (id BIGINT, name STRING) "
+                        + "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+                spark.sql("INSERT INTO pg.db.users VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')");
+                spark.sql("DELETE FROM pg.db.users WHERE id = 2");
+                assertThat(spark.sql("SELECT id, name FROM pg.db.users ORDER BY id"))
+                        .containsExactly(List.of(1L, "ann"), List.of(3L, "cy"));
+                assertThat(spark.sql("SHOW TABLES IN pg.db")).hasSize(1);
+            }
         }
     }
 
