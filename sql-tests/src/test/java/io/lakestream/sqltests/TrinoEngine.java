@@ -7,9 +7,14 @@ import io.airlift.json.JsonCodec;
 import io.airlift.json.JsonCodecFactory;
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
+import io.trino.connector.CatalogHandle;
+import io.trino.connector.ConnectorServicesProvider;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.QueryManager;
+import io.trino.metadata.CatalogManager;
+import io.trino.server.testing.TestingTrinoServer;
 import io.trino.spi.Plugin;
+import io.trino.spi.catalog.CatalogName;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
@@ -94,6 +99,35 @@ final class TrinoEngine implements AutoCloseable {
                 return functions;
             }
         });
+    }
+
+    /**
+     * What the {@code lakestream} connector read to find tables' state, summed over every node (its {@code
+     * metadataReads()}: catalog reads, log file reads). The connector lives in its plugin class loader, so it
+     * is called by name.
+     */
+    Map<String, Long> metadataReads() {
+        // a worker has no catalog manager of its own: find the connector by the coordinator's catalog handle
+        CatalogHandle handle = runner.getCoordinator()
+                .getInstance(Key.get(CatalogManager.class))
+                .getCatalog(new CatalogName(CATALOG))
+                .orElseThrow()
+                .getCatalogHandle();
+        Map<String, Long> sum = new HashMap<>();
+        for (TestingTrinoServer server : runner.getServers()) {
+            Object connector = server.getInstance(Key.get(ConnectorServicesProvider.class))
+                    .getConnectorServices(handle)
+                    .getConnector();
+            try {
+                @SuppressWarnings("unchecked")
+                Map<String, Long> reads = (Map<String, Long>)
+                        connector.getClass().getMethod("metadataReads").invoke(connector);
+                reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read the connector's metadata read counts", e);
+            }
+        }
+        return sum;
     }
 
     /** The class loader the {@code lakestream} connector runs in. */
