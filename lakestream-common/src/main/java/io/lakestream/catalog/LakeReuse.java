@@ -15,7 +15,8 @@ import java.time.Duration;
  * @param refreshAfter a read that finds the lake older than this starts a background refresh (catalog read,
  *     then the new snapshot planned) and goes on with the lake it has
  * @param maxStaleness a read never pins a lake read from the catalog longer ago than this: it reads the
- *     catalog itself. Zero turns reuse off: every read reads the catalog
+ *     catalog itself. Zero turns reuse off: every read reads the catalog (and {@code refreshAfter} does not
+ *     matter)
  */
 public record LakeReuse(Duration refreshAfter, Duration maxStaleness) {
     /** Every read reads the catalog. */
@@ -28,7 +29,7 @@ public record LakeReuse(Duration refreshAfter, Duration maxStaleness) {
             throw new IllegalArgumentException("durations must not be negative: refreshAfter %s, maxStaleness %s"
                     .formatted(refreshAfter, maxStaleness));
         }
-        if (refreshAfter.compareTo(maxStaleness) > 0) {
+        if (maxStaleness.isPositive() && refreshAfter.compareTo(maxStaleness) > 0) {
             throw new IllegalArgumentException(
                     "refreshAfter %s is longer than maxStaleness %s: the background refresh would never come first"
                             .formatted(refreshAfter, maxStaleness));

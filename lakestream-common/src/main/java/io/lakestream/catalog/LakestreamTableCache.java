@@ -7,7 +7,9 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePosition;
 import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -152,10 +154,35 @@ public final class LakestreamTableCache {
             invalidate(identifier);
             return pinCurrent(identifier);
         }
+        LogSnapshot newest = log.latestSnapshot();
+        if (behindLog(recent.lake(), newest)) {
+            // retention removed changes this lake lacks (tiered since): pin the catalog's lake, which holds them
+            return pinCurrent(identifier);
+        }
         if (!now.isBefore(recent.readAt().plus(reuse.refreshAfter()))) {
             refreshInBackground(identifier);
         }
-        return pin(identifier, recent.lake(), log);
+        return new PinnedTable(
+                pinned(identifier, recent.lake(), log, newest.version()),
+                recent.lake().metadataLocation(),
+                newest.version());
+    }
+
+    /** Whether the log no longer holds some change the lake lacks (an unreadable lake position counts as yes). */
+    private static boolean behindLog(LakeVersion lake, LogSnapshot log) {
+        LakePosition position;
+        try {
+            position = LakePosition.current(lake.table());
+        } catch (LakestreamException e) {
+            // the catalog's lake is read, and the read reports it as before
+            return true;
+        }
+        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+            if (position.offsets().offset(bucket) < log.bucket(bucket).startOffset()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -182,7 +182,8 @@ public class LakestreamConfig {
             message =
                     "lakestream.metadata-cache.lake-refresh-interval must not be longer than lakestream.metadata-cache.lake-max-staleness")
     public boolean isLakeRefreshWithinStaleness() {
-        return lakeRefreshInterval.compareTo(lakeMaxStaleness) <= 0;
+        // with reuse off (0s) the refresh interval does not matter
+        return lakeMaxStaleness.toMillis() == 0 || lakeRefreshInterval.compareTo(lakeMaxStaleness) <= 0;
     }
 
     /** The two durations above as the table cache takes them. */

@@ -16,6 +16,14 @@ public final class LakestreamQueryRunner {
     public static final String CATALOG = "lakestream";
     public static final String SCHEMA = "tests";
 
+    /**
+     * Catalog properties that make every union read read the catalog, so that the first read after a tiering
+     * round pins the new lake: for tests of what a read does with a given lake (read paths, statistics), not
+     * for freshness, which the log gives whichever recent lake a read pins.
+     */
+    public static final Map<String, String> EXACT_LAKE_READS =
+            Map.of("lakestream.metadata-cache.lake-max-staleness", "0s");
+
     private LakestreamQueryRunner() {}
 
     public static Builder builder(Path warehouse) {
