@@ -5,16 +5,12 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import com.google.inject.Key;
 import io.airlift.json.JsonCodec;
 import io.airlift.json.JsonCodecFactory;
+import io.lakestream.trino.LakestreamQueryRunner;
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
-import io.trino.connector.CatalogHandle;
-import io.trino.connector.ConnectorServicesProvider;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.QueryManager;
-import io.trino.metadata.CatalogManager;
-import io.trino.server.testing.TestingTrinoServer;
 import io.trino.spi.Plugin;
-import io.trino.spi.catalog.CatalogName;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
@@ -107,27 +103,7 @@ final class TrinoEngine implements AutoCloseable {
      * is called by name.
      */
     Map<String, Long> metadataReads() {
-        // a worker has no catalog manager of its own: find the connector by the coordinator's catalog handle
-        CatalogHandle handle = runner.getCoordinator()
-                .getInstance(Key.get(CatalogManager.class))
-                .getCatalog(new CatalogName(CATALOG))
-                .orElseThrow()
-                .getCatalogHandle();
-        Map<String, Long> sum = new HashMap<>();
-        for (TestingTrinoServer server : runner.getServers()) {
-            Object connector = server.getInstance(Key.get(ConnectorServicesProvider.class))
-                    .getConnectorServices(handle)
-                    .getConnector();
-            try {
-                @SuppressWarnings("unchecked")
-                Map<String, Long> reads = (Map<String, Long>)
-                        connector.getClass().getMethod("metadataReads").invoke(connector);
-                reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot read the connector's metadata read counts", e);
-            }
-        }
-        return sum;
+        return LakestreamQueryRunner.metadataReads(runner, CATALOG);
     }
 
     /** The class loader the {@code lakestream} connector runs in. */

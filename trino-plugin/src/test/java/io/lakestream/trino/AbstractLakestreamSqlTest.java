@@ -13,11 +13,11 @@ import org.junit.jupiter.api.AfterAll;
  */
 abstract class AbstractLakestreamSqlTest extends AbstractTestQueryFramework {
     protected LakestreamTestTables tables;
+    protected Path warehouse;
 
     @Override
     protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse =
-                Files.createTempDirectory("lakestream-trino-" + getClass().getSimpleName());
+        warehouse = Files.createTempDirectory("lakestream-trino-" + getClass().getSimpleName());
         LakestreamQueryRunner.Builder builder =
                 LakestreamQueryRunner.builder(warehouse).setWorkerCount(1);
         connectorProperties().forEach(builder::addConnectorProperty);
