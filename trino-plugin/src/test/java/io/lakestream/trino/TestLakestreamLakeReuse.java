@@ -143,6 +143,8 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
         // ...but no write goes into a changed lake, and a read of the current lake reports the change
         assertQueryFails("INSERT INTO foreign_change VALUES (3, 'c')", ".*LAKE_LAYOUT_MISMATCH.*");
         assertQueryFails("DELETE FROM foreign_change WHERE id = 2", ".*LAKE_LAYOUT_MISMATCH.*");
+        // also a statement that would change nothing
+        assertQueryFails("DELETE FROM foreign_change WHERE id = 99", ".*LAKE_LAYOUT_MISMATCH.*");
         assertQueryFails("SELECT id, v FROM " + EXACT + "." + SCHEMA + ".foreign_change", ".*LAKE_LAYOUT_MISMATCH.*");
         assertQuery("SELECT id, v FROM foreign_change", "VALUES (1, 'a'), (2, 'b')");
     }
