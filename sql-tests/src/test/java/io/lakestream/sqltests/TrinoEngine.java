@@ -29,6 +29,12 @@ import java.util.Set;
  */
 final class TrinoEngine implements AutoCloseable {
     static final String CATALOG = "lakestream";
+    /**
+     * The same warehouse through a {@code lakestream} catalog whose every union read reads the catalog
+     * ({@link LakestreamQueryRunner#EXACT_LAKE_READS}): for reads that must see a lake change at once.
+     */
+    static final String EXACT_LAKE_CATALOG = "lakestream_exact";
+
     static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
     /** The stock Iceberg connector again, allowed to set any table property (e.g. Lakestream's own). */
     static final String STOCK_ICEBERG_ANY_PROPERTIES = "iceberg_any_properties";
@@ -46,6 +52,10 @@ final class TrinoEngine implements AutoCloseable {
                     CATALOG,
                     "lakestream",
                     Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+            Map<String, String> exact = new HashMap<>(
+                    Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+            exact.putAll(LakestreamQueryRunner.EXACT_LAKE_READS);
+            runner.createCatalog(EXACT_LAKE_CATALOG, "lakestream", exact);
             StockIcebergCatalog.install(runner, warehouse);
             Map<String, String> anyProperties = new HashMap<>(StockIcebergCatalog.properties(warehouse));
             anyProperties.put("iceberg.allowed-extra-properties", "*");
