@@ -12,6 +12,7 @@ import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.StreamLog;
+import io.lakestream.plan.ReadPin;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
@@ -119,14 +120,32 @@ public final class LakestreamTableCache {
         return new LakestreamTable(identifier, lake.table(), lake.definition(), currentLog(lake));
     }
 
-    /** The table as it is now, pinned: the current lake metadata and the log's newest version. */
+    /**
+     * The table as it is now, pinned: the current lake metadata and the log's newest version. Should
+     * another process tier and retention remove the tiered range between the two reads, the lake read
+     * first is behind the log's start: the lake is read again (a few times), so the pin is one a union
+     * read can serve.
+     */
     public PinnedTable pinCurrent(TableIdentifier identifier) {
         // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
         // tiered, so the pinned lake never holds more of the log than the pinned log version
         Instant readAt = clock.instant();
         LakeVersion lake = currentLake(identifier);
-        remember(identifier, new RecentLake(lake, readAt));
-        return pin(identifier, lake, currentLog(lake));
+        for (int attempt = 1; ; attempt++) {
+            StreamLog log = currentLog(lake);
+            LogSnapshot snapshot = log.latestSnapshot();
+            if (attempt < ReadPin.MAX_PIN_ATTEMPTS
+                    && ReadPin.lakeBehindLog(LakePosition.current(lake.table()), snapshot)) {
+                LakeVersion newer = currentLake(identifier);
+                if (!newer.metadataLocation().equals(lake.metadataLocation())) {
+                    lake = newer;
+                    continue;
+                }
+            }
+            remember(identifier, new RecentLake(lake, readAt));
+            long version = snapshot.version();
+            return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
+        }
     }
 
     /**
@@ -170,19 +189,12 @@ public final class LakestreamTableCache {
 
     /** Whether the log no longer holds some change the lake lacks (an unreadable lake position counts as yes). */
     private static boolean behindLog(LakeVersion lake, LogSnapshot log) {
-        LakePosition position;
         try {
-            position = LakePosition.current(lake.table());
+            return ReadPin.lakeBehindLog(LakePosition.current(lake.table()), log);
         } catch (LakestreamException e) {
             // the catalog's lake is read, and the read reports it as before
             return true;
         }
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            if (position.offsets().offset(bucket) < log.bucket(bucket).startOffset()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -193,9 +205,6 @@ public final class LakestreamTableCache {
         recentLakes.invalidate(identifier);
     }
 
-    private static PinnedTable pin(TableIdentifier identifier, LakeVersion lake, StreamLog log) {
-        long version = log.latestSnapshot().version();
-        return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
     }
 
     /** Whether the log still belongs to the table the lake was loaded for; an unreadable record counts as no. */

@@ -18,7 +18,12 @@ import org.apache.hadoop.conf.Configuration;
 public final class LogFileSystems implements Function<String, LogFileSystem>, Closeable {
     private final LocalLogFileSystem local = new LocalLogFileSystem();
     private final HadoopLogFileSystem hadoop;
-    private final S3LogFileSystem s3;
+    private final Map<String, String> catalogProperties;
+    /**
+     * Made at the first S3 location: the AWS SDK is then needed on the class path, and only then (the Spark
+     * runtime jar leaves it to the user, as Iceberg's does).
+     */
+    private LogFileSystem s3;
 
     public LogFileSystems(Configuration configuration) {
         this(configuration, Map.of());
@@ -29,7 +34,7 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
      */
     public LogFileSystems(Configuration configuration, Map<String, String> catalogProperties) {
         this.hadoop = new HadoopLogFileSystem(requireNonNull(configuration, "configuration is null"));
-        this.s3 = new S3LogFileSystem(catalogProperties);
+        this.catalogProperties = Map.copyOf(requireNonNull(catalogProperties, "catalogProperties is null"));
     }
 
     @Override
@@ -37,11 +42,24 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
         if (LogPublishing.isLocal(location)) {
             return local;
         }
-        return LogPublishing.isS3(location) ? s3 : hadoop;
+        return LogPublishing.isS3(location) ? s3() : hadoop;
+    }
+
+    private synchronized LogFileSystem s3() {
+        if (s3 == null) {
+            s3 = new S3LogFileSystem(catalogProperties);
+        }
+        return s3;
     }
 
     @Override
-    public void close() {
-        s3.close();
+    public synchronized void close() {
+        if (s3 instanceof Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
     }
 }

@@ -12,26 +12,86 @@ import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import java.time.Instant;
 import java.util.OptionalLong;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
  * The pinned state of a read: a log version and a lake snapshot whose offsets do not pass the
  * log's ends, so that lake plus log tail is exactly the table at that log version.
  *
+ * <p>A pin is only readable if the log still holds what the lake does not: every bucket's lake offset
+ * at or after the log's start. Retention removes only ranges the lake already holds, so a lake offset
+ * before the log's start usually means the table's handle on the lake is out of date (an Iceberg
+ * table loaded before another process tiered and retention then ran): {@link #resolve} refreshes the
+ * lake and pins again, a few times, before {@link #validateForUnionRead} reports the range as lost.
+ *
  * @param log the pinned log version
  * @param lake the pinned lake snapshot and its offset map
  * @param lakeCommitMillis commit time of the lake snapshot
  */
 public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommitMillis) {
+    /**
+     * Pins tried before a lake behind the log's start is reported: each retry follows a lake that moved,
+     * so more are needed only while tiering and retention keep overtaking the read.
+     */
+    public static final int MAX_PIN_ATTEMPTS = 4;
+
     public ReadPin {
         requireNonNull(log, "log is null");
         requireNonNull(lake, "lake is null");
         requireNonNull(lakeCommitMillis, "lakeCommitMillis is null");
     }
 
-    /** Pins what {@code options} asks for: the newest state, a log version, or the state as of a time. */
+    /**
+     * Pins what {@code options} asks for: the newest state, a log version, or the state as of a time. If
+     * the lake it finds is behind the log's start, the table's lake is refreshed (in place, for a table
+     * loaded from the catalog; a table pinned at one metadata file does not move) and the read pinned
+     * again, lake first, then log.
+     */
     public static ReadPin resolve(LakestreamTable table, ReadOptions options) {
+        for (int attempt = 1; ; attempt++) {
+            ReadPin pin = resolveOnce(table, options);
+            if (!lakeBehindLog(pin.lake(), pin.log()) || attempt >= MAX_PIN_ATTEMPTS || !refreshLake(table)) {
+                return pin;
+            }
+        }
+    }
+
+    /**
+     * Whether some bucket's lake offset is before the log's start: the log no longer holds changes the
+     * lake does not, so lake plus log tail would miss them.
+     */
+    public static boolean lakeBehindLog(LakePosition lake, LogSnapshot log) {
+        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+            if (lake.offsets().offset(bucket) < log.bucket(bucket).startOffset()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Refreshes the table's lake; whether it moved to another metadata version. */
+    private static boolean refreshLake(LakestreamTable table) {
+        Table lake = table.lake();
+        Object before = version(lake);
+        lake.refresh();
+        return !before.equals(version(lake));
+    }
+
+    private static Object version(Table lake) {
+        if (lake instanceof HasTableOperations operations) {
+            String location = operations.operations().current().metadataFileLocation();
+            if (location != null) {
+                return location;
+            }
+        }
+        Snapshot current = lake.currentSnapshot();
+        return current == null ? OptionalLong.empty() : OptionalLong.of(current.snapshotId());
+    }
+
+    private static ReadPin resolveOnce(LakestreamTable table, ReadOptions options) {
         if (options.logVersion().isPresent() && options.asOfTimestampMillis().isPresent()) {
             throw new LakestreamException(
                     INVALID_READ_OPTIONS, "Read as of a log version or as of a timestamp, not both");
@@ -94,9 +154,12 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
 
     /**
      * Checks that lake plus log tail can be read: the lake holds no more than the log, and the log
-     * still holds every change the lake does not.
+     * still holds every change the lake does not. Call it on a pin from {@link #resolve}, which has
+     * already followed a lake that moved: a lake still behind the log's start really lacks the range.
+     *
+     * @param options what the pin was resolved for: a time-travel read gets its own advice
      */
-    public void validateForUnionRead(LakestreamTable table) {
+    public void validateForUnionRead(LakestreamTable table, ReadOptions options) {
         for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
             long lakeOffset = lake.offsets().offset(bucket);
             long end = log.bucket(bucket).endOffset();
@@ -109,13 +172,35 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
                                 .formatted(
                                         lake.snapshotId().orElse(-1), table, bucket, lakeOffset, log.version(), end));
             }
+            if (lakeOffset < start && isTimeTravel(options)) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("Table %s as of log version %s cannot be read: offsets [%s, %s) of bucket %s were removed by retention, "
+                                        + "and no lake snapshot in the lake's history holds the table at that version (lake maintenance "
+                                        + "expired it, or the lake was rolled back). Read a newer version")
+                                .formatted(table, log.version(), lakeOffset, start, bucket));
+            }
             if (lakeOffset < start) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        ("Table %s: log offsets [%s, %s) of bucket %s were removed by retention before tiering put them in the lake. "
+                        ("Table %s: log offsets [%s, %s) of bucket %s were removed by retention before tiering put them in the lake "
+                                        + "(the newest lake snapshot, %s, holds the bucket up to offset %s). "
                                         + "Read the lake alone with read mode 'lake', and make retention wait for tiering")
-                                .formatted(table, lakeOffset, start, bucket));
+                                .formatted(
+                                        table,
+                                        lakeOffset,
+                                        start,
+                                        bucket,
+                                        lake.snapshotId().isPresent()
+                                                ? Long.toString(
+                                                        lake.snapshotId().getAsLong())
+                                                : "none",
+                                        lakeOffset));
             }
         }
+    }
+
+    private static boolean isTimeTravel(ReadOptions options) {
+        return options.logVersion().isPresent() || options.asOfTimestampMillis().isPresent();
     }
 }

@@ -42,7 +42,7 @@ public final class UnionReadPlanner {
         switch (options.mode()) {
             case UNION -> {
                 LakeLayoutValidator.validate(table, pin.lake().snapshotId());
-                pin.validateForUnionRead(table);
+                pin.validateForUnionRead(table, options);
             }
             case CHANGES -> LakeLayoutValidator.validateLog(table);
             // the lake as Iceberg defines it, as a stock engine reads it: how a changed lake is inspected

@@ -8,19 +8,28 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The local log file system with faults a test can inject: a pause before a publish (another process
- * acts in it), deletes that do not happen (a process that stalls after publishing, before it deletes),
+ * The local log file system with faults a test can inject: a pause before a publish or before a read
+ * of a log file (another process acts in it), deletes that do not happen (a process that stalls after publishing, before it deletes),
  * and a read-only log (what the Java writer, Spark and tiering see on {@code s3a:} through Hadoop).
  */
 public final class FaultyLogFileSystem implements LogFileSystem {
     private final LocalLogFileSystem local = new LocalLogFileSystem();
     private final AtomicReference<Runnable> beforeNextPublish = new AtomicReference<>();
+    private final AtomicReference<Runnable> beforeNextRead = new AtomicReference<>();
     private volatile boolean deletes = true;
     private volatile boolean readOnly;
 
     /** Runs {@code action} once, right before the next {@link #createExclusive}. */
     public void beforeNextPublish(Runnable action) {
         beforeNextPublish.set(action);
+    }
+
+    /**
+     * Runs {@code action} once, right before the next {@link #readIfExists} (how the log reads its
+     * identity record and probes for new commits).
+     */
+    public void beforeNextRead(Runnable action) {
+        beforeNextRead.set(action);
     }
 
     public void ignoreDeletes() {
@@ -86,6 +95,10 @@ public final class FaultyLogFileSystem implements LogFileSystem {
 
     @Override
     public Optional<byte[]> readIfExists(String location) throws IOException {
+        Runnable action = beforeNextRead.getAndSet(null);
+        if (action != null) {
+            action.run();
+        }
         return local.readIfExists(location);
     }
 

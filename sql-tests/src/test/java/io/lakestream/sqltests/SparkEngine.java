@@ -21,7 +21,7 @@ import java.util.Map;
  * classes while the test class path holds Trino's. Calls go through reflection; results cross as
  * JDK types only (numbers, strings, dates), so nothing of either side leaks into the other.
  */
-final class SparkEngine implements AutoCloseable {
+public final class SparkEngine implements AutoCloseable {
     private final URLClassLoader loader;
     private final Object session;
     private final Method sql;
@@ -30,7 +30,7 @@ final class SparkEngine implements AutoCloseable {
     private final Method isNullAt;
     private final Method get;
 
-    SparkEngine(Path warehouse) {
+    public SparkEngine(Path warehouse) {
         loader = new URLClassLoader("isolated-spark", classPath(), ClassLoader.getPlatformClassLoader());
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
@@ -82,7 +82,7 @@ final class SparkEngine implements AutoCloseable {
     }
 
     /** Runs one statement; returns its rows (empty for commands), values normalized by {@link Values}. */
-    List<List<Object>> query(String statement) {
+    public List<List<Object>> query(String statement) {
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
         try {

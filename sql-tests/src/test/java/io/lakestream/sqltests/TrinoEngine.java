@@ -27,8 +27,8 @@ import java.util.Set;
  * directory its build assembles, Iceberg from the jars Trino 483 ships, each into its own plugin
  * class loader.
  */
-final class TrinoEngine implements AutoCloseable {
-    static final String CATALOG = "lakestream";
+public final class TrinoEngine implements AutoCloseable {
+    public static final String CATALOG = "lakestream";
     /**
      * The same warehouse through a {@code lakestream} catalog whose every union read reads the catalog
      * ({@link LakestreamQueryRunner#EXACT_LAKE_READS}): for reads that must see a lake change at once.
@@ -41,7 +41,7 @@ final class TrinoEngine implements AutoCloseable {
 
     private final DistributedQueryRunner runner;
 
-    TrinoEngine(Path warehouse) throws Exception {
+    public TrinoEngine(Path warehouse) throws Exception {
         runner = DistributedQueryRunner.builder(
                         testSessionBuilder().setCatalog(CATALOG).build())
                 .setWorkerCount(1)
@@ -122,7 +122,7 @@ final class TrinoEngine implements AutoCloseable {
     }
 
     /** Runs one statement; returns its rows (an INSERT returns its row count), values normalized by {@link Values}. */
-    List<List<Object>> query(String statement) {
+    public List<List<Object>> query(String statement) {
         try {
             List<List<Object>> rows = new ArrayList<>();
             for (MaterializedRow row : runner.execute(statement).getMaterializedRows()) {

@@ -1,5 +1,6 @@
 package io.lakestream.trino.system;
 
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_TABLE_NOT_FOUND;
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static io.trino.spi.type.BigintType.BIGINT;
 import static io.trino.spi.type.DateTimeEncoding.packDateTimeWithZone;
@@ -15,6 +16,7 @@ import io.lakestream.plan.ReadPin;
 import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.trino.LakestreamCatalogAccess;
+import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableMetadata;
@@ -81,8 +83,12 @@ public final class OffsetsSystemTable implements SystemTable {
         List<BucketFreshness> freshness;
         OptionalLong lakeSnapshotId;
         try {
-            LakestreamTable lakestreamTable = catalog.loadTable(table);
-            // pin the log once, so the lake snapshot and the offsets come from the same read pin
+            // pinned as a query pins it: a lake and a log version read together (the lake read again should
+            // tiering and retention run in between), so the offsets are those a union read would see
+            LakestreamTable lakestreamTable = catalog.pinTable(table)
+                    .orElseThrow(() -> new TrinoException(
+                            LAKESTREAM_TABLE_NOT_FOUND, "Table %s does not exist (was it dropped?)".formatted(table)))
+                    .table();
             ReadPin pin = ReadPin.resolve(lakestreamTable, ReadOptions.UNION);
             lakeSnapshotId = pin.lake().snapshotId();
             freshness = UnionReadPlanner.freshness(
