@@ -205,8 +205,6 @@ public final class LakestreamTableCache {
         recentLakes.invalidate(identifier);
     }
 
-    }
-
     /** Whether the log still belongs to the table the lake was loaded for; an unreadable record counts as no. */
     private static boolean stillOwned(FileStreamLog log) {
         try {
