@@ -16,7 +16,16 @@ import io.lakestream.log.StreamLog;
 import io.lakestream.plan.ReadPin;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.HasTableOperations;
@@ -27,6 +36,8 @@ import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loaded tables for a long-lived reader (an engine's connector), so that the steps of a query and
@@ -40,10 +51,24 @@ import org.apache.iceberg.io.FileIO;
  * before it started. A dropped and re-created table is a new table (a new Iceberg table UUID), so
  * nothing of the old one is served for it.
  *
+ * <p>A union read may instead pin a recently loaded lake ({@link #pinRecent}, within {@link LakeReuse}):
+ * it reads the log's newest version as every read does, and the catalog not at all while the lake it has
+ * is recent; a background refresh keeps the lake recent.
+ *
  * <p>Thread-safe. Sizes are bounded; an evicted entry is simply loaded again.
  */
 public final class LakestreamTableCache {
+    private static final Logger logger = LoggerFactory.getLogger(LakestreamTableCache.class);
+
     private final LakestreamCatalog catalog;
+    private final LakeReuse reuse;
+    private final Clock clock;
+    private final Executor refresher;
+    private final Consumer<LakestreamTable> prepare;
+    // per name: the current lake as last read from the catalog, and when it was read
+    private final Cache<TableIdentifier, RecentLake> recentLakes;
+    private final Set<TableIdentifier> refreshing = ConcurrentHashMap.newKeySet();
+    private final LongAdder catalogReads = new LongAdder();
     // per name: an Iceberg table refreshed in place; a refresh re-parses the metadata only when it moved
     private final Cache<TableIdentifier, Table> liveTables;
     // a metadata file never changes; keyed by name too, so a renamed table reports its new name
@@ -51,8 +76,31 @@ public final class LakestreamTableCache {
     // one shared log handle per table (UUID) and log location: it remembers the commits it read
     private final Cache<LogKey, FileStreamLog> logs;
 
+    /** A cache whose every pin reads the catalog. */
     public LakestreamTableCache(LakestreamCatalog catalog, int maxTables) {
+        this(catalog, maxTables, LakeReuse.NEVER, Clock.systemUTC(), Runnable::run, table -> {});
+    }
+
+    /**
+     * @param reuse how long {@link #pinRecent} may pin a lake loaded earlier
+     * @param clock the time of the staleness decisions
+     * @param refresher runs background refreshes of lakes that {@link #pinRecent} found older than {@link
+     *     LakeReuse#refreshAfter}
+     * @param prepare called by a background refresh with the table at its new lake before reads may pin it
+     *     (e.g. to plan the new snapshot's files), so that a read does not wait for it
+     */
+    public LakestreamTableCache(
+            LakestreamCatalog catalog,
+            int maxTables,
+            LakeReuse reuse,
+            Clock clock,
+            Executor refresher,
+            Consumer<LakestreamTable> prepare) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.reuse = requireNonNull(reuse, "reuse is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.refresher = requireNonNull(refresher, "refresher is null");
+        this.prepare = requireNonNull(prepare, "prepare is null");
         if (maxTables < 1) {
             throw new IllegalArgumentException("maxTables must be at least 1: " + maxTables);
         }
@@ -60,6 +108,12 @@ public final class LakestreamTableCache {
         // the current version of every table plus a few older ones that running queries pinned
         this.lakes = CacheBuilder.newBuilder().maximumSize(2L * maxTables).build();
         this.logs = CacheBuilder.newBuilder().maximumSize(maxTables).build();
+        this.recentLakes = CacheBuilder.newBuilder().maximumSize(maxTables).build();
+    }
+
+    /** How many times this cache asked the catalog for a table's current metadata (a lookup or a refresh). */
+    public long catalogReads() {
+        return catalogReads.sum();
     }
 
     /** The table as it is now, with its log itself (writable), e.g. for a write. */
@@ -77,6 +131,7 @@ public final class LakestreamTableCache {
     public PinnedTable pinCurrent(TableIdentifier identifier) {
         // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
         // tiered, so the pinned lake never holds more of the log than the pinned log version
+        Instant readAt = clock.instant();
         LakeVersion lake = currentLake(identifier);
         for (int attempt = 1; ; attempt++) {
             StreamLog log = currentLog(lake);
@@ -89,8 +144,110 @@ public final class LakestreamTableCache {
                     continue;
                 }
             }
+            remember(identifier, new RecentLake(lake, readAt));
             long version = snapshot.version();
             return new PinnedTable(pinned(identifier, lake, log, version), lake.metadataLocation(), version);
+        }
+    }
+
+    /**
+     * The table pinned for a union read: the log's newest version, as {@link #pinCurrent}, with the lake as
+     * the catalog had it at most {@link LakeReuse#maxStaleness} ago, read again from the catalog only when
+     * it is older than that. A lake older than {@link LakeReuse#refreshAfter} is refreshed in the
+     * background. Lake plus log tail is the table at the pinned log version whichever recent lake is
+     * pinned (see {@link LakeReuse}); what changes is only how much of it comes from the log.
+     *
+     * <p>A table dropped, or dropped and re-created, since its lake was loaded is noticed by its log's
+     * identity record, read on every call (one small file): then the catalog is read, as by {@link
+     * #pinCurrent}.
+     */
+    public PinnedTable pinRecent(TableIdentifier identifier) {
+        if (!reuse.enabled()) {
+            return pinCurrent(identifier);
+        }
+        Instant now = clock.instant();
+        RecentLake recent = recentLakes.getIfPresent(identifier);
+        if (recent == null || !now.isBefore(recent.readAt().plus(reuse.maxStaleness()))) {
+            return pinCurrent(identifier);
+        }
+        FileStreamLog log = log(recent.lake());
+        if (!stillOwned(log)) {
+            invalidate(identifier);
+            return pinCurrent(identifier);
+        }
+        LogSnapshot newest = log.latestSnapshot();
+        if (behindLog(recent.lake(), newest)) {
+            // retention removed changes this lake lacks (tiered since): pin the catalog's lake, which holds them
+            return pinCurrent(identifier);
+        }
+        if (!now.isBefore(recent.readAt().plus(reuse.refreshAfter()))) {
+            refreshInBackground(identifier);
+        }
+        return new PinnedTable(
+                pinned(identifier, recent.lake(), log, newest.version()),
+                recent.lake().metadataLocation(),
+                newest.version());
+    }
+
+    /** Whether the log no longer holds some change the lake lacks (an unreadable lake position counts as yes). */
+    private static boolean behindLog(LakeVersion lake, LogSnapshot log) {
+        try {
+            return ReadPin.lakeBehindLog(LakePosition.current(lake.table()), log);
+        } catch (LakestreamException e) {
+            // the catalog's lake is read, and the read reports it as before
+            return true;
+        }
+    }
+
+    /**
+     * Forgets the lake a name had (e.g. after a drop or create through the same engine): the next {@link
+     * #pinRecent} reads the catalog.
+     */
+    public void invalidate(TableIdentifier identifier) {
+        recentLakes.invalidate(identifier);
+    }
+
+    /** Whether the log still belongs to the table the lake was loaded for; an unreadable record counts as no. */
+    private static boolean stillOwned(FileStreamLog log) {
+        try {
+            return log.ownedByItsTable();
+        } catch (LakestreamException e) {
+            return false;
+        }
+    }
+
+    private void remember(TableIdentifier identifier, RecentLake lake) {
+        // a slower refresh that read the catalog earlier does not replace what a later read found
+        recentLakes
+                .asMap()
+                .merge(
+                        identifier,
+                        lake,
+                        (old, candidate) -> candidate.readAt().isBefore(old.readAt()) ? old : candidate);
+    }
+
+    /** Reads the catalog and prepares the new lake off the read path; one refresh per table at a time. */
+    private void refreshInBackground(TableIdentifier identifier) {
+        if (!refreshing.add(identifier)) {
+            return;
+        }
+        try {
+            refresher.execute(() -> {
+                try {
+                    Instant readAt = clock.instant();
+                    LakeVersion lake = currentLake(identifier);
+                    prepare.accept(new LakestreamTable(identifier, lake.table(), lake.definition(), log(lake)));
+                    remember(identifier, new RecentLake(lake, readAt));
+                } catch (RuntimeException e) {
+                    // the recent lake stays until it is too old: then a read loads the table itself and reports why
+                    logger.debug("Background refresh of table {} failed", identifier, e);
+                } finally {
+                    refreshing.remove(identifier);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // shutting down
+            refreshing.remove(identifier);
         }
     }
 
@@ -111,6 +268,7 @@ public final class LakestreamTableCache {
                 TableMetadata metadata;
                 // a refresh updates the operations' state: one at a time
                 synchronized (live) {
+                    catalogReads.increment();
                     metadata = ((HasTableOperations) live).operations().refresh();
                 }
                 if (metadata != null) {
@@ -127,7 +285,7 @@ public final class LakestreamTableCache {
 
     /** The table as the catalog has it now (one catalog lookup), kept as the live table of its name. */
     private Table loadLive(TableIdentifier identifier) {
-        Table loaded = catalog.loadLake(identifier);
+        Table loaded = loadLake(identifier);
         if (!(loaded instanceof HasTableOperations)) {
             throw new LakestreamException(
                     CATALOG_ERROR,
@@ -136,6 +294,11 @@ public final class LakestreamTableCache {
         }
         liveTables.put(identifier, loaded);
         return loaded;
+    }
+
+    private Table loadLake(TableIdentifier identifier) {
+        catalogReads.increment();
+        return catalog.loadLake(identifier);
     }
 
     private LakeVersion lakeAt(TableIdentifier identifier, String metadataLocation) {
@@ -234,5 +397,8 @@ public final class LakestreamTableCache {
     /** One version of a lake: a read-only Iceberg table over one metadata file, and its definition. */
     private record LakeVersion(String metadataLocation, Table table, TableDefinition definition) {}
 
-    private record LogKey(java.util.UUID tableUuid, String logLocation, int bucketCount) {}
+    private record LogKey(UUID tableUuid, String logLocation, int bucketCount) {}
+
+    /** The current lake of a name as the catalog had it at {@code readAt}. */
+    private record RecentLake(LakeVersion lake, Instant readAt) {}
 }

@@ -144,6 +144,15 @@ public final class FileStreamLog implements StreamLog {
         ownership.ifPresent(LogOwnership::adopt);
     }
 
+    /**
+     * Whether the log's identity record, read now (never cached), still names the table this handle was
+     * opened for: false once that table was dropped (the record is deleted first), or dropped and re-created
+     * (a new table UUID). Always true for a log not bound to a table.
+     */
+    public boolean ownedByItsTable() {
+        return ownership.map(LogOwnership::ownedNow).orElse(true);
+    }
+
     @Override
     public synchronized LogSnapshot latestSnapshot() {
         LogSnapshot snapshot = newestKnown != null ? newestKnown : startingPoint(Long.MAX_VALUE);

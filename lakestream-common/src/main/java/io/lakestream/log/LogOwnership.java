@@ -155,6 +155,12 @@ final class LogOwnership {
         }
     }
 
+    /** Whether the record on storage, read now, names this table. */
+    boolean ownedNow() {
+        return read().map(identity -> identity.tableUuid().equals(expected.tableUuid()))
+                .orElse(false);
+    }
+
     /** Before a commit is published: the log still belongs to this table. Never cached. */
     void checkOwnedBeforePublish() {
         Optional<LogIdentity> onStorage = read();

@@ -37,21 +37,34 @@ public final class LakeFileCache {
                 .build();
     }
 
+    /**
+     * Plans the files of the lake's current snapshot into the cache, if they are not there: for a refresh
+     * that runs before reads pin the new snapshot, so that no read waits for its planning.
+     */
+    public void prepare(Table lake) {
+        if (lake.currentSnapshot() != null) {
+            tasks(lake, lake.currentSnapshot().snapshotId());
+        }
+    }
+
     Map<Integer, List<LakeFile>> byBucket(LakestreamTable table, long snapshotId, Expression filter) {
         Table lake = table.lake();
-        List<FileScanTask> tasks;
+        List<FileScanTask> tasks = tasks(lake, snapshotId);
+        // the filter names columns as the current schema does (as Iceberg's planning binds it); metrics go by field id
+        LakeFilePruner pruner = new LakeFilePruner(lake.schema(), lake.specs(), requireNonNull(filter));
+        return LakeFiles.byBucket(
+                table, tasks.stream().filter(pruner::mightMatch).toList(), pruner::deletes);
+    }
+
+    private List<FileScanTask> tasks(Table lake, long snapshotId) {
         try {
-            tasks = snapshots.get(new Key(lake.uuid(), snapshotId), () -> planAll(lake, snapshotId));
+            return snapshots.get(new Key(lake.uuid(), snapshotId), () -> planAll(lake, snapshotId));
         } catch (ExecutionException | UncheckedExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
             throw new IllegalStateException(e.getCause());
         }
-        // the filter names columns as the current schema does (as Iceberg's planning binds it); metrics go by field id
-        LakeFilePruner pruner = new LakeFilePruner(lake.schema(), lake.specs(), requireNonNull(filter));
-        return LakeFiles.byBucket(
-                table, tasks.stream().filter(pruner::mightMatch).toList(), pruner::deletes);
     }
 
     private static List<FileScanTask> planAll(Table lake, long snapshotId) {

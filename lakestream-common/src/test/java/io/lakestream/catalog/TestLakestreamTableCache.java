@@ -15,6 +15,9 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -145,6 +148,105 @@ class TestLakestreamTableCache {
             assertThat(actual.buckets()).isEqualTo(expected.buckets());
         }
         assertThat(table.log().latestSnapshot().version()).isEqualTo(commits);
+    }
+
+    @Test
+    void recentLakeIsReusedWithoutTheCatalogAndTheLogStaysCurrent() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        CountingClock clock = new CountingClock(Instant.parse("2026-12-01T00:00:00Z"));
+        List<Runnable> refreshes = new ArrayList<>();
+        List<LakestreamTable> prepared = new ArrayList<>();
+        LakestreamTableCache reusing = new LakestreamTableCache(
+                warehouse.catalog(),
+                10,
+                new LakeReuse(Duration.ofSeconds(1), Duration.ofSeconds(10)),
+                clock,
+                refreshes::add,
+                prepared::add);
+        PinnedTable first = reusing.pinRecent(ORDERS);
+        long reads = reusing.catalogReads();
+        assertThat(reads).isEqualTo(1);
+
+        // the lake moves (as a tiering commit moves it) and the log gets a commit: within the refresh interval
+        // the read pins the lake it has, without the catalog, and the log's newest version
+        markLake("1");
+        long version = upsert(1);
+        clock.advance(Duration.ofMillis(999));
+        PinnedTable reused = reusing.pinRecent(ORDERS);
+        assertThat(reusing.catalogReads()).isEqualTo(reads);
+        assertThat(reused.lakeMetadataLocation()).isEqualTo(first.lakeMetadataLocation());
+        assertThat(reused.logVersion()).isEqualTo(version);
+        assertThat(refreshes).isEmpty();
+
+        // past the refresh interval: still no catalog read on the read's path, one refresh queued (only one)
+        clock.advance(Duration.ofMillis(1));
+        assertThat(reusing.pinRecent(ORDERS).lakeMetadataLocation()).isEqualTo(first.lakeMetadataLocation());
+        assertThat(reusing.pinRecent(ORDERS).lakeMetadataLocation()).isEqualTo(first.lakeMetadataLocation());
+        assertThat(reusing.catalogReads()).isEqualTo(reads);
+        assertThat(refreshes).hasSize(1);
+
+        // the refresh reads the catalog, prepares the new lake, and only then do reads pin it
+        refreshes.removeFirst().run();
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 1);
+        assertThat(prepared)
+                .singleElement()
+                .satisfies(table -> assertThat(table.lake().properties()).containsEntry("test.marker", "1"));
+        PinnedTable refreshed = reusing.pinRecent(ORDERS);
+        assertThat(refreshed.table().lake().properties()).containsEntry("test.marker", "1");
+        assertThat(refreshed.logVersion()).isEqualTo(version);
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 1);
+
+        // a lake older than the maximum staleness is never pinned: the read reads the catalog itself
+        markLake("2");
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(reusing.pinRecent(ORDERS).table().lake().properties()).containsEntry("test.marker", "2");
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 2);
+
+        // invalidated (DDL through the engine): the next read reads the catalog
+        markLake("3");
+        reusing.invalidate(ORDERS);
+        assertThat(reusing.pinRecent(ORDERS).table().lake().properties()).containsEntry("test.marker", "3");
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 3);
+    }
+
+    @Test
+    void recentLakeOfADroppedOrRecreatedTableIsNeverPinned() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        upsert(1);
+        CountingClock clock = new CountingClock(Instant.parse("2026-12-01T00:00:00Z"));
+        LakestreamTableCache reusing = new LakestreamTableCache(
+                warehouse.catalog(),
+                10,
+                new LakeReuse(Duration.ofHours(1), Duration.ofHours(1)),
+                clock,
+                Runnable::run,
+                table -> {});
+        PinnedTable old = reusing.pinRecent(ORDERS);
+        assertThat(old.logVersion()).isEqualTo(1);
+
+        // dropped by another process: the log's identity record is gone, so the catalog is asked
+        warehouse.catalog().dropTable(ORDERS);
+        assertLakestreamError(() -> reusing.pinRecent(ORDERS), LakestreamError.TABLE_NOT_FOUND, "does not exist");
+
+        // re-created at the same location: the identity record names another table
+        warehouse.create(
+                "orders",
+                TableSpec.builder(SIMPLE_SCHEMA).primaryKey("id").bucketCount(3).build());
+        PinnedTable recreated = reusing.pinRecent(ORDERS);
+        assertThat(recreated.table().lake().uuid())
+                .isNotEqualTo(old.table().lake().uuid());
+        assertThat(recreated.table().definition().bucketCount()).isEqualTo(3);
+        assertThat(recreated.logVersion()).isZero();
+    }
+
+    /** A lake commit outside the cache (tiering commits the same way): a new metadata file. */
+    private void markLake(String marker) {
+        warehouse
+                .load("orders")
+                .lake()
+                .updateProperties()
+                .set("test.marker", marker)
+                .commit();
     }
 
     /** Upserts a row through a freshly loaded table (not through the cache); returns the log version. */

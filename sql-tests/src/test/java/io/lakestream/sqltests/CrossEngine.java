@@ -77,6 +77,11 @@ final class CrossEngine {
         return trino.connectorClassLoader();
     }
 
+    /** Catalog and log file reads of Trino's {@code lakestream} connector so far, over all nodes (see {@link TrinoEngine#metadataReads}). */
+    Map<String, Long> trinoMetadataReads() {
+        return trino.metadataReads();
+    }
+
     List<List<Object>> trino(String sql) {
         return trino.query(sql);
     }

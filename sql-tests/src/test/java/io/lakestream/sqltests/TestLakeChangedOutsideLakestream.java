@@ -105,8 +105,13 @@ final class TestLakeChangedOutsideLakestream {
         List<String> statements =
                 List.of("SELECT * FROM " + table, "INSERT INTO %s VALUES (5, 'e', 50)".formatted(table));
         for (String statement : statements) {
-            assertThatThrownBy(() -> engines.trino(statement))
-                    .as("Trino: %s", statement)
+            // a Trino union read may pin a lake read before the change (exact all the same, see docs/trino.md):
+            // the change shows once it reads the lake again, at once through a catalog that always does
+            String trinoStatement = statement.startsWith("SELECT")
+                    ? statement.replace(TrinoEngine.CATALOG + ".", TrinoEngine.EXACT_LAKE_CATALOG + ".")
+                    : statement;
+            assertThatThrownBy(() -> engines.trino(trinoStatement))
+                    .as("Trino: %s", trinoStatement)
                     .hasMessageContaining(MISMATCH)
                     .hasMessageContaining(message[0])
                     .hasMessageContaining(message[1]);

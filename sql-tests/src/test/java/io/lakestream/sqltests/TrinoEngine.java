@@ -5,6 +5,7 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import com.google.inject.Key;
 import io.airlift.json.JsonCodec;
 import io.airlift.json.JsonCodecFactory;
+import io.lakestream.trino.LakestreamQueryRunner;
 import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
 import io.trino.execution.QueryInfo;
@@ -28,6 +29,12 @@ import java.util.Set;
  */
 public final class TrinoEngine implements AutoCloseable {
     public static final String CATALOG = "lakestream";
+    /**
+     * The same warehouse through a {@code lakestream} catalog whose every union read reads the catalog
+     * ({@link LakestreamQueryRunner#EXACT_LAKE_READS}): for reads that must see a lake change at once.
+     */
+    static final String EXACT_LAKE_CATALOG = "lakestream_exact";
+
     static final String PLUGIN_DIRECTORY_PROPERTY = "sqltests.trino.plugin.dir";
     /** The stock Iceberg connector again, allowed to set any table property (e.g. Lakestream's own). */
     static final String STOCK_ICEBERG_ANY_PROPERTIES = "iceberg_any_properties";
@@ -45,6 +52,10 @@ public final class TrinoEngine implements AutoCloseable {
                     CATALOG,
                     "lakestream",
                     Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+            Map<String, String> exact = new HashMap<>(
+                    Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString()));
+            exact.putAll(LakestreamQueryRunner.EXACT_LAKE_READS);
+            runner.createCatalog(EXACT_LAKE_CATALOG, "lakestream", exact);
             StockIcebergCatalog.install(runner, warehouse);
             Map<String, String> anyProperties = new HashMap<>(StockIcebergCatalog.properties(warehouse));
             anyProperties.put("iceberg.allowed-extra-properties", "*");
@@ -94,6 +105,15 @@ public final class TrinoEngine implements AutoCloseable {
                 return functions;
             }
         });
+    }
+
+    /**
+     * What the {@code lakestream} connector read to find tables' state, summed over every node (its {@code
+     * metadataReads()}: catalog reads, log file reads). The connector lives in its plugin class loader, so it
+     * is called by name.
+     */
+    Map<String, Long> metadataReads() {
+        return LakestreamQueryRunner.metadataReads(runner, CATALOG);
     }
 
     /** The class loader the {@code lakestream} connector runs in. */

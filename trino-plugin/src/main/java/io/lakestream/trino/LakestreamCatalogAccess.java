@@ -9,6 +9,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Inject;
 import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakeReuse;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.catalog.LakestreamTableCache;
 import io.lakestream.catalog.PinnedTable;
@@ -22,8 +23,11 @@ import io.trino.spi.TrinoException;
 import io.trino.spi.connector.SchemaTableName;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
@@ -36,12 +40,14 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * <p>Tables are loaded through a {@link LakestreamTableCache}: a query pins the table state when it
  * resolves the name ({@link #pinTable}), and its later steps get that state from memory ({@link
  * #loadTable(LakestreamTableHandle)}). The lake files of a snapshot are planned once ({@link
- * #lakeFiles}).
+ * #lakeFiles}). A union read pins a recently loaded lake ({@link #pinForUnionRead}): it reads no catalog
+ * while the lake is recent, and a background thread refreshes the lake and plans its new snapshot.
  */
 public final class LakestreamCatalogAccess {
     private final LakestreamCatalog catalog;
     private final LakestreamTableCache tables;
     private final LakeFileCache lakeFiles;
+    private final ExecutorService lakeRefresher;
 
     @Inject
     public LakestreamCatalogAccess(
@@ -60,8 +66,23 @@ public final class LakestreamCatalogAccess {
      */
     private LakestreamCatalogAccess(LakestreamCatalog catalog, LakestreamConfig config) {
         this.catalog = requireNonNull(catalog, "catalog is null");
-        this.tables = new LakestreamTableCache(catalog, config.getMetadataCacheMaxTables());
         this.lakeFiles = new LakeFileCache(config.getMetadataCacheMaxLakeFiles());
+        // one thread: refreshes are rare (one per table and refresh interval) and must not compete with queries.
+        // Iceberg loads classes through the context class loader: the plugin's, as on the query threads
+        this.lakeRefresher = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "lakestream-lake-refresh");
+            thread.setDaemon(true);
+            thread.setContextClassLoader(LakestreamCatalogAccess.class.getClassLoader());
+            return thread;
+        });
+        LakeReuse reuse = config.lakeReuse();
+        this.tables = new LakestreamTableCache(
+                catalog,
+                config.getMetadataCacheMaxTables(),
+                reuse,
+                Clock.systemUTC(),
+                lakeRefresher,
+                table -> lakeFiles.prepare(table.lake()));
     }
 
     /** The catalog, with the lake's file IO and the log over Trino's file system layer. */
@@ -135,6 +156,25 @@ public final class LakestreamCatalogAccess {
         return find(name, () -> tables.pinCurrent(identifier(name)));
     }
 
+    /**
+     * The table pinned for a union read: the log's newest version with a lake the catalog had at most
+     * {@code lakestream.metadata-cache.lake-max-staleness} ago (exact all the same, see {@link LakeReuse});
+     * empty if it does not exist.
+     */
+    public Optional<PinnedTable> pinForUnionRead(SchemaTableName name) {
+        return find(name, () -> tables.pinRecent(identifier(name)));
+    }
+
+    /** After DDL on a table through this connector: its next union read reads the catalog. */
+    public void invalidate(SchemaTableName name) {
+        tables.invalidate(identifier(name));
+    }
+
+    /** How many times this connector read a table's current metadata from the catalog (for tests and benchmarks). */
+    public long catalogReads() {
+        return tables.catalogReads();
+    }
+
     /** The table as it is now (e.g. to write to it); a clear error if it was dropped since the query was planned. */
     public LakestreamTable loadTable(SchemaTableName name) {
         return findTable(name)
@@ -190,6 +230,7 @@ public final class LakestreamCatalogAccess {
 
     @PreDestroy
     public void close() {
+        lakeRefresher.shutdownNow();
         try {
             catalog.close();
         } catch (IOException e) {

@@ -6,10 +6,14 @@ import io.airlift.configuration.Config;
 import io.airlift.configuration.ConfigDescription;
 import io.airlift.configuration.ConfigSecuritySensitive;
 import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import io.lakestream.catalog.LakeReuse;
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /** Catalog properties of a {@code connector.name=lakestream} catalog. */
 public class LakestreamConfig {
@@ -23,6 +27,8 @@ public class LakestreamConfig {
     private int metadataCacheMaxTables = 100;
     private long metadataCacheMaxLakeFiles = 200_000;
     private DataSize lakeKeyCacheMaxSize = DataSize.of(128, MEGABYTE);
+    private Duration lakeRefreshInterval = new Duration(1, TimeUnit.SECONDS);
+    private Duration lakeMaxStaleness = new Duration(10, TimeUnit.SECONDS);
 
     @NotNull
     @Pattern(regexp = "(?i)jdbc|hadoop|rest", message = "must be jdbc, hadoop or rest")
@@ -144,5 +150,44 @@ public class LakestreamConfig {
     public LakestreamConfig setLakeKeyCacheMaxSize(DataSize lakeKeyCacheMaxSize) {
         this.lakeKeyCacheMaxSize = lakeKeyCacheMaxSize;
         return this;
+    }
+
+    @NotNull
+    public Duration getLakeRefreshInterval() {
+        return lakeRefreshInterval;
+    }
+
+    @Config("lakestream.metadata-cache.lake-refresh-interval")
+    @ConfigDescription(
+            "A union read whose table's lake was read from the catalog longer ago than this refreshes it in the background and reads with the lake it has")
+    public LakestreamConfig setLakeRefreshInterval(Duration lakeRefreshInterval) {
+        this.lakeRefreshInterval = lakeRefreshInterval;
+        return this;
+    }
+
+    @NotNull
+    public Duration getLakeMaxStaleness() {
+        return lakeMaxStaleness;
+    }
+
+    @Config("lakestream.metadata-cache.lake-max-staleness")
+    @ConfigDescription(
+            "A union read never pins a lake read from the catalog longer ago than this (the log still makes it current); 0s: every union read reads the catalog")
+    public LakestreamConfig setLakeMaxStaleness(Duration lakeMaxStaleness) {
+        this.lakeMaxStaleness = lakeMaxStaleness;
+        return this;
+    }
+
+    @AssertTrue(
+            message =
+                    "lakestream.metadata-cache.lake-refresh-interval must not be longer than lakestream.metadata-cache.lake-max-staleness")
+    public boolean isLakeRefreshWithinStaleness() {
+        // with reuse off (0s) the refresh interval does not matter
+        return lakeMaxStaleness.toMillis() == 0 || lakeRefreshInterval.compareTo(lakeMaxStaleness) <= 0;
+    }
+
+    /** The two durations above as the table cache takes them. */
+    public LakeReuse lakeReuse() {
+        return new LakeReuse(lakeRefreshInterval.toJavaTime(), lakeMaxStaleness.toJavaTime());
     }
 }

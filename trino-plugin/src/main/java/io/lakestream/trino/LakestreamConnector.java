@@ -20,6 +20,7 @@ import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -33,6 +34,8 @@ public final class LakestreamConnector implements Connector {
     private final LakestreamPageSourceProvider pageSourceProvider;
     private final LakestreamPageSinkProvider pageSinkProvider;
     private final BufferAllocator allocator;
+    private final LakestreamCatalogAccess catalog;
+    private final LakestreamLogFileSystem logFileSystem;
 
     @Inject
     public LakestreamConnector(
@@ -41,13 +44,27 @@ public final class LakestreamConnector implements Connector {
             LakestreamSplitManager splitManager,
             LakestreamPageSourceProvider pageSourceProvider,
             LakestreamPageSinkProvider pageSinkProvider,
-            BufferAllocator allocator) {
+            BufferAllocator allocator,
+            LakestreamCatalogAccess catalog,
+            LakestreamLogFileSystem logFileSystem) {
         this.lifeCycleManager = requireNonNull(lifeCycleManager, "lifeCycleManager is null");
         this.metadata = requireNonNull(metadata, "metadata is null");
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
         this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
+        this.catalog = requireNonNull(catalog, "catalog is null");
+        this.logFileSystem = requireNonNull(logFileSystem, "logFileSystem is null");
+    }
+
+    /**
+     * What this connector instance (one per catalog and node) read so far to find tables' state, for tests
+     * and benchmarks: {@code catalogReads} (lookups and refreshes of a table's current metadata) and {@code
+     * logFileReads} (log commit, checkpoint, hint and identity files read or looked for; segments not
+     * counted). A map, so that callers in other class loaders can read it.
+     */
+    public Map<String, Long> metadataReads() {
+        return Map.of("catalogReads", catalog.catalogReads(), "logFileReads", logFileSystem.smallFileReads());
     }
 
     @Override

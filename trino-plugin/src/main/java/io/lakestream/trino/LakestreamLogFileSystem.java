@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The log's file operations through Trino's file system layer, so the log lives on any file system
@@ -43,6 +44,7 @@ final class LakestreamLogFileSystem implements LogFileSystem {
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
     private final LocalLogFileSystem local;
+    private final LongAdder smallFileReads = new LongAdder();
 
     /**
      * @param localRoot the root of the local file system ({@code local.location}), if it is enabled
@@ -178,8 +180,14 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         fileSystem.newOutputFile(target).createOrOverwrite(content);
     }
 
+    /** How many commit, checkpoint, hint and identity files were read or looked for (for tests and benchmarks). */
+    long smallFileReads() {
+        return smallFileReads.sum();
+    }
+
     @Override
     public Optional<byte[]> readIfExists(String location) throws IOException {
+        smallFileReads.increment();
         try (TrinoInputStream stream =
                 fileSystem.newInputFile(LakestreamLocations.of(location)).newStream()) {
             return Optional.of(stream.readAllBytes());

@@ -110,7 +110,10 @@ public final class LakestreamMetadata implements ConnectorMetadata {
                                                     .map(TableIdentifier::name)
                                                     .toList()));
                 }
-                tables.forEach(table -> catalog.catalog().dropTable(table));
+                tables.forEach(table -> {
+                    catalog.catalog().dropTable(table);
+                    catalog.invalidate(new SchemaTableName(schemaName, table.name()));
+                });
             }
             catalog.catalog().dropNamespace(namespace);
             return null;
@@ -139,8 +142,10 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             return null;
         }
         SchemaTableName base = new SchemaTableName(tableName.getSchemaName(), name.baseName());
-        // the query reads the table as it is now, in every later step: pin it in the handle
-        Optional<PinnedTable> table = catalog.pinTable(base);
+        // the query reads the table as it is now, in every later step: pin it in the handle. A union read takes
+        // its freshness from the log and may pin a recent lake; the views of the lake pin the current one
+        Optional<PinnedTable> table =
+                mode.get() == ReadMode.UNION ? catalog.pinForUnionRead(base) : catalog.pinTable(base);
         if (table.isEmpty()) {
             return null;
         }
@@ -286,7 +291,9 @@ public final class LakestreamMetadata implements ConnectorMetadata {
                 throw new TrinoException(
                         LAKESTREAM_SCHEMA_NOT_FOUND, "Schema %s not found".formatted(name.getSchemaName()));
             }
-            return catalog.catalog().createTable(LakestreamCatalogAccess.identifier(name), spec);
+            LakestreamTable created = catalog.catalog().createTable(LakestreamCatalogAccess.identifier(name), spec);
+            catalog.invalidate(name);
+            return created;
         });
     }
 
@@ -329,6 +336,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     public void dropTable(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "DROP TABLE");
         call(() -> catalog.catalog().dropTable(LakestreamCatalogAccess.identifier(handle.baseTable())));
+        catalog.invalidate(handle.baseTable());
     }
 
     @Override

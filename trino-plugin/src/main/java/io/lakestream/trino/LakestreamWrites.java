@@ -57,9 +57,9 @@ public final class LakestreamWrites {
     public LakestreamInsertTableHandle beginInsert(
             String queryId, LakestreamTableHandle table, List<LakestreamColumnHandle> columns, RetryMode retryMode) {
         requireNoRetries(retryMode, "INSERT");
-        LakestreamTable planned = requireLakeLayout(catalog.loadTable(table));
-        UUID tableUuid = planned.lake().uuid();
-        String lease = acquireLease(queryId, catalog.loadTable(table.baseTable(), tableUuid));
+        // the layout of the lake as it is now: the handle may pin a recent lake (a union read's)
+        UUID tableUuid = catalog.loadTable(table).lake().uuid();
+        String lease = acquireLease(queryId, requireLakeLayout(catalog.loadTable(table.baseTable(), tableUuid)));
         return new LakestreamInsertTableHandle(table.schemaName(), table.tableName(), columns, lease, tableUuid);
     }
 
@@ -247,10 +247,12 @@ public final class LakestreamWrites {
                     "Primary key columns %s of %s cannot be updated; delete the row and insert it with the new key"
                             .formatted(updatedKeys, table.baseTable()));
         }
-        LakestreamTable planned = requireLakeLayout(catalog.loadTable(table));
-        UUID tableUuid = planned.lake().uuid();
+        // as for an insert: the lake as it is now, not the recent one the scan may read
+        UUID tableUuid = catalog.loadTable(table).lake().uuid();
         return new LakestreamMergeTableHandle(
-                table, acquireLease(queryId, catalog.loadTable(table.baseTable(), tableUuid)), tableUuid);
+                table,
+                acquireLease(queryId, requireLakeLayout(catalog.loadTable(table.baseTable(), tableUuid))),
+                tableUuid);
     }
 
     /** The definition of a table that rows can be deleted from, or a clear error for an append-only table. */

@@ -4,6 +4,7 @@ import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.QueryRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -17,10 +18,17 @@ abstract class AbstractLakestreamSqlTest extends AbstractTestQueryFramework {
     @Override
     protected QueryRunner createQueryRunner() throws Exception {
         warehouse = Files.createTempDirectory("lakestream-trino-" + getClass().getSimpleName());
-        QueryRunner runner =
-                LakestreamQueryRunner.builder(warehouse).setWorkerCount(1).build();
+        LakestreamQueryRunner.Builder builder =
+                LakestreamQueryRunner.builder(warehouse).setWorkerCount(1);
+        connectorProperties().forEach(builder::addConnectorProperty);
+        QueryRunner runner = builder.build();
         tables = new LakestreamTestTables(warehouse);
         return runner;
+    }
+
+    /** Catalog properties of the {@code lakestream} catalog beyond the warehouse (none: the defaults). */
+    protected Map<String, String> connectorProperties() {
+        return Map.of();
     }
 
     @AfterAll

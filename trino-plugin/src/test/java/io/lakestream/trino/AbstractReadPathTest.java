@@ -29,6 +29,12 @@ import org.junit.jupiter.api.AfterAll;
  * metrics that show which path ran.
  */
 abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
+    /** Read paths of a given lake: the first read after a tiering round must read the new lake. */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
     private final ExecutorService tieringThreads = Executors.newFixedThreadPool(2);
 
     @AfterAll

@@ -4,7 +4,13 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableMap;
+import com.google.inject.Key;
 import io.airlift.log.Logger;
+import io.trino.connector.CatalogHandle;
+import io.trino.connector.ConnectorServicesProvider;
+import io.trino.metadata.CatalogManager;
+import io.trino.server.testing.TestingTrinoServer;
+import io.trino.spi.catalog.CatalogName;
 import io.trino.testing.DistributedQueryRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +22,44 @@ public final class LakestreamQueryRunner {
     public static final String CATALOG = "lakestream";
     public static final String SCHEMA = "tests";
 
+    /**
+     * Catalog properties that make every union read read the catalog, so that the first read after a tiering
+     * round pins the new lake: for tests of what a read does with a given lake (read paths, statistics), not
+     * for freshness, which the log gives whichever recent lake a read pins.
+     */
+    public static final Map<String, String> EXACT_LAKE_READS =
+            Map.of("lakestream.metadata-cache.lake-max-staleness", "0s");
+
     private LakestreamQueryRunner() {}
+
+    /**
+     * What catalog {@code catalog}'s Lakestream connector read to find tables' state, summed over every node
+     * of the runner ({@link LakestreamConnector#metadataReads}). Called by name: the connector may live in
+     * a plugin class loader of its own.
+     */
+    public static Map<String, Long> metadataReads(DistributedQueryRunner runner, String catalog) {
+        // a worker has no catalog manager of its own: find the connector by the coordinator's catalog handle
+        CatalogHandle handle = runner.getCoordinator()
+                .getInstance(Key.get(CatalogManager.class))
+                .getCatalog(new CatalogName(catalog))
+                .orElseThrow()
+                .getCatalogHandle();
+        Map<String, Long> sum = new HashMap<>();
+        for (TestingTrinoServer server : runner.getServers()) {
+            Object connector = server.getInstance(Key.get(ConnectorServicesProvider.class))
+                    .getConnectorServices(handle)
+                    .getConnector();
+            try {
+                @SuppressWarnings("unchecked")
+                Map<String, Long> reads = (Map<String, Long>)
+                        connector.getClass().getMethod("metadataReads").invoke(connector);
+                reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read the connector's metadata read counts", e);
+            }
+        }
+        return sum;
+    }
 
     public static Builder builder(Path warehouse) {
         return new Builder(warehouse);

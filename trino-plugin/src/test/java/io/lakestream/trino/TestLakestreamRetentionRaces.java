@@ -21,6 +21,7 @@ import io.trino.testing.QueryRunner;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
@@ -184,7 +185,10 @@ final class TestLakestreamRetentionRaces extends AbstractLakestreamSqlTest {
         public Connector create(String catalogName, Map<String, String> config, ConnectorContext context) {
             Bootstrap app = new Bootstrap("io.trino.bootstrap.catalog." + catalogName, binder -> {
                 binder.bind(LakestreamCatalogAccess.class).toInstance(access);
-                binder.bind(TrinoFileSystem.class).toInstance(new LocalFileSystem(Path.of("/")));
+                LocalFileSystem fileSystem = new LocalFileSystem(Path.of("/"));
+                binder.bind(TrinoFileSystem.class).toInstance(fileSystem);
+                binder.bind(LakestreamLogFileSystem.class)
+                        .toInstance(new LakestreamLogFileSystem(fileSystem, Optional.of(Path.of("/"))));
                 binder.bind(BufferAllocator.class).toInstance(new RootAllocator());
                 binder.bind(LakestreamConfig.class).toInstance(new LakestreamConfig());
                 binder.bind(LakestreamMetadata.class).in(Scopes.SINGLETON);

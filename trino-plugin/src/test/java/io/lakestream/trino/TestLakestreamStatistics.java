@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trino.testing.MaterializedRow;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,12 @@ import org.junit.jupiter.api.Test;
  * can hold values outside them.
  */
 final class TestLakestreamStatistics extends AbstractLakestreamSqlTest {
+    /** Estimates from a given lake: the first read after a tiering round must read the new lake. */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
     @Test
     void primaryKeyTable() {
         assertUpdate("CREATE TABLE pk_stats (id bigint, name varchar, score integer, price double) "

@@ -1,0 +1,186 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
+import static io.lakestream.trino.LakestreamQueryRunner.SCHEMA;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.table.TableSpec;
+import io.lakestream.write.LakestreamWriter;
+import io.trino.testing.DistributedQueryRunner;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Union reads pin a recent lake instead of reading the catalog on every query
+ * ({@code lakestream.metadata-cache.lake-*}): the result is the table at the log's newest version all the
+ * same, a drop is noticed at once, writes check the lake as it is now, and a background refresh moves
+ * reads to the new lake. Two catalogs over the same warehouse: {@code lakestream} reuses a lake for an hour
+ * and never refreshes it during a test (so what a read pins is deterministic), {@code refreshing} refreshes
+ * in the background after every read, and {@code exact} reads the catalog on every union read (reuse off,
+ * the behaviour before reuse).
+ */
+final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
+    private static final String REFRESHING = "refreshing";
+    private static final String EXACT = "exact";
+
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return Map.of(
+                "lakestream.metadata-cache.lake-refresh-interval", "1h",
+                "lakestream.metadata-cache.lake-max-staleness", "1h");
+    }
+
+    @BeforeAll
+    void addCatalogs() {
+        Map<String, String> base =
+                Map.of("lakestream.catalog.type", "jdbc", "lakestream.warehouse", warehouse.toString());
+        Map<String, String> refreshing = new HashMap<>(base);
+        refreshing.put("lakestream.metadata-cache.lake-refresh-interval", "0s");
+        refreshing.put("lakestream.metadata-cache.lake-max-staleness", "1h");
+        getQueryRunner().createCatalog(REFRESHING, LakestreamConnectorFactory.CONNECTOR_NAME, refreshing);
+        Map<String, String> exact = new HashMap<>(base);
+        exact.putAll(LakestreamQueryRunner.EXACT_LAKE_READS);
+        getQueryRunner().createCatalog(EXACT, LakestreamConnectorFactory.CONNECTOR_NAME, exact);
+    }
+
+    @Test
+    void unionReadsOfARecentLakeReadNoCatalogAndSeeEveryCommit() {
+        assertUpdate("CREATE TABLE reused (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
+        assertUpdate("INSERT INTO reused VALUES (1, 'a'), (2, 'b'), (3, 'c')", 3);
+        assertQuery("SELECT id, v FROM reused", "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+
+        // the lake moves behind the connector's back (tiering), then the log gets an upsert and a delete
+        tables.tier("reused");
+        upsert("reused", 4, "d");
+        upsert("reused", 1, "e");
+        assertUpdate("DELETE FROM reused WHERE id = 2", 1);
+
+        String rows = "VALUES (1, 'e'), (3, 'c'), (4, 'd')";
+        long catalogReads = catalogReads(CATALOG);
+        for (int i = 0; i < 5; i++) {
+            assertQuery("SELECT id, v FROM reused", rows);
+            assertQuery("SELECT count(*) FROM reused WHERE id = 4", "VALUES 1");
+        }
+        // ten union reads, no catalog read: the lake is the one read before tiering, the rows come from the log
+        assertThat(catalogReads(CATALOG) - catalogReads).isZero();
+        assertQuery("SELECT count(*) FROM reused WHERE \"$offset\" IS NULL", "VALUES 0");
+
+        // reading the catalog on every union read (reuse off): the same rows, one catalog read per query
+        assertQuery("SELECT id, v FROM " + EXACT + "." + SCHEMA + ".reused", rows);
+        long exactReads = catalogReads(EXACT);
+        for (int i = 0; i < 5; i++) {
+            assertQuery("SELECT id, v FROM " + EXACT + "." + SCHEMA + ".reused", rows);
+            assertQuery("SELECT count(*) FROM " + EXACT + "." + SCHEMA + ".reused WHERE id = 4", "VALUES 1");
+        }
+        assertThat(catalogReads(EXACT) - exactReads).isEqualTo(10);
+        // it pinned the tiered lake: the rows tiered before the upserts come from the lake
+        assertQuery("SELECT id FROM " + EXACT + "." + SCHEMA + ".reused WHERE \"$offset\" IS NULL", "VALUES 3");
+
+        // the lake views read the catalog: t$lake shows what tiering committed
+        assertQuery("SELECT id, v FROM \"reused$lake\"", "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        assertThat(catalogReads(CATALOG) - catalogReads).isPositive();
+
+        // time travel from a recent lake reaches every version
+        long version = tables.load("reused").log().latestSnapshot().version();
+        assertQuery(
+                "SELECT id, v FROM reused FOR VERSION AS OF " + (version - 3), "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+        assertQuery("SELECT id, v FROM reused FOR VERSION AS OF " + version, rows);
+    }
+
+    @Test
+    void aTableDroppedOrRecreatedOutsideTrinoIsNotReadFromItsRecentLake() {
+        assertUpdate("CREATE TABLE reborn (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO reborn VALUES (1, 'a')", 1);
+        tables.tier("reborn");
+        assertQuery("SELECT id, v FROM reborn", "VALUES (1, 'a')");
+
+        // dropped and re-created by another engine (here the Java API, as Spark would): other columns, one bucket
+        TableIdentifier identifier = TableIdentifier.of(SCHEMA, "reborn");
+        tables.catalog().dropTable(identifier);
+        tables.catalog()
+                .createTable(
+                        identifier,
+                        TableSpec.builder(new Schema(
+                                        Types.NestedField.optional(1, "name", Types.StringType.get()),
+                                        Types.NestedField.optional(2, "n", Types.LongType.get())))
+                                .bucketCount(1)
+                                .build());
+        try (LakestreamWriter writer = new LakestreamWriter(tables.load("reborn"), tables.allocator())) {
+            writer.append(Map.of("name", "x", "n", 5L));
+            writer.commit();
+        }
+        assertQuery("SELECT name, n FROM reborn", "VALUES ('x', 5)");
+
+        // dropped by another engine: no read of the recent lake
+        tables.catalog().dropTable(identifier);
+        assertQueryFails("SELECT * FROM reborn", ".*Table '" + CATALOG + "." + SCHEMA + ".reborn' does not exist.*");
+    }
+
+    @Test
+    void writesCheckTheLayoutOfTheLakeAsItIsNowNotTheRecentOne() {
+        assertUpdate(
+                "CREATE TABLE foreign_change (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO foreign_change VALUES (1, 'a'), (2, 'b')", 2);
+        tables.tier("foreign_change");
+        assertQuery("SELECT id, v FROM foreign_change", "VALUES (1, 'a'), (2, 'b')");
+
+        // another engine deletes from the lake behind Lakestream's back: a foreign snapshot
+        tables.catalog()
+                .icebergCatalog()
+                .loadTable(TableIdentifier.of(SCHEMA, "foreign_change"))
+                .newDelete()
+                .deleteFromRowFilter(Expressions.alwaysTrue())
+                .commit();
+
+        // a union read of the recent lake (the table as Lakestream wrote it) is still exact...
+        assertQuery("SELECT id, v FROM foreign_change", "VALUES (1, 'a'), (2, 'b')");
+        // ...but no write goes into a changed lake, and a read of the current lake reports the change
+        assertQueryFails("INSERT INTO foreign_change VALUES (3, 'c')", ".*LAKE_LAYOUT_MISMATCH.*");
+        assertQueryFails("DELETE FROM foreign_change WHERE id = 2", ".*LAKE_LAYOUT_MISMATCH.*");
+        // also a statement that would change nothing
+        assertQueryFails("DELETE FROM foreign_change WHERE id = 99", ".*LAKE_LAYOUT_MISMATCH.*");
+        assertQueryFails("SELECT id, v FROM " + EXACT + "." + SCHEMA + ".foreign_change", ".*LAKE_LAYOUT_MISMATCH.*");
+        assertQuery("SELECT id, v FROM foreign_change", "VALUES (1, 'a'), (2, 'b')");
+    }
+
+    @Test
+    void aBackgroundRefreshMovesReadsToTheNewLake() throws InterruptedException {
+        String table = REFRESHING + "." + SCHEMA + ".refreshed";
+        assertUpdate(
+                "CREATE TABLE " + table + " (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO " + table + " VALUES (1, 'a'), (2, 'b'), (3, 'c')", 3);
+        assertQuery("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL", "VALUES 0");
+
+        tables.tier("refreshed");
+        // the first read after tiering pins the lake it has (every row from the log) and starts a refresh
+        assertQuery("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL", "VALUES 0");
+        // a later read pins the refreshed lake: every row from it
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (((Number) computeScalar("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL")).longValue()
+                != 3) {
+            assertThat(System.nanoTime())
+                    .as("a read pins the tiered lake within a minute")
+                    .isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        assertQuery("SELECT id, v FROM " + table, "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    }
+
+    private long catalogReads(String catalog) {
+        return LakestreamQueryRunner.metadataReads((DistributedQueryRunner) getQueryRunner(), catalog)
+                .get("catalogReads");
+    }
+
+    private void upsert(String table, long id, String v) {
+        try (LakestreamWriter writer = new LakestreamWriter(tables.load(table), tables.allocator())) {
+            writer.upsert(Map.of("id", id, "v", v));
+            writer.commit();
+        }
+    }
+}
