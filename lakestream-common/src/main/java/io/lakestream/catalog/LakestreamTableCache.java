@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.FileStreamLog;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
@@ -277,15 +279,21 @@ public final class LakestreamTableCache {
             }
             liveTables.invalidate(identifier);
         }
+        Table loaded = loadLive(identifier);
+        return lake(identifier, ((HasTableOperations) loaded).operations().current(), loaded.io());
+    }
+
+    /** The table as the catalog has it now (one catalog lookup), kept as the live table of its name. */
+    private Table loadLive(TableIdentifier identifier) {
         Table loaded = loadLake(identifier);
-        if (!(loaded instanceof HasTableOperations operations)) {
+        if (!(loaded instanceof HasTableOperations)) {
             throw new LakestreamException(
                     CATALOG_ERROR,
                     "Table %s is a %s, which has no table operations; Lakestream needs a metadata-file-based Iceberg table"
                             .formatted(identifier, loaded.getClass().getSimpleName()));
         }
         liveTables.put(identifier, loaded);
-        return lake(identifier, operations.operations().current(), loaded.io());
+        return loaded;
     }
 
     private Table loadLake(TableIdentifier identifier) {
@@ -294,16 +302,32 @@ public final class LakestreamTableCache {
     }
 
     private LakeVersion lakeAt(TableIdentifier identifier, String metadataLocation) {
-        LakeVersion cached = lakes.getIfPresent(new LakeKey(identifier, metadataLocation));
-        if (cached != null) {
-            return cached;
+        try {
+            // the first splits of a new version reach a worker at once (one per bucket): one of them loads it, the
+            // others wait for that load instead of each asking the catalog and parsing the metadata again
+            return lakes.get(new LakeKey(identifier, metadataLocation), () -> loadLakeAt(identifier, metadataLocation));
+        } catch (ExecutionException | UncheckedExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new LakestreamException(
+                    CATALOG_ERROR,
+                    "Cannot load version %s of table %s: %s".formatted(metadataLocation, identifier, e.getMessage()),
+                    e);
         }
-        // e.g. another node pinned it: read that metadata file with the table's file IO, loaded from the
-        // catalog once and kept (a worker sees a new metadata file after every tiering round)
+    }
+
+    /** A version another step or node pinned (e.g. on a worker): its metadata file, read with the table's file IO. */
+    private LakeVersion loadLakeAt(TableIdentifier identifier, String metadataLocation) {
         Table live = liveTables.getIfPresent(identifier);
         if (live == null) {
-            live = loadLake(identifier);
-            liveTables.put(identifier, live);
+            // the first version of the table this cache sees: one catalog lookup for its file IO, kept for the
+            // versions that follow; usually the pinned version is the current one, already parsed
+            live = loadLive(identifier);
+            TableMetadata current = ((HasTableOperations) live).operations().current();
+            if (metadataLocation.equals(current.metadataFileLocation())) {
+                return newLakeVersion(identifier, current, live.io());
+            }
         }
         FileIO io = live.io();
         TableMetadata metadata;
@@ -322,10 +346,27 @@ public final class LakestreamTableCache {
                             .formatted(metadataLocation, identifier, e.getMessage()),
                     e);
         }
-        return lake(identifier, metadata, io);
+        return newLakeVersion(identifier, metadata, io);
     }
 
     private LakeVersion lake(TableIdentifier identifier, TableMetadata metadata, FileIO io) {
+        return lakes.asMap()
+                .computeIfAbsent(
+                        new LakeKey(identifier, metadataLocation(identifier, metadata)),
+                        key -> newLakeVersion(identifier, metadata, io));
+    }
+
+    private LakeVersion newLakeVersion(TableIdentifier identifier, TableMetadata metadata, FileIO io) {
+        Table table = new BaseTable(
+                new StaticTableOperations(metadata, io),
+                CatalogUtil.fullTableName(catalog.icebergCatalog().name(), identifier));
+        return new LakeVersion(
+                metadataLocation(identifier, metadata),
+                table,
+                TableDefinition.fromIceberg(identifier.toString(), table));
+    }
+
+    private static String metadataLocation(TableIdentifier identifier, TableMetadata metadata) {
         String location = metadata.metadataFileLocation();
         if (location == null) {
             throw new LakestreamException(
@@ -333,12 +374,7 @@ public final class LakestreamTableCache {
                     "The catalog returned table %s without a metadata file location; Lakestream reads pin one"
                             .formatted(identifier));
         }
-        return lakes.asMap().computeIfAbsent(new LakeKey(identifier, location), key -> {
-            Table table = new BaseTable(
-                    new StaticTableOperations(metadata, io),
-                    CatalogUtil.fullTableName(catalog.icebergCatalog().name(), identifier));
-            return new LakeVersion(location, table, TableDefinition.fromIceberg(identifier.toString(), table));
-        });
+        return location;
     }
 
     /** The log of the table the catalog has now: one created before logs had an identity record gets one. */

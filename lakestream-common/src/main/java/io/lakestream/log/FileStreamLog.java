@@ -51,6 +51,8 @@ public final class FileStreamLog implements StreamLog {
 
     private volatile LogSnapshot newestKnown;
     private final RecentLogSnapshots recent = new RecentLogSnapshots(RECENT_SNAPSHOTS);
+    /** Held while a version not in {@link #recent} is derived from the commits (never while holding {@code this}). */
+    private final Object derivingSnapshot = new Object();
 
     public FileStreamLog(String root, LogFileSystem fileSystem, int bucketCount) {
         this(root, fileSystem, bucketCount, Clock.systemUTC());
@@ -179,20 +181,28 @@ public final class FileStreamLog implements StreamLog {
         if (known.isPresent() && known.get().version() == version) {
             return known.get();
         }
-        // a recent snapshot a few commits below beats reading the checkpoint (and the commits after it)
-        LogSnapshot snapshot = known.filter(candidate -> version - candidate.version() < CHECKPOINT_INTERVAL)
-                .orElseGet(() -> startingPoint(version));
-        while (snapshot.version() < version) {
-            long next = snapshot.version() + 1;
-            LogCommit commit = readCommit(next)
-                    .orElseThrow(() -> new LakestreamException(
-                            LOG_RANGE_INVALID,
-                            "Log version %s does not exist: the newest version is %s"
-                                    .formatted(version, latestSnapshot().version())));
-            snapshot = advance(snapshot, commit);
+        // the splits of a query reach an engine worker at once, all pinned at a version it has not seen: one of
+        // them reads the commits up to it, the others wait and take the result instead of reading them again
+        synchronized (derivingSnapshot) {
+            known = recent.floor(version);
+            if (known.isPresent() && known.get().version() == version) {
+                return known.get();
+            }
+            // a recent snapshot a few commits below beats reading the checkpoint (and the commits after it)
+            LogSnapshot snapshot = known.filter(candidate -> version - candidate.version() < CHECKPOINT_INTERVAL)
+                    .orElseGet(() -> startingPoint(version));
+            while (snapshot.version() < version) {
+                long next = snapshot.version() + 1;
+                LogCommit commit = readCommit(next)
+                        .orElseThrow(() -> new LakestreamException(
+                                LOG_RANGE_INVALID,
+                                "Log version %s does not exist: the newest version is %s"
+                                        .formatted(version, latestSnapshot().version())));
+                snapshot = advance(snapshot, commit);
+            }
+            recent.add(snapshot);
+            return snapshot;
         }
-        recent.add(snapshot);
-        return snapshot;
     }
 
     @Override

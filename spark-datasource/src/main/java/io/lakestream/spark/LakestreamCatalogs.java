@@ -1,9 +1,11 @@
 package io.lakestream.spark;
 
+import static io.lakestream.common.LakestreamError.CATALOG_ERROR;
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
+import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
@@ -13,6 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 /**
  * The Lakestream catalogs open in this JVM, one per catalog configuration. The driver's Spark
@@ -42,13 +46,25 @@ final class LakestreamCatalogs {
      * table was dropped or re-created since.
      */
     static LakestreamTable load(LakestreamTableRef ref) {
-        LakestreamTable table = TABLES.getIfPresent(ref);
-        if (table == null) {
-            table = get(config(ref.catalogName(), ref.catalogOptions()))
-                    .loadTable(ref.identifier(), ref.metadataLocation(), ref.tableUuid());
-            TABLES.put(ref, table);
+        return load(
+                ref,
+                table -> get(config(table.catalogName(), table.catalogOptions()))
+                        .loadTable(table.identifier(), table.metadataLocation(), table.tableUuid()));
+    }
+
+    /** {@link #load(LakestreamTableRef)} with the catalog step given (tests count it). */
+    static LakestreamTable load(LakestreamTableRef ref, Function<LakestreamTableRef, LakestreamTable> loader) {
+        try {
+            // the tasks of a query start on an executor at once: one loads the table (a catalog lookup, the
+            // metadata, the log's commits), the others wait for it instead of each loading it again
+            return TABLES.get(ref, () -> loader.apply(ref));
+        } catch (ExecutionException | UncheckedExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new LakestreamException(
+                    CATALOG_ERROR, "Cannot load table %s: %s".formatted(ref.identifier(), e.getMessage()), e);
         }
-        return table;
     }
 
     /**

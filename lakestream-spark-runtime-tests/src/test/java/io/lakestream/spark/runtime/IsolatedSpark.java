@@ -18,6 +18,11 @@ final class IsolatedSpark implements AutoCloseable {
     private final Object session;
 
     IsolatedSpark(String name, List<Path> classPath, Map<String, String> config) {
+        this(name, "local[2]", classPath, config);
+    }
+
+    /** With a master URL, e.g. {@code local-cluster[2,1,2048]} (executors in JVMs of their own). */
+    IsolatedSpark(String name, String master, List<Path> classPath, Map<String, String> config) {
         loader = IsolatedClassPath.loader(name, classPath);
         session = call(() -> {
             // DriverManager discovers drivers once per JVM and hands one only to callers whose loader sees the
@@ -25,7 +30,7 @@ final class IsolatedSpark implements AutoCloseable {
             // (the embedded catalog) itself
             Class.forName("org.sqlite.JDBC", true, loader);
             Object builder = invokeOn(loader.loadClass("org.apache.spark.sql.SparkSession"), null, "builder");
-            builder = invoke(builder, "master", "local[2]");
+            builder = invoke(builder, "master", master);
             builder = invoke(builder, "appName", name);
             for (Map.Entry<String, String> entry : Map.of(
                             "spark.ui.enabled", "false",
@@ -55,6 +60,20 @@ final class IsolatedSpark implements AutoCloseable {
                 reader = invoke(reader, "option", option.getKey(), option.getValue());
             }
             return rows(invoke(reader, "load"));
+        });
+    }
+
+    /** {@code spark.sql(query).writeTo(table).append()}: the DataFrame API's write. */
+    void appendTo(String query, String table) {
+        call(() -> invoke(invoke(invoke(session, "sql", query), "writeTo", table), "append"));
+    }
+
+    /** The executors registered with the driver (the driver itself not counted). */
+    int executorCount() {
+        return call(() -> {
+            Object tracker = invoke(invoke(session, "sparkContext"), "statusTracker");
+            // getExecutorInfos lists the driver too
+            return ((Object[]) invoke(tracker, "getExecutorInfos")).length - 1;
         });
     }
 
