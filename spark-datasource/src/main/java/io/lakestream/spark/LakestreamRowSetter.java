@@ -119,7 +119,8 @@ final class LakestreamRowSetter {
                 }
                 case DECIMAL ->
                     buffer.setValue(
-                            column, row.getDecimal(i, precisions[value], scales[value]).toJavaBigDecimal());
+                            column,
+                            row.getDecimal(i, precisions[value], scales[value]).toJavaBigDecimal());
                 case DATE -> buffer.setDays(column, row.getInt(i));
                 case MICROS -> buffer.setMicros(column, row.getLong(i));
                 case STRING -> {
@@ -133,7 +134,8 @@ final class LakestreamRowSetter {
                     }
                 }
                 case UUID ->
-                    buffer.setValue(column, uuid(names[value], row.getUTF8String(i).toString()));
+                    buffer.setValue(
+                            column, uuid(names[value], row.getUTF8String(i).toString()));
                 case BYTES -> {
                     byte[] bytes = row.getBinary(i);
                     buffer.setBytes(column, bytes, 0, bytes.length);

@@ -51,10 +51,7 @@ record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
                 problems.add("column %s (%s) is missing".formatted(column.name(), expected.simpleString()));
             } else if (!field.get().dataType().equals(expected)) {
                 problems.add("column %s is %s, the table has %s (cast it)"
-                        .formatted(
-                                column.name(),
-                                field.get().dataType().simpleString(),
-                                expected.simpleString()));
+                        .formatted(column.name(), field.get().dataType().simpleString(), expected.simpleString()));
             }
         }
         for (StructField field : input.fields()) {

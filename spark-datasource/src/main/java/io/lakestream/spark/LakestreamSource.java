@@ -105,9 +105,7 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
             return lakestream.loadTable(identifier);
         } catch (NoSuchTableException e) {
             throw new LakestreamException(
-                    TABLE_NOT_FOUND,
-                    "Table %s not found in catalog %s".formatted(identifier, catalogName),
-                    e);
+                    TABLE_NOT_FOUND, "Table %s not found in catalog %s".formatted(identifier, catalogName), e);
         }
     }
 

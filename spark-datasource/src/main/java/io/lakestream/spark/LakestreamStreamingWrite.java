@@ -34,8 +34,7 @@ final class LakestreamStreamingWrite implements StreamingWrite {
 
     private Optional<HeldLease> lease = Optional.empty();
 
-    LakestreamStreamingWrite(
-            LakestreamTableRef ref, LakestreamTable table, String queryId, LakestreamSinkInput input) {
+    LakestreamStreamingWrite(LakestreamTableRef ref, LakestreamTable table, String queryId, LakestreamSinkInput input) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
@@ -45,8 +44,7 @@ final class LakestreamStreamingWrite implements StreamingWrite {
     @Override
     public synchronized StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo info) {
         if (lease.isEmpty()) {
-            lease = Optional.of(
-                    HeldLease.acquire(table.log(), "spark streaming query " + queryId, Clock.systemUTC()));
+            lease = Optional.of(HeldLease.acquire(table.log(), "spark streaming query " + queryId, Clock.systemUTC()));
         }
         return new LakestreamStreamingWriterFactory(ref, lease.get().id(), input);
     }

@@ -41,15 +41,15 @@ import org.junit.jupiter.api.TestInstance;
 class TestLakestreamSparkStreamingSink {
     private static final String NS = "stream_sink";
     private static final long SEED = Long.getLong("lakestream.test.seed", 22);
-    private static final StructType EVENTS = new StructType()
-            .add("id", DataTypes.LongType)
-            .add("kind", DataTypes.StringType);
+    private static final StructType EVENTS =
+            new StructType().add("id", DataTypes.LongType).add("kind", DataTypes.StringType);
     /** A changelog, columns in another order than the table's (id, name, score). */
     private static final StructType CHANGES = new StructType()
             .add("_change_type", DataTypes.StringType)
             .add("score", DataTypes.IntegerType)
             .add("id", DataTypes.LongType)
             .add("name", DataTypes.StringType);
+
     private static final String[] NAMES = {"ann", "bob", "cid", "dee"};
 
     private final SparkTesting testing = SparkTesting.get();
@@ -67,8 +67,8 @@ class TestLakestreamSparkStreamingSink {
      */
     @Test
     void batchReplayedAfterARestartIsAppliedOnce() throws Exception {
-        testing.sql("CREATE TABLE ls.%s.events (id BIGINT, kind STRING) TBLPROPERTIES ('bucket.num'='2')"
-                .formatted(NS));
+        testing.sql(
+                "CREATE TABLE ls.%s.events (id BIGINT, kind STRING) TBLPROPERTIES ('bucket.num'='2')".formatted(NS));
         Path input = Files.createTempDirectory("stream-sink-events");
         Path checkpoint = Files.createTempDirectory("stream-sink-events-checkpoint");
         Function<Dataset<Row>, DataStreamWriter<Row>> sink = rows -> rows.writeStream()

@@ -30,10 +30,7 @@ final class TestCrossEngineStreamingSink {
 
         Files.write(
                 input.resolve("part-0.json"),
-                List.of(
-                        change("insert", 1, "ann", 10),
-                        change("insert", 2, "bob", 20),
-                        change("insert", 3, "cy", 30)));
+                List.of(change("insert", 1, "ann", 10), change("insert", 2, "bob", 20), change("insert", 3, "cy", 30)));
         engines.sparkStream(input, CHANGES, s + ".users", checkpoint);
         assertThat(engines.trino(query)).isEqualTo(rows(row(1L, "ann", 10), row(2L, "bob", 20), row(3L, "cy", 30)));
 
