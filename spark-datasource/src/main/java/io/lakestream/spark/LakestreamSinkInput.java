@@ -40,10 +40,19 @@ record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
         inputColumns = ImmutableList.copyOf(requireNonNull(inputColumns, "inputColumns is null"));
     }
 
+    /** Rows with the table's columns in schema order: what a batch write hands its tasks. */
+    static LakestreamSinkInput ofTable(Schema schema) {
+        return new LakestreamSinkInput(
+                schema.columns().stream().map(Types.NestedField::name).toList());
+    }
+
     /** The input of a streaming write into {@code table}, or {@code STREAMING_SCHEMA_MISMATCH} saying what to change. */
     static LakestreamSinkInput check(LakestreamTable table, StructType input) {
+        return check(table.identifier().toString(), table.definition().schema(), input);
+    }
+
+    static LakestreamSinkInput check(String table, Schema schema, StructType input) {
         List<String> problems = new ArrayList<>();
-        Schema schema = table.definition().schema();
         for (Types.NestedField column : schema.columns()) {
             DataType expected = LakestreamTypes.sparkType(column.name(), column.type());
             Optional<StructField> field = field(input, column.name());
@@ -56,12 +65,15 @@ record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
         }
         for (StructField field : input.fields()) {
             String name = field.name().toLowerCase(Locale.ROOT);
+            if (schema.caseInsensitiveFindField(field.name()) != null) {
+                continue;
+            }
             if (name.equals(ChangeColumns.CHANGE_TYPE)) {
                 if (!field.dataType().equals(DataTypes.StringType)) {
                     problems.add("the change type column %s is %s, not string"
                             .formatted(field.name(), field.dataType().simpleString()));
                 }
-            } else if (!IGNORED_COLUMNS.contains(name) && schema.caseInsensitiveFindField(field.name()) == null) {
+            } else if (!IGNORED_COLUMNS.contains(name)) {
                 problems.add("column %s is not in the table".formatted(field.name()));
             }
         }
@@ -109,8 +121,11 @@ record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
         return new LakestreamRowSetter(schema, columns, ordinals);
     }
 
-    /** The input ordinal of the change-type column, if the input is a changelog. */
-    OptionalInt changeTypeOrdinal() {
+    /** The input ordinal of the change-type column, if the input is a changelog (and the table has no such column). */
+    OptionalInt changeTypeOrdinal(Schema schema) {
+        if (schema.caseInsensitiveFindField(ChangeColumns.CHANGE_TYPE) != null) {
+            return OptionalInt.empty();
+        }
         return ordinal(ChangeColumns.CHANGE_TYPE);
     }
 

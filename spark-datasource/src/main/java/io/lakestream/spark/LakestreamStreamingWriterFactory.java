@@ -24,6 +24,6 @@ record LakestreamStreamingWriterFactory(LakestreamTableRef table, String leaseId
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId, long epochId) {
-        return new LakestreamStreamDataWriter(table.load(), leaseId, input, partitionId, taskId);
+        return new LakestreamDataWriter(table.load(), leaseId, input, partitionId, taskId);
     }
 }
