@@ -195,6 +195,28 @@ class TestLakestreamSparkStreamingSink {
         assertThat(SparkTables.segmentFiles(NS, "scores")).isZero();
     }
 
+    /** A delete cannot apply to an append-only table: the batch fails, and nothing of it is committed or left staged. */
+    @Test
+    void deleteIntoAnAppendOnlyTableFailsTheBatch() throws Exception {
+        testing.sql("CREATE TABLE ls.%s.log_lines (id BIGINT, name STRING, score INT)".formatted(NS));
+        long version = SparkTables.logVersion(NS, "log_lines");
+        Path input = Files.createTempDirectory("stream-sink-log-lines");
+        writeJson(input, 0, List.of(change("insert", 1, "ann", 1), change("delete", 2, null, null)));
+        Path checkpoint = Files.createTempDirectory("stream-sink-log-lines-checkpoint");
+
+        LakestreamException error = queryError(() -> jsonStream(input, CHANGES)
+                .writeStream()
+                .option("checkpointLocation", checkpoint.toString())
+                .trigger(Trigger.AvailableNow())
+                .toTable("ls.%s.log_lines".formatted(NS)));
+        assertThat(error.error()).isEqualTo(LakestreamError.INVALID_ROW);
+        assertThat(error.getMessage())
+                .contains("_change_type 'delete'")
+                .contains("append-only table takes insert rows only");
+        assertThat(SparkTables.logVersion(NS, "log_lines")).isEqualTo(version);
+        assertThat(SparkTables.segmentFiles(NS, "log_lines")).isZero();
+    }
+
     @Test
     void completeOutputModeIsRefused() throws Exception {
         testing.sql(("CREATE TABLE ls.%s.totals (id BIGINT, name STRING, score INT) "
