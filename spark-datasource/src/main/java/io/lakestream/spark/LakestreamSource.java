@@ -1,12 +1,16 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsCatalogOptions;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -72,20 +76,42 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
         return Optional.ofNullable(options.getOrDefault(TIMESTAMP_AS_OF, options.get("timestamp-as-of")));
     }
 
+    /**
+     * Batch reads and writes resolve the table through {@link SupportsCatalogOptions}; Spark's streaming
+     * writer ({@code writeStream.format("lakestream").option("table", ...).start()}) asks the provider
+     * instead, so the table is loaded here from the same options.
+     */
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        throw notThroughCatalog();
+        return loadTable(options).schema();
     }
 
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-        throw notThroughCatalog();
+        return loadTable(new CaseInsensitiveStringMap(properties));
+    }
+
+    private Table loadTable(CaseInsensitiveStringMap options) {
+        String catalogName = extractCatalog(options);
+        Identifier identifier = extractIdentifier(options);
+        CatalogPlugin catalog = ((org.apache.spark.sql.classic.SparkSession) SparkSession.active())
+                .sessionState()
+                .catalogManager()
+                .catalog(catalogName);
+        if (!(catalog instanceof LakestreamCatalog lakestream)) {
+            throw notThroughCatalog();
+        }
+        try {
+            return lakestream.loadTable(identifier);
+        } catch (NoSuchTableException e) {
+            throw new LakestreamException(
+                    TABLE_NOT_FOUND, "Table %s not found in catalog %s".formatted(identifier, catalogName), e);
+        }
     }
 
     private static LakestreamException notThroughCatalog() {
-        // Spark resolves format("lakestream") through the catalog (SupportsCatalogOptions); reaching here is a bug
         return new LakestreamException(
                 INVALID_READ_OPTIONS,
-                "format(\"lakestream\") reads through a Lakestream catalog: configure spark.sql.catalog.<name>=io.lakestream.spark.LakestreamCatalog and set the option 'catalog'");
+                "format(\"lakestream\") reads and writes through a Lakestream catalog: configure spark.sql.catalog.<name>=io.lakestream.spark.LakestreamCatalog and set the option 'catalog'");
     }
 }

@@ -123,6 +123,7 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
                 ? EnumSet.of(
                         TableCapability.BATCH_READ,
                         TableCapability.BATCH_WRITE,
+                        TableCapability.STREAMING_WRITE,
                         // overwrites need a primary key: the write builder says so for append-only tables
                         TableCapability.TRUNCATE,
                         TableCapability.OVERWRITE_BY_FILTER,
