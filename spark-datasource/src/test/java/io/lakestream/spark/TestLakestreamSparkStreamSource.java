@@ -1,0 +1,539 @@
+package io.lakestream.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.lake.LakePosition;
+import io.lakestream.log.OffsetMap;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.TableTiering;
+import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.apache.spark.sql.streaming.Trigger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Structured Streaming reads of Lakestream tables ({@code spark.readStream}): the changelog {@code
+ * t$changes} of a primary-key table and the rows of an append-only table, checked against an oracle of
+ * what the test wrote with the Java writer while the stream ran and tiering and compaction ran at random
+ * points. Seeds default to fixed values; {@code -Dlakestream.test.seed=N} overrides them, and every
+ * assertion names the seed.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestLakestreamSparkStreamSource {
+    private static final String NS = "stream";
+    private static final Trigger FAST = Trigger.ProcessingTime("50 milliseconds");
+    // changelog rows: _change_type, _bucket, _offset, _commit_timestamp, id, name, score
+    private static final int TYPE = 0;
+    private static final int BUCKET = 1;
+    private static final int OFFSET = 2;
+    private static final int ID = 4;
+    private static final String[] NAMES = {"ann", "bob", "cid", null};
+
+    private final SparkTesting testing = SparkTesting.get();
+    private final ExecutorService compactionThreads = Executors.newFixedThreadPool(2);
+    private final TableTiering compaction = SparkTables.tiering(compactionThreads, 1, 2);
+
+    @BeforeAll
+    void createNamespace() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+    }
+
+    @AfterAll
+    void stopThreads() {
+        compactionThreads.shutdownNow();
+    }
+
+    private static long seed(long defaultSeed) {
+        return Long.getLong("lakestream.test.seed", defaultSeed);
+    }
+
+    /**
+     * The seam: a stream started in mode {@code full} while the lake lags the log by thousands of changes
+     * emits the table's state once, then every later change exactly once.
+     */
+    @Test
+    void fullStartWhileTheLakeLagsSeesEveryChangeOnce() throws Exception {
+        long seed = seed(2201);
+        Random random = new Random(seed);
+        createPrimaryKeyTable("seam");
+        Oracle oracle = new Oracle();
+        for (int commit = 0; commit < 20; commit++) {
+            oracle.commit(table("seam"), random, 200, 400);
+            if (commit == 4) {
+                SparkTables.tierAll(testing.tiering(), table("seam"));
+            }
+        }
+        OffsetMap lakeOffsets = LakePosition.current(table("seam").lake()).offsets();
+        OffsetMap logEnds = table("seam").log().latestSnapshot().endOffsets();
+        long lag = 0;
+        for (int bucket = 0; bucket < 4; bucket++) {
+            lag += logEnds.offset(bucket) - lakeOffsets.offset(bucket);
+        }
+        assertThat(lag).as("seed %s: the lake lags the log", seed).isGreaterThan(2000);
+
+        String name = "seam-" + seed;
+        StreamingQuery query = StreamCollector.start(changelog("seam", Map.of()), name, checkpoint(), FAST);
+        oracle.startRecording();
+        try {
+            query.processAllAvailable();
+            for (int round = 0; round < 3; round++) {
+                oracle.commit(table("seam"), random, 150, 400);
+                oracle.commit(table("seam"), random, 150, 400);
+                query.processAllAvailable();
+            }
+        } finally {
+            query.stop();
+        }
+        oracle.assertChangelog(StreamCollector.rows(name), logEnds, table("seam"), "seed " + seed);
+    }
+
+    /**
+     * Writers commit while the stream runs; tiering and compaction run at random points; the
+     * accumulated changelog equals the oracle's change sequence per key, and applied to an empty map its
+     * final state.
+     */
+    @Test
+    void changelogMatchesTheOracleWhileTieringAndCompactionRun() throws Exception {
+        long seed = seed(2202);
+        Random random = new Random(seed);
+        createPrimaryKeyTable("oracle");
+        Oracle oracle = new Oracle();
+        oracle.commit(table("oracle"), random, 50, 60);
+        OffsetMap startEnds = table("oracle").log().latestSnapshot().endOffsets();
+        String name = "oracle-" + seed;
+        StreamingQuery query = StreamCollector.start(changelog("oracle", Map.of()), name, checkpoint(), FAST);
+        oracle.startRecording();
+        try {
+            query.processAllAvailable();
+            for (int round = 0; round < 12; round++) {
+                for (int commit = random.nextInt(4); commit >= 0; commit--) {
+                    oracle.commit(table("oracle"), random, 1 + random.nextInt(30), 60);
+                    switch (random.nextInt(5)) {
+                        case 0 -> testing.tiering().tier(table("oracle"));
+                        case 1 -> compaction.tier(table("oracle"));
+                        default -> {}
+                    }
+                }
+                query.processAllAvailable();
+            }
+        } finally {
+            query.stop();
+        }
+        oracle.assertChangelog(StreamCollector.rows(name), startEnds, table("oracle"), "seed " + seed);
+    }
+
+    /** A stopped query restarted on its checkpoint continues exactly where it stopped, across tiering and compaction. */
+    @Test
+    void restartContinuesWhereItStoppedAcrossTieringAndCompaction() throws Exception {
+        long seed = seed(2203);
+        Random random = new Random(seed);
+        createPrimaryKeyTable("restart");
+        Oracle oracle = new Oracle();
+        oracle.commit(table("restart"), random, 100, 80);
+        OffsetMap startEnds = table("restart").log().latestSnapshot().endOffsets();
+        String name = "restart-" + seed;
+        Path checkpoint = checkpoint();
+        oracle.startRecording();
+        for (int run = 0; run < 3; run++) {
+            StreamingQuery query = StreamCollector.start(changelog("restart", Map.of()), name, checkpoint, FAST);
+            try {
+                query.processAllAvailable();
+                oracle.commit(table("restart"), random, 40, 80);
+                query.processAllAvailable();
+            } finally {
+                query.stop();
+            }
+            // while the query is down: more changes, tiering and compaction
+            oracle.commit(table("restart"), random, 40, 80);
+            SparkTables.tierAll(testing.tiering(), table("restart"));
+            oracle.commit(table("restart"), random, 40, 80);
+            compaction.tier(table("restart"));
+        }
+        StreamingQuery last = StreamCollector.start(changelog("restart", Map.of()), name, checkpoint, FAST);
+        try {
+            last.processAllAvailable();
+        } finally {
+            last.stop();
+        }
+        List<Long> ids = StreamCollector.batches(name).stream()
+                .map(StreamCollector.Batch::id)
+                .toList();
+        assertThat(new HashSet<>(ids))
+                .as("seed %s: no batch delivered twice", seed)
+                .hasSameSizeAs(ids);
+        oracle.assertChangelog(StreamCollector.rows(name), startEnds, table("restart"), "seed " + seed);
+    }
+
+    /** Retention removed changes the stopped stream had not read: a coded error on restart, never a gap. */
+    @Test
+    void rangeRemovedByRetentionWhileStoppedIsAnError() throws Exception {
+        createPrimaryKeyTable("retention");
+        Random random = new Random(seed(2204));
+        Oracle oracle = new Oracle();
+        oracle.commit(table("retention"), random, 20, 40);
+        String name = "retention";
+        Path checkpoint = checkpoint();
+        StreamingQuery query =
+                StreamCollector.start(changelog("retention", Map.of("startup.mode", "latest")), name, checkpoint, FAST);
+        try {
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        oracle.commit(table("retention"), random, 20, 40);
+        LakestreamTable table = table("retention");
+        SparkTables.tierAll(testing.tiering(), table);
+        // what the tiering service's retention does once the tiered segments are old enough
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+        StreamingQuery restarted =
+                StreamCollector.start(changelog("retention", Map.of("startup.mode", "latest")), name, checkpoint, FAST);
+        try {
+            assertThatThrownBy(restarted::processAllAvailable)
+                    .isInstanceOf(StreamingQueryException.class)
+                    .hasStackTraceContaining("[LOG_RANGE_REMOVED]")
+                    .hasStackTraceContaining("startup.mode 'full'");
+        } finally {
+            restarted.stop();
+        }
+        // a new stream from the start cannot have every change either: the same advice, before any batch
+        StreamingQuery earliest = StreamCollector.start(
+                changelog("retention", Map.of("startup.mode", "earliest")), "retention-earliest", checkpoint(), FAST);
+        try {
+            assertThatThrownBy(earliest::processAllAvailable)
+                    .isInstanceOf(StreamingQueryException.class)
+                    .hasStackTraceContaining("[LOG_RANGE_REMOVED]")
+                    .hasStackTraceContaining("startup.mode 'full'");
+        } finally {
+            earliest.stop();
+        }
+    }
+
+    /**
+     * Trigger.AvailableNow reads exactly what the log held when the query started, in batches of at most
+     * {@code max-commits-per-trigger} commits, then stops; a commit made while it runs is left for the next run.
+     */
+    @Test
+    void availableNowStopsAtTheLogEndOfItsStartInBoundedBatches() throws Exception {
+        createPrimaryKeyTable("now");
+        for (int commit = 0; commit < 10; commit++) {
+            upsertCommit("now", commit * 10, 10);
+        }
+        String name = "now";
+        Path checkpoint = checkpoint();
+        StreamCollector.onBatch(name, (batch, id) -> {
+            if (id == 0) {
+                upsertCommit("now", 1000, 5);
+            }
+        });
+        Map<String, String> options = Map.of("startup.mode", "earliest", "max-commits-per-trigger", "3");
+        StreamingQuery query =
+                StreamCollector.start(changelog("now", options), name, checkpoint, Trigger.AvailableNow());
+        assertThat(query.awaitTermination(120_000)).isTrue();
+        List<StreamCollector.Batch> batches = StreamCollector.batches(name);
+        assertThat(batches.stream().map(batch -> batch.rows().size())).containsExactly(30, 30, 30, 10);
+        assertThat(ids(StreamCollector.rows(name))).isEqualTo(range(0, 100));
+
+        StreamCollector.onBatch(name, (batch, id) -> {});
+        StreamingQuery next =
+                StreamCollector.start(changelog("now", options), name, checkpoint, Trigger.AvailableNow());
+        assertThat(next.awaitTermination(120_000)).isTrue();
+        assertThat(StreamCollector.batches(name)).hasSize(5);
+        assertThat(ids(StreamCollector.batches(name).get(4).rows())).isEqualTo(range(1000, 1005));
+    }
+
+    /** max-rows-per-trigger: whole commits, as many as fit; a commit larger than the limit is a batch of its own. */
+    @Test
+    void maxRowsPerTriggerIsHonoured() throws Exception {
+        createPrimaryKeyTable("rows");
+        int[] sizes = {10, 10, 10, 40, 5, 5, 5, 5, 30};
+        int next = 0;
+        for (int size : sizes) {
+            upsertCommit("rows", next, size);
+            next += size;
+        }
+        String name = "rows";
+        StreamingQuery query = StreamCollector.start(
+                changelog("rows", Map.of("startup.mode", "earliest", "max-rows-per-trigger", "25")),
+                name,
+                checkpoint(),
+                Trigger.AvailableNow());
+        assertThat(query.awaitTermination(120_000)).isTrue();
+        assertThat(StreamCollector.batches(name).stream()
+                        .map(batch -> batch.rows().size()))
+                .containsExactly(20, 10, 40, 20, 30);
+        assertThat(ids(StreamCollector.rows(name))).isEqualTo(range(0, next));
+    }
+
+    /** An append-only table streams its rows (no change columns): its state first, then every appended row once. */
+    @Test
+    void appendOnlyTableStreamsItsRowsOnce() throws Exception {
+        testing.sql(
+                "CREATE TABLE ls.%s.events (id BIGINT, name STRING) TBLPROPERTIES ('bucket.num'='3')".formatted(NS));
+        long next = 0;
+        for (int commit = 0; commit < 6; commit++) {
+            next = appendCommit(next, 50);
+            if (commit == 2) {
+                SparkTables.tierAll(testing.tiering(), table("events"));
+            }
+        }
+        String name = "events";
+        StreamingQuery query = StreamCollector.start(
+                testing.spark().readStream().table("ls.%s.events".formatted(NS)), name, checkpoint(), FAST);
+        try {
+            query.processAllAvailable();
+            for (int round = 0; round < 3; round++) {
+                next = appendCommit(next, 30);
+                SparkTables.tierAll(testing.tiering(), table("events"));
+                next = appendCommit(next, 30);
+                query.processAllAvailable();
+            }
+        } finally {
+            query.stop();
+        }
+        List<Row> rows = StreamCollector.rows(name);
+        assertThat(rows).allSatisfy(row -> assertThat(row.size()).isEqualTo(2));
+        List<Long> ids = rows.stream().map(row -> row.getLong(0)).sorted().toList();
+        assertThat(ids).isEqualTo(range(0, next));
+    }
+
+    /** format("lakestream") with the batch read options, and a primary-key table's rows refused as a stream. */
+    @Test
+    void formatLakestreamAndClearErrors() throws Exception {
+        createPrimaryKeyTable("fmt");
+        upsertCommit("fmt", 0, 10);
+        Dataset<Row> stream = testing.spark()
+                .readStream()
+                .format("lakestream")
+                .option("catalog", "ls")
+                .option("table", NS + ".fmt")
+                .option("read-mode", "changes")
+                .option("startup.mode", "latest")
+                .load();
+        String name = "fmt";
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint(), FAST);
+        try {
+            query.processAllAvailable();
+            upsertCommit("fmt", 100, 3);
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        assertThat(ids(StreamCollector.rows(name))).isEqualTo(range(100, 103));
+        assertThat(StreamCollector.rows(name))
+                .allSatisfy(row -> assertThat(row.getString(TYPE)).isEqualTo("upsert"));
+
+        StreamingQuery rows = StreamCollector.start(
+                testing.spark().readStream().table("ls.%s.fmt".formatted(NS)), "fmt-rows", checkpoint(), FAST);
+        try {
+            assertThatThrownBy(rows::processAllAvailable)
+                    .hasStackTraceContaining("[INVALID_READ_OPTIONS]")
+                    .hasStackTraceContaining("fmt$changes");
+        } finally {
+            rows.stop();
+        }
+        StreamingQuery badMode = StreamCollector.start(
+                changelog("fmt", Map.of("startup.mode", "sideways")), "fmt-bad", checkpoint(), FAST);
+        try {
+            assertThatThrownBy(badMode::processAllAvailable)
+                    .hasStackTraceContaining("[INVALID_READ_OPTIONS] Stream option 'startup.mode' must be one of");
+        } finally {
+            badMode.stop();
+        }
+    }
+
+    // --- helpers
+
+    private void createPrimaryKeyTable(String name) {
+        testing.sql(
+                "CREATE TABLE ls.%s.%s (id BIGINT, name STRING, score INT) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='4')"
+                        .formatted(NS, name));
+    }
+
+    private Dataset<Row> changelog(String name, Map<String, String> options) {
+        return testing.spark().readStream().options(options).table("ls.%s.`%s$changes`".formatted(NS, name));
+    }
+
+    private static LakestreamTable table(String name) {
+        return SparkTables.load(NS, name);
+    }
+
+    private static Path checkpoint() {
+        try {
+            return Files.createTempDirectory("lakestream-stream-checkpoint");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void upsertCommit(String name, long firstId, int rows) {
+        try (LakestreamWriter writer =
+                new LakestreamWriter(table(name), testing.warehouse().allocator())) {
+            for (long id = firstId; id < firstId + rows; id++) {
+                writer.upsert(Map.of("id", id, "name", "n" + id, "score", (int) id));
+            }
+            writer.commit();
+        }
+    }
+
+    private long appendCommit(long firstId, int rows) {
+        try (LakestreamWriter writer =
+                new LakestreamWriter(table("events"), testing.warehouse().allocator())) {
+            for (long id = firstId; id < firstId + rows; id++) {
+                writer.append(Map.of("id", id, "name", "e" + id));
+            }
+            writer.commit();
+        }
+        return firstId + rows;
+    }
+
+    private static List<Long> ids(List<Row> rows) {
+        return rows.stream().map(row -> row.getLong(ID)).sorted().toList();
+    }
+
+    private static List<Long> range(long from, long to) {
+        List<Long> ids = new ArrayList<>();
+        for (long id = from; id < to; id++) {
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    /**
+     * What the test wrote: the table's state, and once recording starts (when the stream starts), every
+     * change per key in commit order.
+     */
+    private final class Oracle {
+        private final Map<Long, List<Object>> state = new TreeMap<>();
+        private Map<Long, List<Object>> stateAtStart;
+        private final Map<Long, List<List<Object>>> changes = new TreeMap<>();
+        private boolean recording;
+
+        void startRecording() {
+            stateAtStart = new TreeMap<>(state);
+            recording = true;
+        }
+
+        /** One commit of random upserts and deletes of keys below {@code keys}. */
+        void commit(LakestreamTable table, Random random, int count, int keys) {
+            try (LakestreamWriter writer =
+                    new LakestreamWriter(table, testing.warehouse().allocator())) {
+                for (int i = 0; i < count; i++) {
+                    long id = random.nextInt(keys);
+                    List<Object> change;
+                    if (random.nextInt(4) == 0) {
+                        writer.delete(Map.of("id", id));
+                        state.remove(id);
+                        change = Arrays.asList("delete", id, null, null);
+                    } else {
+                        String name = NAMES[random.nextInt(NAMES.length)];
+                        Integer score = random.nextInt(5) == 0 ? null : random.nextInt(1000);
+                        Map<String, Object> row = new HashMap<>();
+                        row.put("id", id);
+                        row.put("name", name);
+                        row.put("score", score);
+                        writer.upsert(row);
+                        state.put(id, Arrays.asList(id, name, score));
+                        change = Arrays.asList("upsert", id, name, score);
+                    }
+                    if (recording) {
+                        changes.computeIfAbsent(id, ignored -> new ArrayList<>())
+                                .add(change);
+                    }
+                }
+                writer.commit();
+            }
+        }
+
+        /**
+         * The stream's rows: first the state at the start (rows without an offset), then the changes after
+         * it, each log offset once and contiguous from the log's ends at the start to its ends now.
+         */
+        void assertChangelog(List<Row> rows, OffsetMap startEnds, LakestreamTable table, String seed) {
+            Map<Long, List<Object>> emittedState = new TreeMap<>();
+            List<Row> changeRows = new ArrayList<>();
+            boolean changesBegan = false;
+            for (Row row : rows) {
+                if (row.isNullAt(OFFSET)) {
+                    assertThat(changesBegan)
+                            .as("%s: state rows come before every change", seed)
+                            .isFalse();
+                    assertThat(row.getString(TYPE)).as(seed).isEqualTo("upsert");
+                    List<Object> values = values(row);
+                    assertThat(emittedState.put((Long) values.get(0), values))
+                            .as("%s: state row of key %s emitted twice", seed, values.get(0))
+                            .isNull();
+                } else {
+                    changesBegan = true;
+                    changeRows.add(row);
+                }
+            }
+            assertThat(emittedState)
+                    .as("%s: the state the stream started with", seed)
+                    .isEqualTo(stateAtStart);
+
+            changeRows.sort(Comparator.<Row>comparingInt(row -> row.getInt(BUCKET))
+                    .thenComparingLong(row -> row.getLong(OFFSET)));
+            OffsetMap endsNow = table.log().latestSnapshot().endOffsets();
+            Map<Integer, List<Long>> offsets = new TreeMap<>();
+            for (Row row : changeRows) {
+                offsets.computeIfAbsent(row.getInt(BUCKET), ignored -> new ArrayList<>())
+                        .add(row.getLong(OFFSET));
+            }
+            for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
+                assertThat(offsets.getOrDefault(bucket, List.of()))
+                        .as("%s: offsets of bucket %s, each once, from the start's end to the log's end", seed, bucket)
+                        .isEqualTo(range(startEnds.offset(bucket), endsNow.offset(bucket)));
+            }
+
+            Map<Long, List<List<Object>>> emittedChanges = new TreeMap<>();
+            Map<Long, List<Object>> applied = new TreeMap<>(emittedState);
+            for (Row row : changeRows) {
+                List<Object> values = values(row);
+                long id = (Long) values.get(0);
+                List<Object> change = new ArrayList<>();
+                change.add(row.getString(TYPE));
+                change.addAll(values);
+                emittedChanges.computeIfAbsent(id, ignored -> new ArrayList<>()).add(change);
+                switch (row.getString(TYPE)) {
+                    case "upsert" -> applied.put(id, values);
+                    case "delete" -> applied.remove(id);
+                    default -> throw new AssertionError(seed + ": unexpected change type in " + row);
+                }
+            }
+            assertThat(emittedChanges)
+                    .as("%s: the change sequence per key", seed)
+                    .isEqualTo(changes);
+            assertThat(applied).as("%s: state plus changes, applied", seed).isEqualTo(state);
+        }
+
+        private static List<Object> values(Row row) {
+            return Arrays.asList(
+                    row.getLong(ID),
+                    row.isNullAt(ID + 1) ? null : row.getString(ID + 1),
+                    row.isNullAt(ID + 2) ? null : row.getInt(ID + 2));
+        }
+    }
+}
