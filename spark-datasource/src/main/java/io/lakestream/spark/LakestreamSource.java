@@ -100,7 +100,8 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
     private Table loadThroughCatalog(CaseInsensitiveStringMap options) {
         String catalogName = extractCatalog(options);
         Identifier identifier = extractIdentifier(options);
-        CatalogPlugin catalog = SparkSession.active().sessionState().catalogManager().catalog(catalogName);
+        CatalogPlugin catalog =
+                SparkSession.active().sessionState().catalogManager().catalog(catalogName);
         if (!(catalog instanceof LakestreamCatalog lakestream)) {
             throw new LakestreamException(
                     INVALID_READ_OPTIONS,
@@ -112,7 +113,8 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
         } catch (NoSuchTableException e) {
             throw new LakestreamException(
                     TABLE_NOT_FOUND,
-                    "Table %s.%s does not exist: check the options 'catalog' and 'table'".formatted(catalogName, identifier),
+                    "Table %s.%s does not exist: check the options 'catalog' and 'table'"
+                            .formatted(catalogName, identifier),
                     e);
         }
     }

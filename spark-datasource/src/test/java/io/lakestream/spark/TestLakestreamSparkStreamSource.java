@@ -364,6 +364,36 @@ class TestLakestreamSparkStreamSource {
         }
     }
 
+    /** startup.mode version and timestamp: the changes committed after that version, or after that time. */
+    @Test
+    void startAfterAVersionOrATime() throws Exception {
+        createPrimaryKeyTable("from");
+        upsertCommit("from", 0, 5);
+        long first = SparkTables.logVersion(NS, "from");
+        upsertCommit("from", 100, 5);
+        long second = SparkTables.logVersion(NS, "from");
+        upsertCommit("from", 200, 5);
+        long secondCommitted = table("from").log().snapshot(second).committedAtMillis();
+
+        StreamingQuery afterVersion = StreamCollector.start(
+                changelog("from", Map.of("startup.mode", "version", "startup.version", Long.toString(first))),
+                "from-version",
+                checkpoint(),
+                Trigger.AvailableNow());
+        assertThat(afterVersion.awaitTermination(120_000)).isTrue();
+        assertThat(ids(StreamCollector.rows("from-version"))).isEqualTo(concat(range(100, 105), range(200, 205)));
+
+        StreamingQuery afterTime = StreamCollector.start(
+                changelog(
+                        "from",
+                        Map.of("startup.mode", "timestamp", "startup.timestamp", Long.toString(secondCommitted))),
+                "from-time",
+                checkpoint(),
+                Trigger.AvailableNow());
+        assertThat(afterTime.awaitTermination(120_000)).isTrue();
+        assertThat(ids(StreamCollector.rows("from-time"))).isEqualTo(range(200, 205));
+    }
+
     // --- helpers
 
     private void createPrimaryKeyTable(String name) {
@@ -411,6 +441,12 @@ class TestLakestreamSparkStreamSource {
 
     private static List<Long> ids(List<Row> rows) {
         return rows.stream().map(row -> row.getLong(ID)).sorted().toList();
+    }
+
+    private static List<Long> concat(List<Long> first, List<Long> second) {
+        List<Long> all = new ArrayList<>(first);
+        all.addAll(second);
+        return all;
     }
 
     private static List<Long> range(long from, long to) {
