@@ -20,9 +20,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -93,24 +96,15 @@ class TestLakestreamSparkStreamSource {
         }
         assertThat(lag).as("seed %s: the lake lags the log", seed).isGreaterThan(2000);
 
-        String name = "seam-" + seed;
-        StreamingQuery query = StreamCollector.start(changelog("seam", Map.of()), name, checkpoint(), FAST);
-        oracle.startRecording();
-        try {
-            query.processAllAvailable();
-            for (int round = 0; round < 3; round++) {
-                oracle.commit(table("seam"), random, 150, 400);
-                oracle.commit(table("seam"), random, 150, 400);
-                query.processAllAvailable();
-            }
-        } finally {
-            query.stop();
-        }
-        oracle.assertChangelog(StreamCollector.rows(name), logEnds, table("seam"), "seed " + seed);
+        List<Row> rows = streamWhile("seam", "seam-" + seed, oracle, 3, round -> {
+            oracle.commit(table("seam"), random, 150, 400);
+            oracle.commit(table("seam"), random, 150, 400);
+        });
+        oracle.assertChangelog(rows, logEnds, table("seam"), "seed " + seed);
     }
 
     /**
-     * Writers commit while the stream runs; tiering and compaction run at random points; the
+     * Writers (the Java writer and Spark INSERTs) commit while the stream runs; tiering and compaction run at random points; the
      * accumulated changelog equals the oracle's change sequence per key, and applied to an empty map its
      * final state.
      */
@@ -122,26 +116,21 @@ class TestLakestreamSparkStreamSource {
         Oracle oracle = new Oracle();
         oracle.commit(table("oracle"), random, 50, 60);
         OffsetMap startEnds = table("oracle").log().latestSnapshot().endOffsets();
-        String name = "oracle-" + seed;
-        StreamingQuery query = StreamCollector.start(changelog("oracle", Map.of()), name, checkpoint(), FAST);
-        oracle.startRecording();
-        try {
-            query.processAllAvailable();
-            for (int round = 0; round < 12; round++) {
-                for (int commit = random.nextInt(4); commit >= 0; commit--) {
+        List<Row> rows = streamWhile("oracle", "oracle-" + seed, oracle, 12, round -> {
+            for (int commit = random.nextInt(4); commit >= 0; commit--) {
+                if (random.nextInt(3) == 0) {
+                    oracle.insertWithSpark("oracle", random, 1 + random.nextInt(10), 60);
+                } else {
                     oracle.commit(table("oracle"), random, 1 + random.nextInt(30), 60);
-                    switch (random.nextInt(5)) {
-                        case 0 -> testing.tiering().tier(table("oracle"));
-                        case 1 -> compaction.tier(table("oracle"));
-                        default -> {}
-                    }
                 }
-                query.processAllAvailable();
+                switch (random.nextInt(5)) {
+                    case 0 -> testing.tiering().tier(table("oracle"));
+                    case 1 -> compaction.tier(table("oracle"));
+                    default -> {}
+                }
             }
-        } finally {
-            query.stop();
-        }
-        oracle.assertChangelog(StreamCollector.rows(name), startEnds, table("oracle"), "seed " + seed);
+        });
+        oracle.assertChangelog(rows, startEnds, table("oracle"), "seed " + seed);
     }
 
     /** A stopped query restarted on its checkpoint continues exactly where it stopped, across tiering and compaction. */
@@ -402,6 +391,28 @@ class TestLakestreamSparkStreamSource {
                         .formatted(NS, name));
     }
 
+    /**
+     * Starts a {@code full} changelog stream on a new checkpoint and records the oracle from then on; runs
+     * {@code round} {@code rounds} times (while the stream runs), each followed by processAllAvailable.
+     *
+     * @return every row the stream delivered
+     */
+    private List<Row> streamWhile(String table, String name, Oracle oracle, int rounds, IntConsumer round)
+            throws StreamingQueryException, TimeoutException {
+        StreamingQuery query = StreamCollector.start(changelog(table, Map.of()), name, checkpoint(), FAST);
+        oracle.startRecording();
+        try {
+            query.processAllAvailable();
+            for (int i = 0; i < rounds; i++) {
+                round.accept(i);
+                query.processAllAvailable();
+            }
+        } finally {
+            query.stop();
+        }
+        return StreamCollector.rows(name);
+    }
+
     private Dataset<Row> changelog(String name, Map<String, String> options) {
         return testing.spark().readStream().options(options).table("ls.%s.`%s$changes`".formatted(NS, name));
     }
@@ -501,6 +512,26 @@ class TestLakestreamSparkStreamSource {
                 }
                 writer.commit();
             }
+        }
+
+        /** One Spark INSERT (one log commit of upserts) of {@code count} distinct random keys below {@code keys}. */
+        void insertWithSpark(String table, Random random, int count, int keys) {
+            Set<Long> ids = new HashSet<>();
+            while (ids.size() < count) {
+                ids.add((long) random.nextInt(keys));
+            }
+            List<String> values = new ArrayList<>();
+            for (long id : ids) {
+                String name = NAMES[random.nextInt(NAMES.length)];
+                Integer score = random.nextInt(5) == 0 ? null : random.nextInt(1000);
+                values.add("(%s, %s, %s)".formatted(id, name == null ? "NULL" : "'" + name + "'", score));
+                state.put(id, Arrays.asList(id, name, score));
+                if (recording) {
+                    changes.computeIfAbsent(id, ignored -> new ArrayList<>())
+                            .add(Arrays.asList("upsert", id, name, score));
+                }
+            }
+            testing.sql("INSERT INTO ls.%s.%s VALUES %s".formatted(NS, table, String.join(", ", values)));
         }
 
         /**
