@@ -28,9 +28,18 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.connector.read.streaming.Offset;
+import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,6 +140,52 @@ class TestLakestreamSparkStreamSource {
             }
         });
         oracle.assertChangelog(rows, startEnds, table("oracle"), "seed " + seed);
+    }
+
+    /**
+     * The seam under a concurrent commit: a {@code full} stream pins its start version in its first
+     * offset; a commit that lands before the first batch is planned is not in the state batch (which
+     * reads the pinned version) but in the next batch, exactly once.
+     */
+    @Test
+    void stateBatchReadsThePinnedVersionWhenACommitFollows() throws Exception {
+        createPrimaryKeyTable("pin");
+        upsertCommit("pin", 0, 20);
+        long pinned = SparkTables.logVersion(NS, "pin");
+        MicroBatchStream stream = testing.loadTable(NS, "pin$changes")
+                .newScanBuilder(new CaseInsensitiveStringMap(Map.of()))
+                .build()
+                .toMicroBatchStream(checkpoint().toString());
+        Offset start = stream.initialOffset();
+        upsertCommit("pin", 15, 10); // a new version of keys 15..19 and new keys 20..24
+
+        Offset stateEnd = ((SupportsAdmissionControl) stream).latestOffset(start, ReadLimit.allAvailable());
+        assertThat(stateEnd.json()).contains("\"logVersion\":" + pinned);
+        List<InternalRow> state = read(stream, start, stateEnd);
+        assertThat(state).allSatisfy(row -> assertThat(row.isNullAt(OFFSET)).isTrue());
+        assertThat(state.stream().map(row -> row.getLong(ID)).sorted().toList()).isEqualTo(range(0, 20));
+
+        Offset changesEnd = ((SupportsAdmissionControl) stream).latestOffset(stateEnd, ReadLimit.allAvailable());
+        List<InternalRow> changes = read(stream, stateEnd, changesEnd);
+        assertThat(changes.stream().map(row -> row.getLong(ID)).sorted().toList())
+                .isEqualTo(range(15, 25));
+        assertThat(((SupportsAdmissionControl) stream).latestOffset(changesEnd, ReadLimit.allAvailable()))
+                .isEqualTo(changesEnd);
+        stream.stop();
+    }
+
+    /** Reads a batch of a stream on this JVM, as the executors would, copying the rows. */
+    private static List<InternalRow> read(MicroBatchStream stream, Offset start, Offset end) throws IOException {
+        List<InternalRow> rows = new ArrayList<>();
+        PartitionReaderFactory factory = stream.createReaderFactory();
+        for (InputPartition partition : stream.planInputPartitions(start, end)) {
+            try (PartitionReader<InternalRow> reader = factory.createReader(partition)) {
+                while (reader.next()) {
+                    rows.add(reader.get().copy());
+                }
+            }
+        }
+        return rows;
     }
 
     /** A stopped query restarted on its checkpoint continues exactly where it stopped, across tiering and compaction. */
