@@ -13,6 +13,7 @@ import io.lakestream.plan.UnionSplit;
 import io.lakestream.spark.LakestreamStreamOffset.Position;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.connector.read.InputPartition;
@@ -20,6 +21,7 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 
 /**
@@ -29,7 +31,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  * Tiering and compaction change no log offset, so a checkpointed position stays meaningful across them;
  * a range that retention removed is an error ({@code LOG_RANGE_REMOVED}), never skipped.
  */
-final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow {
+final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
     private final LakestreamTable table;
     private final LakestreamStreamConf conf;
     private final StreamBatches batches;
@@ -155,6 +157,25 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return batches.readerFactory();
+    }
+
+    /**
+     * In each query progress ({@code StreamingQueryProgress.sources[].metrics}): {@code recordsBehindLatest},
+     * the changes committed to the log that the stream has not read yet, summed over buckets.
+     */
+    @Override
+    public Map<String, String> metrics(Optional<Offset> latestConsumedOffset) {
+        if (latestConsumedOffset.isEmpty()) {
+            return Map.of();
+        }
+        Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
+        LogSnapshot newest = table.table().log().latestSnapshot();
+        long behind = 0;
+        for (int bucket = 0; bucket < newest.bucketCount(); bucket++) {
+            behind += Math.max(
+                    0, newest.bucket(bucket).endOffset() - consumed.offsets().offset(bucket));
+        }
+        return Map.of("recordsBehindLatest", Long.toString(behind), "logVersion", Long.toString(consumed.logVersion()));
     }
 
     @Override

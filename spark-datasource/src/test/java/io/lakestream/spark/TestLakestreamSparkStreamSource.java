@@ -299,6 +299,8 @@ class TestLakestreamSparkStreamSource {
         List<StreamCollector.Batch> batches = StreamCollector.batches(name);
         assertThat(batches.stream().map(batch -> batch.rows().size())).containsExactly(30, 30, 30, 10);
         assertThat(ids(StreamCollector.rows(name))).isEqualTo(range(0, 100));
+        // the commit made during the run is what the stream has left to read
+        assertThat(query.lastProgress().sources()[0].metrics()).containsEntry("recordsBehindLatest", "5");
 
         StreamCollector.onBatch(name, (batch, id) -> {});
         StreamingQuery next =
