@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -95,30 +97,39 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     public synchronized Offset latestOffset(Offset startOffset, ReadLimit limit) {
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         Position position = start.position();
+        checkSameTable(position);
         if (start.isSnapshot()) {
             // the first batch is the state at the start version, alone: changes follow from its ends
-            return new LakestreamStreamOffset(new Position(
-                    LakestreamStreamOffset.FORMAT,
-                    LakestreamStreamOffset.Phase.CHANGES,
-                    position.logVersion(),
-                    position.lakeSnapshotId(),
-                    position.offsets()));
+            return new LakestreamStreamOffset(position.stateRead());
         }
         LogSnapshot newest = availableNowEnd.orElseGet(() -> table.table().log().latestSnapshot());
         if (newest.version() <= position.logVersion()) {
             return start;
         }
         LogSnapshot end = StreamAdmission.of(limit).end(table.table().log(), position.logVersion(), newest);
-        return new LakestreamStreamOffset(Position.changesAt(end, position.lakeSnapshotId()));
+        return new LakestreamStreamOffset(position.through(end));
     }
 
     @Override
     public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
+        checkSameTable(end.position());
         List<UnionSplit> splits =
                 start.isSnapshot() ? snapshotSplits(end.position()) : changeSplits(start.position(), end.position());
         return splits.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+    }
+
+    private void checkSameTable(Position position) {
+        UUID uuid = table.table().lake().uuid();
+        if (!position.tableUuid().equals(uuid)) {
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    ("The stream's checkpoint was written for another table named %s (UUID %s; the table now has UUID %s): "
+                                    + "it was dropped and re-created, and the old positions mean nothing in the new table. "
+                                    + "Start the stream with a new checkpoint location")
+                            .formatted(table.name(), position.tableUuid(), uuid));
+        }
     }
 
     /** The table's state at the version whose ends the batch's end offset holds (the start version). */

@@ -9,11 +9,13 @@ import io.lakestream.log.LogJson;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import java.util.OptionalLong;
+import java.util.UUID;
 import org.apache.spark.sql.connector.read.streaming.Offset;
 
 /**
  * Where a Lakestream stream stands, as Spark keeps it in the checkpoint's offset log: readable JSON
- * such as {@code {"format":1,"phase":"CHANGES","logVersion":42,"lakeSnapshotId":null,"offsets":{"0":120,"1":97}}}.
+ * such as {@code {"format":1,"tableUuid":"...","phase":"CHANGES","logVersion":42,"lakeSnapshotId":null,
+ * "offsets":{"0":120,"1":97}}}.
  *
  * <p>{@code offsets} is, per bucket, the next log offset the stream has not emitted; {@code logVersion}
  * the log version whose end offsets they are (every commit up to it has been emitted). In the {@code
@@ -38,14 +40,18 @@ final class LakestreamStreamOffset extends Offset {
      * The JSON form.
      *
      * @param format {@link #FORMAT}
+     * @param tableUuid the table the stream reads (its Iceberg table UUID): a checkpoint is never applied to
+     *     another table of the same name (one dropped and re-created), whose offsets mean other changes
      * @param phase see {@link Phase}
      * @param logVersion the log version whose end offsets {@code offsets} are
      * @param lakeSnapshotId in the snapshot phase, the lake snapshot pinned at the start (informational
      *     afterwards)
      * @param offsets next offset per bucket not yet emitted
      */
-    record Position(int format, Phase phase, long logVersion, OptionalLong lakeSnapshotId, OffsetMap offsets) {
+    record Position(
+            int format, UUID tableUuid, Phase phase, long logVersion, OptionalLong lakeSnapshotId, OffsetMap offsets) {
         Position {
+            requireNonNull(tableUuid, "tableUuid is null");
             requireNonNull(phase, "phase is null");
             requireNonNull(lakeSnapshotId, "lakeSnapshotId is null");
             requireNonNull(offsets, "offsets is null");
@@ -55,8 +61,18 @@ final class LakestreamStreamOffset extends Offset {
         }
 
         /** Every change of {@code log} emitted. */
-        static Position changesAt(LogSnapshot log, OptionalLong lakeSnapshotId) {
-            return new Position(FORMAT, Phase.CHANGES, log.version(), lakeSnapshotId, log.endOffsets());
+        static Position changesAt(UUID tableUuid, LogSnapshot log, OptionalLong lakeSnapshotId) {
+            return new Position(FORMAT, tableUuid, Phase.CHANGES, log.version(), lakeSnapshotId, log.endOffsets());
+        }
+
+        /** Every change of {@code log} emitted, of the same stream. */
+        Position through(LogSnapshot log) {
+            return changesAt(tableUuid, log, lakeSnapshotId);
+        }
+
+        /** After the state batch: every change below the same ends emitted. */
+        Position stateRead() {
+            return new Position(FORMAT, tableUuid, Phase.CHANGES, logVersion, lakeSnapshotId, offsets);
         }
     }
 

@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.OptionalLong;
+import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileSystem;
@@ -58,17 +59,19 @@ final class LakestreamStreamStart {
 
     static Position initial(LakestreamTable table, LakestreamStreamConf conf) {
         StreamLog log = table.log();
+        UUID uuid = table.lake().uuid();
         return switch (conf.mode()) {
             case FULL -> {
                 ReadPin pin = ReadPin.resolve(table, ReadOptions.UNION);
                 yield new Position(
                         LakestreamStreamOffset.FORMAT,
+                        uuid,
                         Phase.SNAPSHOT,
                         pin.log().version(),
                         pin.lake().snapshotId(),
                         pin.log().endOffsets());
             }
-            case LATEST -> Position.changesAt(log.latestSnapshot(), OptionalLong.empty());
+            case LATEST -> Position.changesAt(uuid, log.latestSnapshot(), OptionalLong.empty());
             case EARLIEST -> {
                 LogSnapshot latest = log.latestSnapshot();
                 for (int bucket = 0; bucket < latest.bucketCount(); bucket++) {
@@ -82,7 +85,7 @@ final class LakestreamStreamStart {
                                         .formatted(table, start, bucket));
                     }
                 }
-                yield Position.changesAt(log.snapshot(0), OptionalLong.empty());
+                yield Position.changesAt(uuid, log.snapshot(0), OptionalLong.empty());
             }
             case VERSION -> {
                 long version = conf.startVersion().orElseThrow();
@@ -93,11 +96,13 @@ final class LakestreamStreamStart {
                             "Stream option 'startup.version' is %s, but the newest log version of table %s is %s"
                                     .formatted(version, table, newest));
                 }
-                yield Position.changesAt(log.snapshot(version), OptionalLong.empty());
+                yield Position.changesAt(uuid, log.snapshot(version), OptionalLong.empty());
             }
             case TIMESTAMP ->
                 Position.changesAt(
-                        log.snapshot(log.versionAsOf(conf.startTimestampMillis().orElseThrow())), OptionalLong.empty());
+                        uuid,
+                        log.snapshot(log.versionAsOf(conf.startTimestampMillis().orElseThrow())),
+                        OptionalLong.empty());
         };
     }
 }

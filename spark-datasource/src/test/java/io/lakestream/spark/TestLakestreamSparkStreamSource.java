@@ -275,6 +275,33 @@ class TestLakestreamSparkStreamSource {
         }
     }
 
+    /** A checkpoint of a dropped table is not applied to a new table of the same name: its offsets mean other changes. */
+    @Test
+    void checkpointOfADroppedTableIsRefusedForItsSuccessor() throws Exception {
+        createPrimaryKeyTable("again");
+        upsertCommit("again", 0, 10);
+        Path checkpoint = checkpoint();
+        StreamingQuery query = StreamCollector.start(changelog("again", Map.of()), "again", checkpoint, FAST);
+        try {
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        testing.sql("DROP TABLE ls.%s.again".formatted(NS));
+        createPrimaryKeyTable("again");
+        upsertCommit("again", 100, 30);
+        StreamingQuery restarted = StreamCollector.start(changelog("again", Map.of()), "again", checkpoint, FAST);
+        try {
+            assertThatThrownBy(restarted::processAllAvailable)
+                    .isInstanceOf(StreamingQueryException.class)
+                    .hasStackTraceContaining("[TABLE_DROPPED]")
+                    .hasStackTraceContaining("new checkpoint location");
+        } finally {
+            restarted.stop();
+        }
+        assertThat(ids(StreamCollector.rows("again"))).isEqualTo(range(0, 10));
+    }
+
     /**
      * Trigger.AvailableNow reads exactly what the log held when the query started, in batches of at most
      * {@code max-commits-per-trigger} commits, then stops; a commit made while it runs is left for the next run.

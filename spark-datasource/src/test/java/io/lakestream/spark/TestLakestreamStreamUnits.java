@@ -9,29 +9,33 @@ import io.lakestream.spark.LakestreamStreamOffset.Phase;
 import io.lakestream.spark.LakestreamStreamOffset.Position;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.UUID;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.Test;
 
 /** The stream's offsets (readable JSON in the checkpoint), options and admission limits, without Spark. */
 class TestLakestreamStreamUnits {
+    private static final UUID TABLE = UUID.fromString("6f1c1d40-0000-4000-8000-000000000022");
+
     @Test
     void offsetIsReadableJsonAndRoundTrips() {
         LakestreamStreamOffset offset = new LakestreamStreamOffset(new Position(
                 LakestreamStreamOffset.FORMAT,
+                TABLE,
                 Phase.CHANGES,
                 42,
                 OptionalLong.of(7),
                 new OffsetMap(Map.of(0, 120L, 1, 97L))));
         assertThat(offset.json())
                 .isEqualTo(
-                        "{\"format\":1,\"phase\":\"CHANGES\",\"logVersion\":42,\"lakeSnapshotId\":7,\"offsets\":{\"0\":120,\"1\":97}}");
+                        "{\"format\":1,\"tableUuid\":\"6f1c1d40-0000-4000-8000-000000000022\",\"phase\":\"CHANGES\",\"logVersion\":42,\"lakeSnapshotId\":7,\"offsets\":{\"0\":120,\"1\":97}}");
         assertThat(LakestreamStreamOffset.fromJson(offset.json()).position()).isEqualTo(offset.position());
         // Spark compares offsets by their JSON
         assertThat(LakestreamStreamOffset.fromJson(offset.json())).isEqualTo(offset);
 
-        LakestreamStreamOffset snapshot = new LakestreamStreamOffset(
-                new Position(LakestreamStreamOffset.FORMAT, Phase.SNAPSHOT, 3, OptionalLong.empty(), OffsetMap.EMPTY));
+        LakestreamStreamOffset snapshot = new LakestreamStreamOffset(new Position(
+                LakestreamStreamOffset.FORMAT, TABLE, Phase.SNAPSHOT, 3, OptionalLong.empty(), OffsetMap.EMPTY));
         assertThat(snapshot.json()).contains("\"phase\":\"SNAPSHOT\"", "\"lakeSnapshotId\":null");
         assertThat(LakestreamStreamOffset.fromJson(snapshot.json()).isSnapshot())
                 .isTrue();
@@ -42,8 +46,9 @@ class TestLakestreamStreamUnits {
         assertThatThrownBy(() -> LakestreamStreamOffset.fromJson("{\"partitionOffsets\":{}}"))
                 .hasMessageContaining("[INVALID_READ_OPTIONS]")
                 .hasMessageContaining("new checkpoint location");
-        assertThatThrownBy(() -> LakestreamStreamOffset.fromJson(
-                        "{\"format\":2,\"phase\":\"CHANGES\",\"logVersion\":1,\"lakeSnapshotId\":null,\"offsets\":{}}"))
+        assertThatThrownBy(
+                        () -> LakestreamStreamOffset.fromJson(
+                                "{\"format\":2,\"tableUuid\":\"6f1c1d40-0000-4000-8000-000000000022\",\"phase\":\"CHANGES\",\"logVersion\":1,\"lakeSnapshotId\":null,\"offsets\":{}}"))
                 .hasMessageContaining("format 2");
     }
 
