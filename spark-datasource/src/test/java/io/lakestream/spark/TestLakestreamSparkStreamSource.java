@@ -252,27 +252,19 @@ class TestLakestreamSparkStreamSource {
         // what the tiering service's retention does once the tiered segments are old enough
         assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
                 .isPositive();
-        StreamingQuery restarted =
-                StreamCollector.start(changelog("retention", Map.of("startup.mode", "latest")), name, checkpoint, FAST);
-        try {
-            assertThatThrownBy(restarted::processAllAvailable)
-                    .isInstanceOf(StreamingQueryException.class)
-                    .hasStackTraceContaining("[LOG_RANGE_REMOVED]")
-                    .hasStackTraceContaining("startup.mode 'full'");
-        } finally {
-            restarted.stop();
-        }
+        assertQueryFails(
+                changelog("retention", Map.of("startup.mode", "latest")),
+                name,
+                checkpoint,
+                "[LOG_RANGE_REMOVED]",
+                "startup.mode 'full'");
         // a new stream from the start cannot have every change either: the same advice, before any batch
-        StreamingQuery earliest = StreamCollector.start(
-                changelog("retention", Map.of("startup.mode", "earliest")), "retention-earliest", checkpoint(), FAST);
-        try {
-            assertThatThrownBy(earliest::processAllAvailable)
-                    .isInstanceOf(StreamingQueryException.class)
-                    .hasStackTraceContaining("[LOG_RANGE_REMOVED]")
-                    .hasStackTraceContaining("startup.mode 'full'");
-        } finally {
-            earliest.stop();
-        }
+        assertQueryFails(
+                changelog("retention", Map.of("startup.mode", "earliest")),
+                "retention-earliest",
+                checkpoint(),
+                "[LOG_RANGE_REMOVED]",
+                "startup.mode 'full'");
     }
 
     /** A checkpoint of a dropped table is not applied to a new table of the same name: its offsets mean other changes. */
@@ -290,15 +282,8 @@ class TestLakestreamSparkStreamSource {
         testing.sql("DROP TABLE ls.%s.again".formatted(NS));
         createPrimaryKeyTable("again");
         upsertCommit("again", 100, 30);
-        StreamingQuery restarted = StreamCollector.start(changelog("again", Map.of()), "again", checkpoint, FAST);
-        try {
-            assertThatThrownBy(restarted::processAllAvailable)
-                    .isInstanceOf(StreamingQueryException.class)
-                    .hasStackTraceContaining("[TABLE_DROPPED]")
-                    .hasStackTraceContaining("new checkpoint location");
-        } finally {
-            restarted.stop();
-        }
+        assertQueryFails(
+                changelog("again", Map.of()), "again", checkpoint, "[TABLE_DROPPED]", "new checkpoint location");
         assertThat(ids(StreamCollector.rows("again"))).isEqualTo(range(0, 10));
     }
 
@@ -418,23 +403,17 @@ class TestLakestreamSparkStreamSource {
         assertThat(StreamCollector.rows(name))
                 .allSatisfy(row -> assertThat(row.getString(TYPE)).isEqualTo("upsert"));
 
-        StreamingQuery rows = StreamCollector.start(
-                testing.spark().readStream().table("ls.%s.fmt".formatted(NS)), "fmt-rows", checkpoint(), FAST);
-        try {
-            assertThatThrownBy(rows::processAllAvailable)
-                    .hasStackTraceContaining("[INVALID_READ_OPTIONS]")
-                    .hasStackTraceContaining("fmt$changes");
-        } finally {
-            rows.stop();
-        }
-        StreamingQuery badMode = StreamCollector.start(
-                changelog("fmt", Map.of("startup.mode", "sideways")), "fmt-bad", checkpoint(), FAST);
-        try {
-            assertThatThrownBy(badMode::processAllAvailable)
-                    .hasStackTraceContaining("[INVALID_READ_OPTIONS] Stream option 'startup.mode' must be one of");
-        } finally {
-            badMode.stop();
-        }
+        assertQueryFails(
+                testing.spark().readStream().table("ls.%s.fmt".formatted(NS)),
+                "fmt-rows",
+                checkpoint(),
+                "[INVALID_READ_OPTIONS]",
+                "fmt$changes");
+        assertQueryFails(
+                changelog("fmt", Map.of("startup.mode", "sideways")),
+                "fmt-bad",
+                checkpoint(),
+                "[INVALID_READ_OPTIONS] Stream option 'startup.mode' must be one of");
     }
 
     /** startup.mode version and timestamp: the changes committed after that version, or after that time. */
@@ -495,6 +474,20 @@ class TestLakestreamSparkStreamSource {
             query.stop();
         }
         return StreamCollector.rows(name);
+    }
+
+    /** Starts the stream and asserts that its query fails with every one of {@code expected} in the failure. */
+    private static void assertQueryFails(Dataset<Row> stream, String name, Path checkpoint, String... expected)
+            throws TimeoutException {
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
+        try {
+            var failure = assertThatThrownBy(query::processAllAvailable).isInstanceOf(StreamingQueryException.class);
+            for (String text : expected) {
+                failure.hasStackTraceContaining(text);
+            }
+        } finally {
+            query.stop();
+        }
     }
 
     private Dataset<Row> changelog(String name, Map<String, String> options) {
