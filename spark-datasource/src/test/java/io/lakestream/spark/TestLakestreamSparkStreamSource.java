@@ -105,7 +105,7 @@ class TestLakestreamSparkStreamSource {
         }
         assertThat(lag).as("seed %s: the lake lags the log", seed).isGreaterThan(2000);
 
-        List<Row> rows = streamWhile("seam", "seam-" + seed, oracle, 3, round -> {
+        List<Row> rows = streamWhile("seam", "seam-" + seed, Map.of(), oracle, 3, round -> {
             oracle.commit(table("seam"), random, 150, 400);
             oracle.commit(table("seam"), random, 150, 400);
         });
@@ -115,7 +115,7 @@ class TestLakestreamSparkStreamSource {
     /**
      * Writers (the Java writer and Spark INSERTs) commit while the stream runs; tiering and compaction run at random points; the
      * accumulated changelog equals the oracle's change sequence per key, and applied to an empty map its
-     * final state.
+     * final state; no batch of changes passes {@code max-rows-per-trigger}.
      */
     @Test
     void changelogMatchesTheOracleWhileTieringAndCompactionRun() throws Exception {
@@ -125,7 +125,9 @@ class TestLakestreamSparkStreamSource {
         Oracle oracle = new Oracle();
         oracle.commit(table("oracle"), random, 50, 60);
         OffsetMap startEnds = table("oracle").log().latestSnapshot().endOffsets();
-        List<Row> rows = streamWhile("oracle", "oracle-" + seed, oracle, 12, round -> {
+        // every commit has at most 30 changes: a batch of changes never needs more than the limit
+        String name = "oracle-" + seed;
+        List<Row> rows = streamWhile("oracle", name, Map.of("max-rows-per-trigger", "40"), oracle, 12, round -> {
             for (int commit = random.nextInt(4); commit >= 0; commit--) {
                 if (random.nextInt(3) == 0) {
                     oracle.insertWithSpark("oracle", random, 1 + random.nextInt(10), 60);
@@ -140,6 +142,13 @@ class TestLakestreamSparkStreamSource {
             }
         });
         oracle.assertChangelog(rows, startEnds, table("oracle"), "seed " + seed);
+        for (StreamCollector.Batch batch : StreamCollector.batches(name)) {
+            if (batch.rows().stream().noneMatch(row -> row.isNullAt(OFFSET))) {
+                assertThat(batch.rows().size())
+                        .as("seed %s: rows of batch %s (max-rows-per-trigger 40)", seed, batch.id())
+                        .isLessThanOrEqualTo(40);
+            }
+        }
     }
 
     /**
@@ -460,9 +469,10 @@ class TestLakestreamSparkStreamSource {
      *
      * @return every row the stream delivered
      */
-    private List<Row> streamWhile(String table, String name, Oracle oracle, int rounds, IntConsumer round)
+    private List<Row> streamWhile(
+            String table, String name, Map<String, String> options, Oracle oracle, int rounds, IntConsumer round)
             throws StreamingQueryException, TimeoutException {
-        StreamingQuery query = StreamCollector.start(changelog(table, Map.of()), name, checkpoint(), FAST);
+        StreamingQuery query = StreamCollector.start(changelog(table, options), name, checkpoint(), FAST);
         oracle.startRecording();
         try {
             query.processAllAvailable();
