@@ -127,7 +127,7 @@ class TestLakestreamSparkStreamSource {
         OffsetMap startEnds = table("oracle").log().latestSnapshot().endOffsets();
         // every commit has at most 30 changes: a batch of changes never needs more than the limit
         String name = "oracle-" + seed;
-        List<Row> rows = streamWhile("oracle", name, Map.of("max-rows-per-trigger", "40"), oracle, 12, round -> {
+        List<Row> rows = streamWhile("oracle", name, Map.of("max-rows-per-trigger", "40"), oracle, 8, round -> {
             for (int commit = random.nextInt(4); commit >= 0; commit--) {
                 if (random.nextInt(3) == 0) {
                     oracle.insertWithSpark("oracle", random, 1 + random.nextInt(10), 60);
