@@ -22,7 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * {@code spark.read.format("lakestream").option("table", "db.t").load()} (and {@code df.write.format(...)}):
  * resolves the table in a Lakestream catalog of the session, {@code catalog} (default {@code
- * lakestream}). With {@code read-mode=changes} it reads the changelog table {@code t$changes}, with
+ * lakestream}), also for {@code spark.readStream.format("lakestream")}. With {@code read-mode=changes} it reads the changelog table {@code t$changes}, with
  * {@code read-mode=lake} the lake {@code t$lake}; {@code versionAsOf} and {@code timestampAsOf} travel
  * in time.
  */
@@ -77,41 +77,46 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
     }
 
     /**
-     * Batch reads and writes resolve the table through {@link SupportsCatalogOptions}; Spark's streaming
-     * writer ({@code writeStream.format("lakestream").option("table", ...).start()}) asks the provider
-     * instead, so the table is loaded here from the same options.
+     * Spark resolves batch reads and writes of {@code format("lakestream")} through the catalog ({@link
+     * #extractCatalog}); a stream ({@code readStream.format("lakestream")}, or {@code writeStream.format(...)
+     * .option("table", ...).start()}) asks the provider for the table instead, so the table is loaded from the
+     * same catalog here.
      */
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        return loadTable(options).schema();
+        return loadThroughCatalog(options).schema();
     }
 
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-        return loadTable(new CaseInsensitiveStringMap(properties));
+        return loadThroughCatalog(new CaseInsensitiveStringMap(properties));
     }
 
-    private Table loadTable(CaseInsensitiveStringMap options) {
+    @Override
+    public boolean supportsExternalMetadata() {
+        // the schema is the table's: a user schema passed with .schema(...) is checked by Spark against it
+        return false;
+    }
+
+    private Table loadThroughCatalog(CaseInsensitiveStringMap options) {
         String catalogName = extractCatalog(options);
         Identifier identifier = extractIdentifier(options);
-        CatalogPlugin catalog = ((org.apache.spark.sql.classic.SparkSession) SparkSession.active())
-                .sessionState()
-                .catalogManager()
-                .catalog(catalogName);
+        CatalogPlugin catalog =
+                SparkSession.active().sessionState().catalogManager().catalog(catalogName);
         if (!(catalog instanceof LakestreamCatalog lakestream)) {
-            throw notThroughCatalog();
+            throw new LakestreamException(
+                    INVALID_READ_OPTIONS,
+                    "format(\"lakestream\") reads and writes through a Lakestream catalog, but catalog '%s' is not one: configure spark.sql.catalog.%s=io.lakestream.spark.LakestreamCatalog or set the option 'catalog'"
+                            .formatted(catalogName, catalogName));
         }
         try {
             return lakestream.loadTable(identifier);
         } catch (NoSuchTableException e) {
             throw new LakestreamException(
-                    TABLE_NOT_FOUND, "Table %s not found in catalog %s".formatted(identifier, catalogName), e);
+                    TABLE_NOT_FOUND,
+                    "Table %s.%s does not exist: check the options 'catalog' and 'table'"
+                            .formatted(catalogName, identifier),
+                    e);
         }
-    }
-
-    private static LakestreamException notThroughCatalog() {
-        return new LakestreamException(
-                INVALID_READ_OPTIONS,
-                "format(\"lakestream\") reads and writes through a Lakestream catalog: configure spark.sql.catalog.<name>=io.lakestream.spark.LakestreamCatalog and set the option 'catalog'");
     }
 }
