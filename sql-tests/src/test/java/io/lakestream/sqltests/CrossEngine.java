@@ -95,6 +95,11 @@ final class CrossEngine {
         spark.streamJsonIntoTable(input, ddlSchema, table, checkpoint);
     }
 
+    /** A Spark stream of table {@code source} into {@code table}, run until it has read what is committed now. */
+    void sparkStreamTable(String source, String table, Path checkpoint) {
+        spark.streamTableIntoTable(source, table, checkpoint);
+    }
+
     /** Trino's full query info JSON of each query whose SQL contains {@code text} (see {@link TrinoEngine#queryInfoJson}). */
     List<String> trinoQueryInfoJson(String text) {
         return trino.queryInfoJson(text);

@@ -113,15 +113,38 @@ public final class SparkEngine implements AutoCloseable {
      * streaming sink, with {@code Trigger.AvailableNow} and the checkpoint {@code checkpoint}.
      */
     void streamJsonIntoTable(Path input, String ddlSchema, String table, Path checkpoint) {
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        Thread.currentThread().setContextClassLoader(loader);
-        try {
+        streamIntoTable("stream " + input + " into " + table, table, checkpoint, session -> {
             Object reader = session.getClass().getMethod("readStream").invoke(session);
             reader = reader.getClass().getMethod("schema", String.class).invoke(reader, ddlSchema);
             reader = reader.getClass()
                     .getMethod("option", String.class, String.class)
                     .invoke(reader, "maxFilesPerTrigger", "1");
-            Object frame = reader.getClass().getMethod("json", String.class).invoke(reader, input.toString());
+            return reader.getClass().getMethod("json", String.class).invoke(reader, input.toString());
+        });
+    }
+
+    /**
+     * Streams the table {@code source} ({@code readStream.table}, e.g. a primary-key table's {@code t$changes})
+     * into {@code table} through the Lakestream streaming sink, with {@code Trigger.AvailableNow} and the
+     * checkpoint {@code checkpoint}: a run reads what was committed when it started, then stops.
+     */
+    void streamTableIntoTable(String source, String table, Path checkpoint) {
+        streamIntoTable("stream " + source + " into " + table, table, checkpoint, session -> {
+            Object reader = session.getClass().getMethod("readStream").invoke(session);
+            return reader.getClass().getMethod("table", String.class).invoke(reader, source);
+        });
+    }
+
+    /** The streaming DataFrame a query reads, made from the session (in Spark's class loader). */
+    private interface StreamInput {
+        Object frame(Object session) throws ReflectiveOperationException;
+    }
+
+    private void streamIntoTable(String what, String table, Path checkpoint, StreamInput input) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Object frame = input.frame(session);
             Object writer = frame.getClass().getMethod("writeStream").invoke(frame);
             writer = writer.getClass()
                     .getMethod("option", String.class, String.class)
@@ -132,7 +155,7 @@ public final class SparkEngine implements AutoCloseable {
             Object query = writer.getClass().getMethod("toTable", String.class).invoke(writer, table);
             query.getClass().getMethod("awaitTermination").invoke(query);
         } catch (InvocationTargetException e) {
-            throw new EngineException("Spark", "stream " + input + " into " + table, e.getCause());
+            throw new EngineException("Spark", what, e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         } finally {
