@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
@@ -21,12 +22,14 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Tiering writes its files at compression level 1 unless the table sets a level, observed through file sizes:
  * the same rows written with the same settings take the same bytes, and other bytes at another level.
  */
+@ExtendWith(Seeds.class)
 class TestTieredFileCompression {
     @TempDir
     Path directory;
@@ -86,7 +89,7 @@ class TestTieredFileCompression {
 
     /** The same 20,000 rows of repetitive text for every table. */
     private void write(LakestreamTable table) {
-        Random random = new Random(3);
+        Random random = Seeds.random(3);
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
             for (long id = 0; id < 20_000; id++) {
                 writer.upsert(Map.of(
