@@ -69,7 +69,7 @@ final class ChangeOracle {
             added += growth;
             if (bucketOf.isPresent()) {
                 assertThat(after.offset(bucket))
-                        .as("end of bucket %s after a commit of %s", bucket, pending)
+                        .as("end of bucket %s after commit %s of %s changes", bucket, commits.size() + 1, pending.size())
                         .isEqualTo(ends.getOrDefault(bucket, 0L));
             }
         }
