@@ -61,7 +61,7 @@ public final class Seeds implements BeforeEachCallback, TestExecutionExceptionHa
                                 context.getRequiredTestClass().getSimpleName(),
                                 context.getRequiredTestMethod().getName())
                 : "replay with -D%s=%d".formatted(PROPERTY, first);
-        return "randomized test failed with seeds %s (%s)"
+        return "failed with random seeds %s (%s)"
                 .formatted(used.stream().distinct().toList(), replay);
     }
 }
