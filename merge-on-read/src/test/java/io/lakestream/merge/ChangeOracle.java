@@ -69,7 +69,9 @@ final class ChangeOracle {
             added += growth;
             if (bucketOf.isPresent()) {
                 assertThat(after.offset(bucket))
-                        .as("end of bucket %s after commit %s of %s changes", bucket, commits.size() + 1, pending.size())
+                        .as(
+                                "end of bucket %s after commit %s of %s changes",
+                                bucket, commits.size() + 1, pending.size())
                         .isEqualTo(ends.getOrDefault(bucket, 0L));
             }
         }
