@@ -2,6 +2,7 @@ package io.lakestream.bucket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +19,9 @@ import org.apache.iceberg.transforms.Transforms;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class TestBucketFunction {
     /** The hash test vectors of the Iceberg table spec (appendix B), also listed in docs/format.md. */
     @Test
@@ -67,7 +70,7 @@ class TestBucketFunction {
 
     @Test
     void singleColumnBucketEqualsIcebergBucketTransform() {
-        Random random = new Random(42);
+        Random random = Seeds.random(42);
         for (int bucketCount : new int[] {1, 3, 8, 16, 1000}) {
             assertSameAsIceberg(Types.IntegerType.get(), bucketCount, () -> random.nextInt());
             assertSameAsIceberg(Types.LongType.get(), bucketCount, () -> random.nextLong());

@@ -14,12 +14,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -30,6 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TestSqliteCatalogUri {
+    /** Commits while the second copy of SQLite reads (with default locking, a failure comes within a few). */
+    private static final int COMMITS = 200;
+
     private static final String LOCKING = "vfs=unix-dotfile&busy_timeout=10000";
 
     @TempDir
@@ -129,23 +134,27 @@ class TestSqliteCatalogUri {
                             new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
 
             AtomicBoolean writing = new AtomicBoolean(true);
-            List<String> readerFailures = new ArrayList<>();
+            AtomicInteger reads = new AtomicInteger();
+            List<String> readerFailures = Collections.synchronizedList(new ArrayList<>());
             Thread reader =
-                    Thread.ofPlatform().start(() -> readUntilStopped(otherDriver, url, writing, readerFailures));
+                    Thread.ofPlatform().start(() -> readUntilStopped(otherDriver, url, writing, reads, readerFailures));
+            // a number of commits, not a time: after each, the writer waits for two more reads, so the reader, which
+            // never pauses, reads while the commits go on however fast or slow the machine is
             int commits = 0;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
             try {
-                while (System.nanoTime() < deadline) {
+                while (commits < COMMITS && readerFailures.isEmpty()) {
+                    int readsBefore = reads.get();
                     table.updateProperties()
                             .set("n", Integer.toString(++commits))
                             .commit();
+                    awaitRead(reads, readsBefore + 2);
                 }
             } finally {
                 writing.set(false);
                 reader.join();
             }
             assertThat(readerFailures).isEmpty();
-            assertThat(commits).isGreaterThanOrEqualTo(20);
+            assertThat(commits).isEqualTo(COMMITS);
             assertThat(catalog.icebergCatalog()
                             .loadTable(TableIdentifier.of("s", "t"))
                             .properties())
@@ -153,10 +162,19 @@ class TestSqliteCatalogUri {
         }
     }
 
+    /** Returns once {@code reads} reached {@code count}; fails if the reader is stuck (two minutes, a bound only). */
+    private static void awaitRead(AtomicInteger reads, int count) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (reads.get() < count) {
+            assertThat(System.nanoTime()).as("the reader made no progress").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
     /** What Trino's stock connector does per query: a connection, the catalog schema check, the table pointer. */
-    private static void readUntilStopped(Driver driver, String url, AtomicBoolean writing, List<String> failures) {
-        int reads = 0;
-        while (writing.get() || reads == 0) {
+    private static void readUntilStopped(
+            Driver driver, String url, AtomicBoolean writing, AtomicInteger reads, List<String> failures) {
+        while (writing.get() || reads.get() == 0) {
             try (Connection connection = driver.connect(url, new Properties())) {
                 connection
                         .getMetaData()
@@ -168,10 +186,11 @@ class TestSqliteCatalogUri {
                         failures.add("the table's row is missing");
                     }
                 }
-                reads++;
             } catch (SQLException | RuntimeException e) {
                 failures.add(e.toString());
             }
+            // counted after failures too: a commit waiting for a read never waits for a reader that fails
+            reads.incrementAndGet();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * versions: it publishes a {@code SWEEP} commit before it deletes, so whichever of a writer's commit and
  * a sweep takes the next version first, no acknowledged commit references a deleted file.
  */
+@ExtendWith(Seeds.class)
 class TestOrphanSweepCommits {
     private static final int BUCKETS = 3;
     private static final long SEED = Long.getLong("lakestream.test.seed", 18_1L);
@@ -180,7 +183,7 @@ class TestOrphanSweepCommits {
     void racingSweepsNeverLeaveAnAcknowledgedCommitWithoutItsFiles() throws Exception {
         int writers = 3;
         int commitsPerWriter = 40;
-        Random random = new Random(SEED);
+        Random random = Seeds.random(SEED);
         long[] writerSeeds = random.longs(writers).toArray();
         ExecutorService executor = Executors.newFixedThreadPool(writers + 1);
         CountDownLatch start = new CountDownLatch(1);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.testing.S3MockServer;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -24,6 +25,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -39,6 +41,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  * version once however many writers race for it, with no rename; objects are written, read with ranged
  * GETs, listed and deleted as the log, its readers and the orphan sweep need.
  */
+@ExtendWith(Seeds.class)
 class TestS3LogFileSystem {
     private static final String BUCKET = "lakestream";
 
@@ -237,12 +240,12 @@ class TestS3LogFileSystem {
     void segmentsAreWrittenInPartsAndReadWithRangedGets() throws IOException {
         // larger than one part of a multipart upload and than the read-ahead block
         byte[] content = new byte[20 * 1024 * 1024 + 12_345];
-        new Random(7).nextBytes(content);
+        Seeds.random(7).nextBytes(content);
         String segment = "s3a://%s/segments/bucket-0000/large.arrow".formatted(BUCKET);
         try (OutputStream out = fileSystem.create(segment)) {
             // in uneven pieces, as a writer hands them over
             int offset = 0;
-            Random sizes = new Random(11);
+            Random sizes = Seeds.random(11);
             while (offset < content.length) {
                 int length = Math.min(content.length - offset, 1 + sizes.nextInt(3 * 1024 * 1024));
                 out.write(content, offset, length);
@@ -251,7 +254,7 @@ class TestS3LogFileSystem {
         }
         try (SeekableByteChannel channel = fileSystem.openForRead(segment)) {
             assertThat(channel.size()).isEqualTo(content.length);
-            Random positions = new Random(13);
+            Random positions = Seeds.random(13);
             for (int read = 0; read < 200; read++) {
                 int position = positions.nextInt(content.length);
                 // mostly small reads (served from the read-ahead block), a few larger than it

@@ -4,15 +4,21 @@ import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.io.LocalSync;
+import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogIdentity;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
@@ -89,6 +95,24 @@ public final class TestingWarehouse implements AutoCloseable {
     public LakestreamTable createAppendOnlyTable(String name, int buckets) {
         return create(
                 name, TableSpec.builder(SIMPLE_SCHEMA).bucketCount(buckets).build());
+    }
+
+    /**
+     * The table with a log handle whose commits are dated by {@code clock} (a {@link MutableClock}: time travel
+     * by timestamp without waiting). The catalog's own handles date commits with the system clock.
+     */
+    public static LakestreamTable withLogClock(LakestreamTable table, Clock clock) {
+        Table lake = table.lake();
+        String location = lake.properties()
+                .getOrDefault(LakestreamProperties.LOG_PATH, LakestreamTable.defaultLogLocation(lake.location()));
+        FileStreamLog log = new FileStreamLog(
+                location,
+                new LocalLogFileSystem(),
+                table.definition().bucketCount(),
+                clock,
+                LogIdentity.of(lake.uuid(), table.definition()),
+                table.identifier().toString());
+        return new LakestreamTable(table.identifier(), lake, table.definition(), log);
     }
 
     @Override

@@ -2,15 +2,18 @@ package io.lakestream.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.util.SplittableRandom;
 import org.apache.iceberg.util.BucketUtil;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The writer's own murmur3 of ints and longs against Iceberg's bucket hash, which it must equal. */
+@ExtendWith(Seeds.class)
 class TestMurmur3 {
     @Test
     void hashesLikeIcebergsBucketUtil() {
-        SplittableRandom random = new SplittableRandom(3);
+        SplittableRandom random = Seeds.splittable(3);
         for (long value : new long[] {0, 1, -1, 34, Long.MIN_VALUE, Long.MAX_VALUE, Integer.MIN_VALUE}) {
             assertThat(Murmur3.hashLong(value)).as("%s", value).isEqualTo(BucketUtil.hash(value));
         }

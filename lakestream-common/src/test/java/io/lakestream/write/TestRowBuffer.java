@@ -10,6 +10,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,6 +49,7 @@ import org.apache.iceberg.util.DateTimeUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -56,6 +58,7 @@ import org.junit.jupiter.api.io.TempDir;
  * same buckets, same order), and every row must be in the bucket {@link BucketFunction#bucket} gives
  * for its key's Iceberg values. Bad values must fail with the same error code and message.
  */
+@ExtendWith(Seeds.class)
 class TestRowBuffer {
     private static final int BUCKETS = 7;
     /** The key: one column of every type a bucket key can have, so the bucket hash covers them all. */
@@ -129,7 +132,7 @@ class TestRowBuffer {
 
     @Test
     void randomRowsOfEveryTypeGiveTheSameSegmentsAsTheBoxedPath() throws IOException {
-        SplittableRandom random = new SplittableRandom(6);
+        SplittableRandom random = Seeds.splittable(6);
         BucketFunction bucketFunction = table.bucketFunction().orElseThrow();
         Map<Integer, List<Long>> expectedIdsByBucket = new HashMap<>();
         Map<Long, GenericRecord> written = new HashMap<>();
@@ -197,7 +200,7 @@ class TestRowBuffer {
      * written through the typed setters or as boxed records.
      */
     private String segmentDigest(int batchRows, boolean typed) throws Exception {
-        SplittableRandom random = new SplittableRandom(7);
+        SplittableRandom random = Seeds.splittable(7);
         List<StagedSegment> segments;
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator(), CLOCK, batchRows);
                 // the boxed rows draw the same random numbers as the typed ones, on a row never written
@@ -234,7 +237,7 @@ class TestRowBuffer {
 
     @Test
     void badValuesFailWithTheBoxedPathsErrors() {
-        GenericRecord valid = randomRow(new SplittableRandom(1), 1);
+        GenericRecord valid = randomRow(Seeds.splittable(1), 1);
         assertSameError(valid, "k_long", null, row -> row.setNull(position("k_long")));
         assertSameError(valid, "k_string", null, row -> {});
         assertSameError(valid, "required_string", null, row -> row.setNull(position("required_string")));
@@ -268,7 +271,7 @@ class TestRowBuffer {
     @Test
     void aTimeOutsideTheDayIsInvalid() {
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37)) {
-            setTyped(writer.row(), randomRow(new SplittableRandom(2), 2), new SplittableRandom(2), false);
+            setTyped(writer.row(), randomRow(Seeds.splittable(2), 2), Seeds.splittable(2), false);
             writer.row().setMicros(position("time"), 86_400_000_000L);
             assertThatThrownBy(writer::upsertRow)
                     .isInstanceOfSatisfying(
@@ -281,12 +284,12 @@ class TestRowBuffer {
     @Test
     void anInvalidRowAbortsTheWriter() {
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37)) {
-            GenericRecord row = randomRow(new SplittableRandom(3), 3);
-            setTyped(writer.row(), row, new SplittableRandom(3), false);
+            GenericRecord row = randomRow(Seeds.splittable(3), 3);
+            setTyped(writer.row(), row, Seeds.splittable(3), false);
             writer.upsertRow();
             writer.row().setLong(position("k_long"), 4);
             assertThatThrownBy(writer::upsertRow).hasMessageContaining("primary key column 'k_int' is null");
-            setTyped(writer.row(), row, new SplittableRandom(3), false);
+            setTyped(writer.row(), row, Seeds.splittable(3), false);
             assertThatThrownBy(writer::upsertRow)
                     .hasMessageContaining("was aborted ([INVALID_ROW] Invalid row: primary key column 'k_int' is null");
         }
@@ -298,7 +301,7 @@ class TestRowBuffer {
      */
     @Test
     void theCallersBytesMayChangeOnceTheSetterReturns() throws IOException {
-        SplittableRandom random = new SplittableRandom(8);
+        SplittableRandom random = Seeds.splittable(8);
         byte[] reused = new byte[64];
         Map<Long, String> strings = new HashMap<>();
         List<StagedSegment> segments;
@@ -379,7 +382,7 @@ class TestRowBuffer {
         }
         try (LakestreamWriter typed = new LakestreamWriter(table, warehouse.allocator(), CLOCK, 37)) {
             RowBuffer row = typed.row();
-            SplittableRandom random = new SplittableRandom(4);
+            SplittableRandom random = Seeds.splittable(4);
             setTyped(row, valid, random, false);
             if (boxedValue == null) {
                 row.setNull(position(column));

@@ -2,8 +2,8 @@ package io.lakestream.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.bucket.BucketFunction;
 import io.lakestream.log.LogSchema;
+import io.lakestream.testing.Seeds;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -15,45 +15,46 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TimeMicroVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.TimeStampMicroVector;
-import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.util.Text;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.DateTimeUtil;
+import org.apache.iceberg.util.BucketUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The writer's value conversion (validate, convert once into a {@link RowBatch}, write into the
- * Arrow vector with {@link ColumnWriter}, bucket hash) against the semantics it replaced: {@link Legacy} is the previous
- * conversion to Iceberg generic values followed by the previous per-type vector writes. For every
- * type and many values (decimals of precision up to 18 and above, negative values and scales,
- * timestamps before 1970, sub-microsecond nanos, widened inputs, wrong types) both must accept the
- * same values, yield the same canonical value and bucket hash, and leave identical vector buffers.
+ * The writer's value conversion (validate, convert once into a {@link RowBatch}, write into the Arrow
+ * vector with {@link ColumnWriter}, bucket hash) against expected values written down here: for each
+ * type, which Java values a column accepts (and how it widens them), the canonical value, the value
+ * the Arrow vector holds, and the bucket hash. Hashes are the format's test vectors (docs/format.md)
+ * or Iceberg's own {@link BucketUtil} of the expected value; random values are checked against the
+ * JDK's arithmetic (epoch micros, {@link BigDecimal#setScale}), never against the converter itself.
  */
+@ExtendWith(Seeds.class)
 class TestValueConverter {
+    private static final Type INT = Types.IntegerType.get();
+    private static final Type LONG = Types.LongType.get();
+    private static final Type TIMESTAMP = Types.TimestampType.withoutZone();
+    private static final Type TIMESTAMPTZ = Types.TimestampType.withZone();
+    private static final Object REJECTED = new Object() {
+        @Override
+        public String toString() {
+            return "rejected";
+        }
+    };
+
     private final BufferAllocator allocator = new RootAllocator();
 
     @AfterEach
@@ -61,64 +62,355 @@ class TestValueConverter {
         allocator.close();
     }
 
+    /** An input, and what the column makes of it: canonical value, Arrow value, bucket hash (null: not a key type). */
+    private record Case(Object input, Object canonical, Object arrow, Integer hash) {
+        static Case accepts(Object input, Object canonical, Object arrow, Integer hash) {
+            return new Case(input, canonical, arrow, hash);
+        }
+
+        static Case rejects(Object input) {
+            return new Case(input, REJECTED, null, null);
+        }
+
+        boolean accepted() {
+            return canonical != REJECTED;
+        }
+
+        @Override
+        public String toString() {
+            return describe(input) + " -> " + describe(canonical);
+        }
+    }
+
     @Test
-    void decimalsUpToPrecision18MatchThePreviousConversion() {
-        for (Types.DecimalType type : List.of(
-                Types.DecimalType.of(10, 2),
+    void formatTestVectors() {
+        // docs/format.md, "Bucket function": the hash of each key type's canonical bytes
+        check(INT, Case.accepts(34, 34, 34, 2017239379));
+        check(LONG, Case.accepts(34L, 34L, 34L, 2017239379));
+        check(
                 Types.DecimalType.of(9, 2),
-                Types.DecimalType.of(18, 0),
+                Case.accepts(new BigDecimal("14.20"), new BigDecimal("14.20"), new BigDecimal("14.20"), -500754589));
+        check(
+                Types.DateType.get(),
+                Case.accepts(LocalDate.of(2017, 11, 16), LocalDate.of(2017, 11, 16), 17486, -653330422));
+        check(
+                Types.TimeType.get(),
+                Case.accepts(LocalTime.of(22, 31, 8), LocalTime.of(22, 31, 8), 81068000000L, -662762989));
+        check(
+                TIMESTAMP,
+                Case.accepts(
+                        LocalDateTime.of(2017, 11, 16, 22, 31, 8),
+                        LocalDateTime.of(2017, 11, 16, 22, 31, 8),
+                        LocalDateTime.of(2017, 11, 16, 22, 31, 8),
+                        -2047944441));
+        check(
+                TIMESTAMPTZ,
+                Case.accepts(
+                        OffsetDateTime.of(2017, 11, 16, 14, 31, 8, 0, ZoneOffset.ofHours(-8)),
+                        OffsetDateTime.of(2017, 11, 16, 22, 31, 8, 0, ZoneOffset.UTC),
+                        1510871468000000L,
+                        -2047944441));
+        check(Types.StringType.get(), Case.accepts("iceberg", "iceberg", new Text("iceberg"), 1210000089));
+        UUID uuid = UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7");
+        check(Types.UUIDType.get(), Case.accepts(uuid, uuid, uuidBytes(uuid), 1488055340));
+        byte[] bytes = {0, 1, 2, 3};
+        check(Types.FixedType.ofLength(4), Case.accepts(bytes, bytes, bytes, -188683207));
+        check(Types.BinaryType.get(), Case.accepts(bytes, bytes, bytes, -188683207));
+    }
+
+    @Test
+    void numbersWidenButNeverNarrowOrParse() {
+        check(
+                Types.BooleanType.get(),
+                Case.accepts(true, true, true, null),
+                Case.accepts(false, false, false, null),
+                Case.rejects(1),
+                Case.rejects("true"));
+        check(
+                INT,
+                Case.accepts(
+                        Integer.MIN_VALUE, Integer.MIN_VALUE, Integer.MIN_VALUE, BucketUtil.hash(Integer.MIN_VALUE)),
+                Case.accepts(
+                        Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, BucketUtil.hash(Integer.MAX_VALUE)),
+                Case.accepts((short) -7, -7, -7, BucketUtil.hash(-7)),
+                Case.accepts((byte) 5, 5, 5, BucketUtil.hash(5)),
+                Case.rejects(1L),
+                Case.rejects(1.0d),
+                Case.rejects("1"),
+                Case.rejects(BigDecimal.ONE),
+                Case.rejects(true));
+        check(
+                LONG,
+                Case.accepts(Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, BucketUtil.hash(Long.MIN_VALUE)),
+                Case.accepts(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, BucketUtil.hash(Long.MAX_VALUE)),
+                Case.accepts(-1, -1L, -1L, BucketUtil.hash(-1L)),
+                Case.accepts((short) 300, 300L, 300L, BucketUtil.hash(300L)),
+                Case.accepts((byte) -128, -128L, -128L, BucketUtil.hash(-128L)),
+                Case.rejects(1.0f),
+                Case.rejects("1"),
+                Case.rejects(BigInteger.ONE));
+        check(
+                Types.FloatType.get(),
+                Case.accepts(1.5f, 1.5f, 1.5f, null),
+                Case.accepts(-0.0f, -0.0f, -0.0f, null),
+                Case.accepts(Float.NaN, Float.NaN, Float.NaN, null),
+                Case.accepts(Float.MIN_VALUE, Float.MIN_VALUE, Float.MIN_VALUE, null),
+                Case.rejects(1.5d),
+                Case.rejects(1));
+        check(
+                Types.DoubleType.get(),
+                Case.accepts(2.5d, 2.5d, 2.5d, null),
+                Case.accepts(-0.0d, -0.0d, -0.0d, null),
+                Case.accepts(Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY, null),
+                Case.accepts(Double.NaN, Double.NaN, Double.NaN, null),
+                // a float widens exactly (0.1f is not 0.1)
+                Case.accepts(0.1f, (double) 0.1f, (double) 0.1f, null),
+                Case.rejects(1),
+                Case.rejects(1L),
+                Case.rejects("2.5"));
+    }
+
+    @Test
+    void decimalsTakeMoreScaleButNeverRound() {
+        for (Types.DecimalType type : List.of(Types.DecimalType.of(10, 2), Types.DecimalType.of(38, 2))) {
+            check(
+                    type,
+                    Case.accepts(new BigDecimal("14.20"), new BigDecimal("14.20"), new BigDecimal("14.20"), -500754589),
+                    // fewer digits after the point: padded to the column's scale
+                    Case.accepts(new BigDecimal("14.2"), new BigDecimal("14.20"), new BigDecimal("14.20"), -500754589),
+                    Case.accepts(
+                            new BigDecimal("-1.2E+3"),
+                            new BigDecimal("-1200.00"),
+                            new BigDecimal("-1200.00"),
+                            hash("-1200.00")),
+                    Case.accepts(new BigDecimal("0E-2"), new BigDecimal("0.00"), new BigDecimal("0.00"), hash("0.00")),
+                    Case.accepts(7, new BigDecimal("7.00"), new BigDecimal("7.00"), hash("7.00")),
+                    Case.accepts(-7L, new BigDecimal("-7.00"), new BigDecimal("-7.00"), hash("-7.00")),
+                    Case.accepts(
+                            BigInteger.valueOf(-12345),
+                            new BigDecimal("-12345.00"),
+                            new BigDecimal("-12345.00"),
+                            hash("-12345.00")),
+                    Case.accepts(
+                            new BigDecimal("-0.05"), new BigDecimal("-0.05"), new BigDecimal("-0.05"), hash("-0.05")),
+                    // more digits after the point than the column holds: never rounded
+                    Case.rejects(new BigDecimal("0.001")),
+                    Case.rejects(new BigDecimal("1.005")),
+                    Case.rejects(1.5d),
+                    Case.rejects("1.5"),
+                    Case.rejects((short) 3));
+        }
+        Types.DecimalType ten = Types.DecimalType.of(10, 2);
+        check(
+                ten,
+                Case.accepts(
+                        new BigDecimal("99999999.99"),
+                        new BigDecimal("99999999.99"),
+                        new BigDecimal("99999999.99"),
+                        hash("99999999.99")),
+                Case.accepts(
+                        new BigDecimal("-99999999.99"),
+                        new BigDecimal("-99999999.99"),
+                        new BigDecimal("-99999999.99"),
+                        hash("-99999999.99")),
+                // too many digits in total
+                Case.rejects(new BigDecimal("100000000.00")),
+                Case.rejects(new BigDecimal("1E+8")),
+                Case.rejects(100_000_000L),
+                Case.rejects(Long.MAX_VALUE));
+        Types.DecimalType wide = Types.DecimalType.of(38, 10);
+        BigDecimal big = new BigDecimal("1234567890123456789012345678.0123456789");
+        check(
+                wide,
+                Case.accepts(big, big, big, hash(big.toPlainString())),
+                Case.accepts(
+                        BigInteger.TWO.pow(70).negate(),
+                        new BigDecimal(BigInteger.TWO.pow(70).negate()).setScale(10),
+                        new BigDecimal(BigInteger.TWO.pow(70).negate()).setScale(10),
+                        hash(new BigDecimal(BigInteger.TWO.pow(70).negate())
+                                .setScale(10)
+                                .toPlainString())),
+                Case.accepts(
+                        Long.MIN_VALUE,
+                        BigDecimal.valueOf(Long.MIN_VALUE).setScale(10),
+                        BigDecimal.valueOf(Long.MIN_VALUE).setScale(10),
+                        hash(BigDecimal.valueOf(Long.MIN_VALUE).setScale(10).toPlainString())),
+                Case.rejects(new BigDecimal("123456789012345678901234567890.1")));
+        check(
+                Types.DecimalType.of(18, 18),
+                Case.accepts(
+                        new BigDecimal("0.5"),
+                        new BigDecimal("0.500000000000000000"),
+                        new BigDecimal("0.500000000000000000"),
+                        hash("0.500000000000000000")),
+                Case.rejects(1));
+    }
+
+    @Test
+    void randomDecimalsAreAcceptedExactlyWhenTheyFitWithoutRounding() {
+        SplittableRandom random = Seeds.splittable(18);
+        for (Types.DecimalType type : List.of(
+                Types.DecimalType.of(1, 0),
+                Types.DecimalType.of(5, 2),
                 Types.DecimalType.of(18, 6),
                 Types.DecimalType.of(18, 18),
-                Types.DecimalType.of(1, 0),
-                Types.DecimalType.of(3, 3),
-                Types.DecimalType.of(5, 2))) {
-            assertThat(ValueConverter.forType(type).kind()).isEqualTo(ValueConverter.Kind.LONG_DECIMAL);
-            assertSameAsLegacy(type, decimalValues(type));
+                Types.DecimalType.of(19, 2),
+                Types.DecimalType.of(38, 10))) {
+            List<Case> cases = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                int digits = random.nextInt(1, type.precision() + 3);
+                BigInteger unscaled = new BigInteger(digits * 4, new java.util.Random(random.nextLong()));
+                BigDecimal value = new BigDecimal(
+                        random.nextBoolean() ? unscaled.negate() : unscaled, random.nextInt(-3, type.scale() + 3));
+                // the rule: no digit after the column's scale, and at most its precision in total
+                boolean fits = value.scale() <= type.scale()
+                        && value.setScale(type.scale()).precision() <= type.precision();
+                cases.add(
+                        fits
+                                ? Case.accepts(
+                                        value,
+                                        value.setScale(type.scale()),
+                                        value.setScale(type.scale()),
+                                        hash(value.setScale(type.scale()).toPlainString()))
+                                : Case.rejects(value));
+            }
+            check(type, cases.toArray(Case[]::new));
         }
     }
 
     @Test
-    void decimalsAbovePrecision18MatchThePreviousConversion() {
-        for (Types.DecimalType type :
-                List.of(Types.DecimalType.of(19, 2), Types.DecimalType.of(38, 10), Types.DecimalType.of(38, 0))) {
-            assertThat(ValueConverter.forType(type).kind()).isEqualTo(ValueConverter.Kind.DECIMAL);
-            assertSameAsLegacy(type, decimalValues(type));
-        }
+    void datesAndTimes() {
+        check(
+                Types.DateType.get(),
+                Case.accepts(LocalDate.EPOCH, LocalDate.EPOCH, 0, BucketUtil.hash(0)),
+                Case.accepts(LocalDate.of(1969, 12, 31), LocalDate.of(1969, 12, 31), -1, BucketUtil.hash(-1)),
+                Case.accepts(LocalDate.of(1, 1, 1), LocalDate.of(1, 1, 1), -719162, BucketUtil.hash(-719162)),
+                Case.rejects(LocalDateTime.of(2020, 1, 1, 0, 0)),
+                Case.rejects("2020-01-01"),
+                Case.rejects(5));
+        check(
+                Types.TimeType.get(),
+                Case.accepts(LocalTime.MIN, LocalTime.MIN, 0L, BucketUtil.hash(0L)),
+                // below a microsecond: truncated
+                Case.accepts(
+                        LocalTime.MAX,
+                        LocalTime.of(23, 59, 59, 999_999_000),
+                        86_399_999_999L,
+                        BucketUtil.hash(86_399_999_999L)),
+                Case.accepts(LocalTime.of(0, 0, 0, 999), LocalTime.MIN, 0L, BucketUtil.hash(0L)),
+                Case.accepts(LocalTime.of(0, 0, 0, 1_999), LocalTime.of(0, 0, 0, 1_000), 1L, BucketUtil.hash(1L)),
+                Case.rejects(5L),
+                Case.rejects("12:00"));
     }
 
     @Test
-    void timestampsMatchThePreviousConversion() {
-        List<Object> values = new ArrayList<>();
-        List<LocalDateTime> local = new ArrayList<>(List.of(
-                LocalDateTime.of(1970, 1, 1, 0, 0),
-                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999),
-                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 1),
-                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999),
-                LocalDateTime.of(1900, 1, 1, 0, 0, 0, 1_000),
-                LocalDateTime.of(1, 1, 1, 0, 0, 0, 123_456_789),
-                LocalDateTime.of(-5000, 6, 15, 12, 0, 0, 500),
-                LocalDateTime.of(2024, 2, 29, 12, 30, 15, 123_456_789),
-                LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_807),
-                LocalDateTime.of(292_000, 1, 1, 0, 0)));
-        SplittableRandom random = new SplittableRandom(1);
+    void timestampsWithoutZoneTakeOnlyLocalDateTimes() {
+        LocalDateTime beforeEpoch = LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_999);
+        LocalDateTime truncated = LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000);
+        check(
+                TIMESTAMP,
+                Case.accepts(
+                        LocalDateTime.of(1970, 1, 1, 0, 0),
+                        LocalDateTime.of(1970, 1, 1, 0, 0),
+                        LocalDateTime.of(1970, 1, 1, 0, 0),
+                        BucketUtil.hash(0L)),
+                // nanos are cut to the microsecond below, also before 1970 (micros -1, not 0)
+                Case.accepts(beforeEpoch, truncated, truncated, BucketUtil.hash(-1L)),
+                Case.accepts(
+                        LocalDateTime.of(1969, 12, 31, 23, 59, 59, 1),
+                        LocalDateTime.of(1969, 12, 31, 23, 59, 59),
+                        LocalDateTime.of(1969, 12, 31, 23, 59, 59),
+                        BucketUtil.hash(-1_000_000L)),
+                Case.rejects(OffsetDateTime.of(2020, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC)),
+                Case.rejects(Instant.EPOCH),
+                Case.rejects(LocalDate.of(2020, 1, 1)),
+                Case.rejects("2020-01-01T00:00:00"),
+                Case.rejects(1_000_000L));
+    }
+
+    @Test
+    void timestampsWithZoneTakeInstantsInAnyZoneAsUtc() {
+        OffsetDateTime utc = OffsetDateTime.of(2024, 2, 29, 12, 30, 15, 123_456_000, ZoneOffset.UTC);
+        long micros = 1709209815123456L;
+        check(
+                TIMESTAMPTZ,
+                Case.accepts(utc, utc, micros, BucketUtil.hash(micros)),
+                Case.accepts(
+                        utc.withOffsetSameInstant(ZoneOffset.ofHoursMinutes(-9, -30)),
+                        utc,
+                        micros,
+                        BucketUtil.hash(micros)),
+                Case.accepts(utc.atZoneSameInstant(ZoneId.of("Asia/Kolkata")), utc, micros, BucketUtil.hash(micros)),
+                Case.accepts(utc.toInstant().plusNanos(789), utc, micros, BucketUtil.hash(micros)),
+                Case.accepts(
+                        Instant.ofEpochSecond(-1, 999_999_999),
+                        OffsetDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000, ZoneOffset.UTC),
+                        -1L,
+                        BucketUtil.hash(-1L)),
+                Case.rejects(LocalDateTime.of(2020, 1, 1, 0, 0)),
+                Case.rejects("2020-01-01T00:00:00Z"),
+                Case.rejects(1_000_000L));
+    }
+
+    @Test
+    void randomTimestampsHoldTheirEpochMicros() {
+        SplittableRandom random = Seeds.splittable(1);
+        List<Case> local = new ArrayList<>();
+        List<Case> zoned = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            local.add(LocalDateTime.ofEpochSecond(
-                    random.nextLong(-100_000_000_000L, 100_000_000_000L),
-                    random.nextInt(1_000_000_000),
-                    ZoneOffset.UTC));
+            Instant instant = Instant.ofEpochSecond(
+                    random.nextLong(-100_000_000_000L, 100_000_000_000L), random.nextInt(1_000_000_000));
+            // the JDK's own count of microseconds, rounded down
+            long micros = ChronoUnit.MICROS.between(Instant.EPOCH, instant.truncatedTo(ChronoUnit.MICROS));
+            LocalDateTime dateTime = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+            LocalDateTime truncated = dateTime.truncatedTo(ChronoUnit.MICROS);
+            local.add(Case.accepts(dateTime, truncated, truncated, BucketUtil.hash(micros)));
+            OffsetDateTime utc = truncated.atOffset(ZoneOffset.UTC);
+            zoned.add(Case.accepts(instant.atOffset(ZoneOffset.ofHours(3)), utc, micros, BucketUtil.hash(micros)));
         }
-        for (LocalDateTime timestamp : local) {
-            values.add(timestamp);
-            values.add(timestamp.atOffset(ZoneOffset.UTC));
-            values.add(timestamp.atOffset(ZoneOffset.ofHoursMinutes(-9, -30)));
-            values.add(timestamp.atZone(ZoneId.of("Asia/Kolkata")));
-            values.add(timestamp.toInstant(ZoneOffset.ofHours(3)));
-        }
-        values.add(LocalDate.of(2020, 1, 1));
-        values.add("2020-01-01T00:00:00Z");
-        values.add(1_000_000L);
-        assertSameAsLegacy(Types.TimestampType.withoutZone(), values);
-        assertSameAsLegacy(Types.TimestampType.withZone(), values);
+        check(TIMESTAMP, local.toArray(Case[]::new));
+        check(TIMESTAMPTZ, zoned.toArray(Case[]::new));
+    }
+
+    @Test
+    void stringsUuidsAndBytes() {
+        check(
+                Types.StringType.get(),
+                Case.accepts("", "", new Text(""), BucketUtil.hash("")),
+                Case.accepts("Grüße, 世界 🌍", "Grüße, 世界 🌍", new Text("Grüße, 世界 🌍"), BucketUtil.hash("Grüße, 世界 🌍")),
+                Case.accepts(new StringBuilder("built"), "built", new Text("built"), BucketUtil.hash("built")),
+                Case.rejects('c'),
+                Case.rejects(7),
+                Case.rejects(new byte[] {1}));
+        UUID negative = new UUID(-1, 0);
+        check(
+                Types.UUIDType.get(),
+                Case.accepts(negative, negative, uuidBytes(negative), BucketUtil.hash(negative)),
+                Case.rejects("f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+                Case.rejects(uuidBytes(negative)));
+        byte[] three = {0, (byte) 0xff, 7};
+        check(
+                Types.FixedType.ofLength(3),
+                Case.accepts(three, three, three, BucketUtil.hash(ByteBuffer.wrap(three))),
+                // a buffer counts from its position to its limit
+                Case.accepts(
+                        ByteBuffer.wrap(new byte[] {9, 0, (byte) 0xff, 7, 9}, 1, 3),
+                        three,
+                        three,
+                        BucketUtil.hash(ByteBuffer.wrap(three))),
+                Case.rejects(new byte[] {1, 2, 3, 4}),
+                Case.rejects(new byte[0]),
+                Case.rejects("abc"));
+        check(
+                Types.BinaryType.get(),
+                Case.accepts(new byte[0], new byte[0], new byte[0], BucketUtil.hash(ByteBuffer.wrap(new byte[0]))),
+                Case.accepts(ByteBuffer.wrap(three), three, three, BucketUtil.hash(ByteBuffer.wrap(three))),
+                Case.accepts(
+                        new byte[] {1, 2, 3, 4, 5},
+                        new byte[] {1, 2, 3, 4, 5},
+                        new byte[] {1, 2, 3, 4, 5},
+                        BucketUtil.hash(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5}))),
+                Case.rejects("abc"));
     }
 
     @Test
@@ -144,75 +436,6 @@ class TestValueConverter {
     }
 
     @Test
-    void otherTypesMatchThePreviousConversion() {
-        SplittableRandom random = new SplittableRandom(2);
-        List<Object> numbers = new ArrayList<>(List.of(
-                0,
-                -1,
-                Integer.MIN_VALUE,
-                Integer.MAX_VALUE,
-                0L,
-                Long.MIN_VALUE,
-                Long.MAX_VALUE,
-                (short) -7,
-                (byte) 5,
-                1.5f,
-                -0.0f,
-                Float.NaN,
-                Float.MIN_VALUE,
-                2.5d,
-                -0.0d,
-                Double.NaN,
-                Double.NEGATIVE_INFINITY,
-                Double.MAX_VALUE,
-                true,
-                false,
-                "1",
-                BigDecimal.ONE));
-        for (int i = 0; i < 100; i++) {
-            numbers.add(random.nextInt());
-            numbers.add(random.nextLong());
-            numbers.add(Float.intBitsToFloat(random.nextInt()));
-            numbers.add(Double.longBitsToDouble(random.nextLong()));
-        }
-        for (Type type : List.of(
-                Types.BooleanType.get(),
-                Types.IntegerType.get(),
-                Types.LongType.get(),
-                Types.FloatType.get(),
-                Types.DoubleType.get())) {
-            assertSameAsLegacy(type, numbers);
-        }
-
-        List<Object> dates = new ArrayList<>();
-        List<Object> times = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            dates.add(LocalDate.ofEpochDay(random.nextLong(-1_000_000, 1_000_000)));
-            times.add(LocalTime.ofNanoOfDay(random.nextLong(86_400_000_000_000L)));
-        }
-        dates.addAll(List.of(LocalDate.of(1969, 12, 31), LocalDate.EPOCH, LocalDate.of(1, 1, 1), "2020-01-01", 5));
-        times.addAll(List.of(LocalTime.MIN, LocalTime.MAX, LocalTime.of(0, 0, 0, 999), LocalTime.NOON, 5L));
-        assertSameAsLegacy(Types.DateType.get(), dates);
-        assertSameAsLegacy(Types.TimeType.get(), times);
-
-        assertSameAsLegacy(
-                Types.StringType.get(),
-                List.of("", "abc", "Grüße, 世界 🌍", new StringBuilder("built"), 'c', 7, new byte[] {1}));
-        assertSameAsLegacy(
-                Types.UUIDType.get(),
-                List.of(UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7"), new UUID(-1, 0), "uuid"));
-        List<Object> bytes = List.of(
-                new byte[0],
-                new byte[] {1, 2, 3},
-                new byte[] {1, 2, 3, 4},
-                ByteBuffer.wrap(new byte[] {0, (byte) 0xff, 7}),
-                ByteBuffer.wrap(new byte[] {9, 9, 9, 9, 9}, 1, 3),
-                "abc");
-        assertSameAsLegacy(Types.FixedType.ofLength(3), bytes);
-        assertSameAsLegacy(Types.BinaryType.get(), bytes);
-    }
-
-    @Test
     void utf8ValuesAreWrittenAndHashedLikeTheirStrings() {
         Type type = Types.StringType.get();
         ValueConverter converter = ValueConverter.forType(type);
@@ -233,7 +456,7 @@ class TestValueConverter {
                 fromString.nulls[0][row] = false;
                 fromUtf8.nulls[0][row] = false;
                 assertThat(converter.icebergValue(fromUtf8, 0, row)).isEqualTo(value);
-                assertThat(converter.bucketHash(fromUtf8, 0, row)).isEqualTo(BucketFunction.hash(type, value));
+                assertThat(converter.bucketHash(fromUtf8, 0, row)).isEqualTo(BucketUtil.hash(value));
                 fromString.finishRow((byte) 0, 0);
                 fromUtf8.finishRow((byte) 0, 0);
             }
@@ -248,112 +471,54 @@ class TestValueConverter {
         }
     }
 
-    private static List<Object> decimalValues(Types.DecimalType type) {
-        List<Object> values = new ArrayList<>();
-        SplittableRandom random = new SplittableRandom(type.precision() * 100L + type.scale());
-        for (int i = 0; i < 400; i++) {
-            int digits = random.nextInt(1, type.precision() + 3);
-            BigInteger unscaled = new BigInteger(digits * 4, new java.util.Random(random.nextLong()));
-            if (random.nextBoolean()) {
-                unscaled = unscaled.negate();
-            }
-            values.add(new BigDecimal(unscaled, random.nextInt(-3, type.scale() + 3)));
-        }
-        long limit = type.precision() <= 18 ? pow10(type.precision()) : Long.MAX_VALUE;
-        for (long unscaled : new long[] {0, 1, -1, limit - 1, -(limit - 1), limit, -limit}) {
-            for (int scale = type.scale() - 2; scale <= type.scale() + 1; scale++) {
-                values.add(BigDecimal.valueOf(unscaled, scale));
-            }
-        }
-        values.addAll(List.of(
-                new BigDecimal("0E-30"),
-                new BigDecimal("0E+30"),
-                new BigDecimal("1E+3"),
-                new BigDecimal("-1.2E+3"),
-                new BigDecimal("1E+17"),
-                new BigDecimal("99999999.99"),
-                new BigDecimal("100000000.00"),
-                new BigDecimal("-99999999.99"),
-                new BigDecimal("0.5"),
-                new BigDecimal("-0.05"),
-                new BigDecimal("0.001"),
-                new BigDecimal("123456789012345678901234567890.1"),
-                0,
-                7,
-                -7,
-                Integer.MAX_VALUE,
-                Integer.MIN_VALUE,
-                0L,
-                99_999_999L,
-                -100_000_000L,
-                Long.MAX_VALUE,
-                Long.MIN_VALUE,
-                BigInteger.ZERO,
-                BigInteger.valueOf(-12345),
-                BigInteger.valueOf(Long.MAX_VALUE),
-                BigInteger.TWO.pow(63),
-                BigInteger.TWO.pow(70).negate(),
-                (short) 3,
-                1.5d,
-                "1.5"));
-        return values;
-    }
-
-    private void assertSameAsLegacy(Type type, List<Object> values) {
+    /**
+     * Converts every input into one batch, writes the accepted ones into an Arrow column as a segment
+     * does (plus a null), and compares each step with the case.
+     */
+    private void check(Type type, Case... cases) {
         ValueConverter converter = ValueConverter.forType(type);
-        RowBatch row = batch(converter, values.size() + 1);
-        try (FieldVector actual = LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
-                        .createVector(allocator);
-                FieldVector expected = LogSchema.arrowField(Types.NestedField.optional(1, "c", type))
-                        .createVector(allocator)) {
-            actual.setInitialCapacity(values.size());
-            actual.allocateNew();
-            while (actual.getValueCapacity() < values.size()) {
-                actual.reAlloc();
+        RowBatch row = batch(converter, cases.length + 1);
+        List<Case> accepted = new ArrayList<>();
+        for (Case expected : cases) {
+            boolean converted = converter.convert(expected.input(), row, 0);
+            assertThat(converted).as("%s accepts %s", type, expected).isEqualTo(expected.accepted());
+            if (!converted) {
+                continue;
             }
-            expected.allocateNew();
-            int index = 0;
-            for (Object value : values) {
-                Object canonical = Legacy.convert(type, value);
-                boolean accepted = converter.convert(value, row, 0);
-                assertThat(accepted)
-                        .as("%s accepts %s (%s)", type, value, typeName(value))
-                        .isEqualTo(canonical != null);
-                if (!accepted) {
-                    continue;
-                }
-                row.nulls[0][row.size()] = false;
-                assertThat(converter.icebergValue(row, 0, row.size()))
-                        .as("%s %s", type, value)
-                        .isEqualTo(canonical);
-                if (isKeyType(type)) {
-                    assertThat(converter.bucketHash(row, 0, row.size()))
-                            .as("%s %s", type, value)
-                            .isEqualTo(BucketFunction.hash(type, canonical));
-                }
-                row.finishRow((byte) 0, 0);
-                Legacy.write(type, expected, index, canonical);
-                index++;
+            row.nulls[0][row.size()] = false;
+            assertThat(converter.icebergValue(row, 0, row.size()))
+                    .as("%s canonical value of %s", type, expected)
+                    .isEqualTo(expected.canonical());
+            if (expected.hash() != null) {
+                assertThat(converter.bucketHash(row, 0, row.size()))
+                        .as("%s bucket hash of %s", type, expected)
+                        .isEqualTo(expected.hash());
             }
-            // and a null after the values (a row not set is null)
             row.finishRow((byte) 0, 0);
-            expected.setNull(index);
-            index++;
-            writeColumn(converter, actual, row);
-            actual.setValueCount(index);
-            expected.setValueCount(index);
-            assertThat(index).as("%s: values accepted", type).isGreaterThan(1);
-            for (int i = 0; i < index; i++) {
-                assertThat(actual.getObject(i)).as("%s value %s", type, i).isEqualTo(expected.getObject(i));
+            accepted.add(expected);
+        }
+        // and a null after the values (a row not set is null)
+        row.finishRow((byte) 0, 0);
+        try (FieldVector vector =
+                LogSchema.arrowField(Types.NestedField.optional(1, "c", type)).createVector(allocator)) {
+            vector.setInitialCapacity(row.size());
+            vector.allocateNew();
+            while (vector.getValueCapacity() < row.size()) {
+                vector.reAlloc();
             }
-            List<ArrowBuf> actualBuffers = actual.getFieldBuffers();
-            List<ArrowBuf> expectedBuffers = expected.getFieldBuffers();
-            assertThat(actualBuffers).hasSameSizeAs(expectedBuffers);
-            for (int i = 0; i < actualBuffers.size(); i++) {
-                assertThat(bytes(actualBuffers.get(i)))
-                        .as("%s buffer %s", type, i)
-                        .isEqualTo(bytes(expectedBuffers.get(i)));
+            writeColumn(converter, vector, row);
+            vector.setValueCount(row.size());
+            for (int i = 0; i < accepted.size(); i++) {
+                assertThat(vector.isNull(i))
+                        .as("%s row %s: %s", type, i, accepted.get(i))
+                        .isFalse();
+                assertThat(vector.getObject(i))
+                        .as("%s Arrow value of %s", type, accepted.get(i))
+                        .isEqualTo(accepted.get(i).arrow());
             }
+            assertThat(vector.isNull(accepted.size()))
+                    .as("%s: the row not set", type)
+                    .isTrue();
         }
     }
 
@@ -381,183 +546,24 @@ class TestValueConverter {
                 half);
     }
 
-    private static boolean isKeyType(Type type) {
-        return switch (type.typeId()) {
-            case BOOLEAN, FLOAT, DOUBLE -> false;
-            default -> true;
-        };
+    private static int hash(String decimal) {
+        return BucketUtil.hash(new BigDecimal(decimal));
     }
 
-    private static byte[] bytes(ArrowBuf buffer) {
-        byte[] bytes = new byte[(int) buffer.writerIndex()];
-        buffer.getBytes(0, bytes);
-        return bytes;
+    private static byte[] uuidBytes(UUID uuid) {
+        return ByteBuffer.allocate(16)
+                .putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits())
+                .array();
     }
 
-    private static String typeName(Object value) {
-        return value.getClass().getSimpleName();
-    }
-
-    private static long pow10(int exponent) {
-        long result = 1;
-        for (int i = 0; i < exponent; i++) {
-            result *= 10;
+    private static String describe(Object value) {
+        if (value == REJECTED) {
+            return "rejected";
         }
-        return result;
-    }
-
-    /**
-     * The conversion this writer replaced (commit 9113cd0^^: ValueConverter to Iceberg generic
-     * values, then ArrowValueWriter), kept as the reference. A value whose write overflowed (an
-     * ArithmeticException then) counts as not accepted here.
-     */
-    private static final class Legacy {
-        static Object convert(Type type, Object value) {
-            Object canonical = canonical(type, value);
-            if (canonical != null && type.typeId() == Type.TypeID.TIMESTAMP) {
-                try {
-                    micros(canonical);
-                } catch (ArithmeticException e) {
-                    return null;
-                }
-            }
-            return canonical;
+        if (value instanceof byte[] bytes) {
+            return Arrays.toString(bytes);
         }
-
-        private static Object canonical(Type type, Object value) {
-            return switch (type.typeId()) {
-                case BOOLEAN -> value instanceof Boolean ? value : null;
-                case INTEGER ->
-                    switch (value) {
-                        case Integer i -> i;
-                        case Short s -> (int) s;
-                        case Byte b -> (int) b;
-                        default -> null;
-                    };
-                case LONG ->
-                    switch (value) {
-                        case Long l -> l;
-                        case Integer i -> (long) i;
-                        case Short s -> (long) s;
-                        case Byte b -> (long) b;
-                        default -> null;
-                    };
-                case FLOAT -> value instanceof Float ? value : null;
-                case DOUBLE ->
-                    switch (value) {
-                        case Double d -> d;
-                        case Float f -> (double) f;
-                        default -> null;
-                    };
-                case DECIMAL -> decimal((Types.DecimalType) type, value);
-                case DATE -> value instanceof LocalDate ? value : null;
-                case TIME -> value instanceof LocalTime time ? time.truncatedTo(ChronoUnit.MICROS) : null;
-                case TIMESTAMP -> timestamp((Types.TimestampType) type, value);
-                case STRING -> value instanceof CharSequence chars ? chars.toString() : null;
-                case UUID -> value instanceof UUID ? value : null;
-                case FIXED -> {
-                    byte[] bytes = bytes(value);
-                    yield bytes != null && bytes.length == ((Types.FixedType) type).length() ? bytes : null;
-                }
-                case BINARY -> bytes(value);
-                default -> null;
-            };
-        }
-
-        private static BigDecimal decimal(Types.DecimalType type, Object value) {
-            BigDecimal decimal = switch (value) {
-                case BigDecimal d -> d;
-                case Integer i -> BigDecimal.valueOf(i);
-                case Long l -> BigDecimal.valueOf(l);
-                case BigInteger b -> new BigDecimal(b);
-                default -> null;
-            };
-            if (decimal == null || decimal.scale() > type.scale()) {
-                return null;
-            }
-            if (decimal.scale() == type.scale()) {
-                return decimal.precision() <= type.precision() ? decimal : null;
-            }
-            BigDecimal scaled = decimal.setScale(type.scale());
-            return scaled.precision() <= type.precision() ? scaled : null;
-        }
-
-        private static Object timestamp(Types.TimestampType type, Object value) {
-            if (type.shouldAdjustToUTC()) {
-                OffsetDateTime timestamp = switch (value) {
-                    case OffsetDateTime t -> t;
-                    case ZonedDateTime t -> t.toOffsetDateTime();
-                    case Instant t -> t.atOffset(ZoneOffset.UTC);
-                    default -> null;
-                };
-                return timestamp == null
-                        ? null
-                        : timestamp.withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
-            }
-            return value instanceof LocalDateTime timestamp ? timestamp.truncatedTo(ChronoUnit.MICROS) : null;
-        }
-
-        private static byte[] bytes(Object value) {
-            return switch (value) {
-                case byte[] bytes -> bytes;
-                case ByteBuffer buffer -> {
-                    ByteBuffer copy = buffer.duplicate();
-                    byte[] bytes = new byte[copy.remaining()];
-                    copy.get(bytes);
-                    yield bytes;
-                }
-                default -> null;
-            };
-        }
-
-        private static long micros(Object timestamp) {
-            if (timestamp instanceof OffsetDateTime t) {
-                return Math.addExact(Math.multiplyExact(t.toEpochSecond(), 1_000_000L), t.getNano() / 1000);
-            }
-            LocalDateTime t = (LocalDateTime) timestamp;
-            return Math.addExact(Math.multiplyExact(t.toEpochSecond(ZoneOffset.UTC), 1_000_000L), t.getNano() / 1000);
-        }
-
-        static void write(Type type, FieldVector vector, int index, Object value) {
-            switch (type.typeId()) {
-                case BOOLEAN -> ((BitVector) vector).setSafe(index, (Boolean) value ? 1 : 0);
-                case INTEGER -> ((IntVector) vector).setSafe(index, (Integer) value);
-                case LONG -> ((BigIntVector) vector).setSafe(index, (Long) value);
-                case FLOAT -> ((Float4Vector) vector).setSafe(index, (Float) value);
-                case DOUBLE -> ((Float8Vector) vector).setSafe(index, (Double) value);
-                case DECIMAL -> {
-                    if (((Types.DecimalType) type).precision() <= 18) {
-                        ((DecimalVector) vector)
-                                .setSafe(
-                                        index,
-                                        ((BigDecimal) value).unscaledValue().longValue());
-                    } else {
-                        ((DecimalVector) vector).setSafe(index, (BigDecimal) value);
-                    }
-                }
-                case DATE -> ((DateDayVector) vector).setSafe(index, DateTimeUtil.daysFromDate((LocalDate) value));
-                case TIME -> ((TimeMicroVector) vector).setSafe(index, DateTimeUtil.microsFromTime((LocalTime) value));
-                case TIMESTAMP -> {
-                    if (((Types.TimestampType) type).shouldAdjustToUTC()) {
-                        ((TimeStampMicroTZVector) vector).setSafe(index, micros(value));
-                    } else {
-                        ((TimeStampMicroVector) vector).setSafe(index, micros(value));
-                    }
-                }
-                case STRING ->
-                    ((VarCharVector) vector).setSafe(index, ((String) value).getBytes(StandardCharsets.UTF_8));
-                case UUID -> {
-                    UUID uuid = (UUID) value;
-                    byte[] bytes = ByteBuffer.allocate(16)
-                            .putLong(uuid.getMostSignificantBits())
-                            .putLong(uuid.getLeastSignificantBits())
-                            .array();
-                    ((FixedSizeBinaryVector) vector).setSafe(index, bytes);
-                }
-                case FIXED -> ((FixedSizeBinaryVector) vector).setSafe(index, (byte[]) value);
-                case BINARY -> ((VarBinaryVector) vector).setSafe(index, (byte[]) value);
-                default -> throw new IllegalArgumentException(type.toString());
-            }
-        }
+        return value + " (" + value.getClass().getSimpleName() + ")";
     }
 }

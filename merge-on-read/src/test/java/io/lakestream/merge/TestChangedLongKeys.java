@@ -2,6 +2,7 @@ package io.lakestream.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Random;
@@ -9,12 +10,14 @@ import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link ChangedLongKeys#retainUnchanged}: rows in key order take the merge walk ({@link AscendingLongKeys}),
  * every row of a batch in key order the galloping search, others the hash probe; all against a set of the
  * changed keys as the oracle.
  */
+@ExtendWith(Seeds.class)
 class TestChangedLongKeys {
     private static final long[] EDGES = {
         0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MAX_VALUE - 1
@@ -22,7 +25,7 @@ class TestChangedLongKeys {
 
     @Test
     void ascendingAndUnorderedRowsKeepExactlyTheUnchangedKeys() {
-        Random random = new Random(5);
+        Random random = Seeds.random(5);
         for (int round = 0; round < 400; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             // changed keys: updates of lake keys, and keys the lake does not have (new keys, deletes of absent keys)
@@ -65,7 +68,7 @@ class TestChangedLongKeys {
      */
     @Test
     void ascendingRangesKeepExactlyTheUnchangedKeys() {
-        Random random = new Random(11);
+        Random random = Seeds.random(11);
         for (int round = 0; round < 2_000; round++) {
             int range = 1 + random.nextInt(round % 3 == 0 ? 50 : 100_000);
             Set<Long> changed = randomKeys(random, range, random.nextInt(round % 4 == 0 ? 5 : 3_000));

@@ -8,6 +8,7 @@ import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
@@ -28,9 +29,11 @@ import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A tail indexed once serves both halves of a merge on an engine's own lake reader. */
+@ExtendWith(Seeds.class)
 class TestIndexedTail {
     private static final List<String> COLUMNS = List.of("id", "name", "score");
 
@@ -64,7 +67,7 @@ class TestIndexedTail {
         new TableTiering(TieringConfig.defaults(), warehouse.allocator(), threads, TieringHooks.NONE, Clock.systemUTC())
                 .tier(table);
         // random upserts (some of a key several times) and deletes, of lake keys and new ones
-        Random random = new Random(5);
+        Random random = Seeds.random(5);
         Set<Long> changed = new HashSet<>();
         for (int commit = 0; commit < 3; commit++) {
             try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {

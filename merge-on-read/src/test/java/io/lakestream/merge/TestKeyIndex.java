@@ -2,16 +2,19 @@ package io.lakestream.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class TestKeyIndex {
     @Test
     void behavesLikeAHashMapOverManyKeys() {
-        Random random = new Random(7);
+        Random random = Seeds.random(7);
         KeyIndex index = new KeyIndex();
         Map<String, Long> oracle = new HashMap<>();
         KeyBuffer key = new KeyBuffer();

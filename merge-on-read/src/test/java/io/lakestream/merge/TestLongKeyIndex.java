@@ -3,13 +3,16 @@ package io.lakestream.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.testing.Seeds;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class TestLongKeyIndex {
     private static final long[] EDGES = {
         0,
@@ -25,7 +28,7 @@ class TestLongKeyIndex {
 
     @Test
     void behavesLikeAHashMapThroughManyResizes() {
-        Random random = new Random(11);
+        Random random = Seeds.random(11);
         // sized for one key: every key after the first few grows the table
         LongKeyIndex index = new LongKeyIndex(1);
         Map<Long, Long> oracle = new HashMap<>();
@@ -97,7 +100,7 @@ class TestLongKeyIndex {
 
     @Test
     void retainAbsentKeepsTheRowsWhoseKeyIsMissingInOrder() {
-        Random random = new Random(3);
+        Random random = Seeds.random(3);
         LongKeyIndex index = new LongKeyIndex(100);
         for (int i = 0; i < 5_000; i++) {
             index.put(random.nextInt(50_000) - 25_000, i);

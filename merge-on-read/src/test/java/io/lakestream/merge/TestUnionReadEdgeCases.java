@@ -11,6 +11,7 @@ import io.lakestream.plan.ReadPlan;
 import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.MutableClock;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
@@ -19,6 +20,8 @@ import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -169,11 +172,16 @@ class TestUnionReadEdgeCases {
     }
 
     @Test
-    void timeTravelByTimestamp() throws Exception {
+    void timeTravelByTimestamp() {
+        // the log dates commits with this clock: one second between the commits, without waiting
+        MutableClock clock = new MutableClock(Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.SECONDS));
+        table = TestingWarehouse.withLogClock(table, clock);
         write(writer -> writer.upsert(row(1, "first", 1)));
-        long between = System.currentTimeMillis();
-        Thread.sleep(5);
+        long first = clock.millis();
+        clock.advance(Duration.ofSeconds(1));
         write(writer -> writer.upsert(row(1, "second", 2)));
+        assertThat(table.log().latestSnapshot().committedAtMillis()).isEqualTo(first + 1000);
+        long between = first + 500;
         tier();
         assertThat(read(ReadOptions.UNION.asOfTimestamp(between))).containsExactly(List.of(1L, "first", 1));
         assertThat(read(ReadOptions.UNION)).containsExactly(List.of(1L, "second", 2));

@@ -13,6 +13,7 @@ import io.lakestream.log.StreamLog;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringResult;
@@ -48,6 +49,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -56,6 +58,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through Hadoop's file IO with compaction and retention, and the union read equals an oracle; racing
  * publishes of one version have exactly one winner; the orphan sweep removes temporary files there.
  */
+@ExtendWith(Seeds.class)
 class TestUnionReadOnHdfs {
     private static final List<String> COLUMNS = List.of("id", "name", "score");
 
@@ -103,7 +106,7 @@ class TestUnionReadOnHdfs {
                 .retention(Duration.ZERO)
                 .compactionDeleteFiles(2)
                 .build();
-        Random random = new Random(20261130);
+        Random random = Seeds.random(20261130);
         Map<Long, List<Object>> oracle = new TreeMap<>();
         int compactions = 0;
         int segmentsRemoved = 0;

@@ -13,6 +13,7 @@ import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.S3MockServer;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
@@ -46,6 +47,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -55,6 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
  * retention, and the union read equals an oracle; stock Iceberg reads the lake from S3; writers of several
  * processes' worth of catalogs racing for the same versions lose nothing; the orphan sweep works there.
  */
+@ExtendWith(Seeds.class)
 class TestUnionReadOnS3 {
     private static final List<String> COLUMNS = List.of("id", "name", "score");
     private static final String BUCKET = "lakestream";
@@ -105,7 +108,7 @@ class TestUnionReadOnS3 {
                 .retention(Duration.ZERO)
                 .compactionDeleteFiles(2)
                 .build();
-        long seed = Long.getLong("lakestream.test.seed", 20261201L);
+        long seed = Seeds.seed(20261201L);
         Random random = new Random(seed);
         Map<Long, List<Object>> oracle = new TreeMap<>();
         int compactions = 0;

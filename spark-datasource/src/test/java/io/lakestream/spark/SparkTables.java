@@ -40,6 +40,11 @@ final class SparkTables {
         return load(namespace, name).log().latestSnapshot().version();
     }
 
+    /** When the table's newest log version was committed (the log's own date of it). */
+    static long commitMillis(String namespace, String name) {
+        return load(namespace, name).log().latestSnapshot().committedAtMillis();
+    }
+
     /**
      * A tiering service on the shared warehouse that compacts a bucket once it has {@code deleteFiles}
      * delete files or {@code smallFiles} small data files.

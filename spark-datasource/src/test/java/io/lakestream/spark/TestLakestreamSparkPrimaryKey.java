@@ -10,6 +10,7 @@ import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPlan;
 import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.WallClock;
 import io.lakestream.write.LakestreamWriter;
 import java.time.Instant;
 import java.util.Arrays;
@@ -248,14 +249,16 @@ class TestLakestreamSparkPrimaryKey {
     }
 
     @Test
-    void timeTravel() throws InterruptedException {
+    void timeTravel() {
         createTable("travel", 2);
         testing.sql("INSERT INTO ls.pk.travel VALUES (1, 'a', 10), (2, 'b', 20)");
         long version = SparkTables.logVersion(NS, "travel");
-        Thread.sleep(20);
-        Instant between = Instant.now();
-        Thread.sleep(20);
+        long committed = SparkTables.commitMillis(NS, "travel");
+        // the catalog's log dates commits with the system clock: the next commit waits for it to pass the first
+        Instant between = Instant.ofEpochMilli(committed);
+        WallClock.awaitPast(committed);
         testing.sql("INSERT INTO ls.pk.travel VALUES (1, 'a2', 11), (3, 'c', 30)");
+        assertThat(SparkTables.commitMillis(NS, "travel")).isGreaterThan(committed);
         tier("travel");
 
         assertThat(query("SELECT id, name FROM ls.pk.travel VERSION AS OF %s ORDER BY id".formatted(version)))

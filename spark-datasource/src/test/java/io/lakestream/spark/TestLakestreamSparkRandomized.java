@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.write.LakestreamWriter;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Random upserts (Spark INSERT and the Java writer), deletes (Java writer) and appends, tiering at
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.TestInstance;
  * every pushed predicate must agree with Spark's own semantics (nulls included).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
 class TestLakestreamSparkRandomized {
     private static final String NS = "rnd";
     private static final StructType SCHEMA = new StructType()
@@ -88,7 +91,7 @@ class TestLakestreamSparkRandomized {
     /** @return the read path metrics, summed over every read */
     private Map<String, Long> run(long seed, String name, String properties, boolean primaryKey, TableTiering tiering) {
         Map<String, Long> paths = new HashMap<>();
-        Random random = new Random(seed);
+        Random random = Seeds.random(seed);
         testing.sql("CREATE TABLE ls.rnd.%s (id BIGINT, name STRING, score INT) %s".formatted(name, properties));
         // key -> row for a primary-key table; for append-only every row under a unique sequence number
         Map<Long, Object[]> oracle = new TreeMap<>();

@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TableTiering;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Row groups skipped by the pushed filter on Spark's Parquet paths ({@link LakeRowGroupPruner}): a
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * that every row passes none.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
 class TestLakestreamSparkRowGroupPruning {
     private static final String NS = "rg";
     private static final String TABLE = "ls.rg.t";
@@ -74,7 +77,7 @@ class TestLakestreamSparkRowGroupPruning {
         assertThat(SparkTables.metric(notInDictionary, LakestreamMetrics.PARQUET_ROW_GROUPS_SKIPPED))
                 .isEqualTo(rowGroups);
 
-        Random random = new Random(7_2026);
+        Random random = Seeds.random(7_2026);
         assertRandomFilters(random, LakestreamMetrics.LAKE_PARQUET_SPLITS);
         assertUnselectiveFiltersSkipNothing(LakestreamMetrics.LAKE_PARQUET_SPLITS);
 

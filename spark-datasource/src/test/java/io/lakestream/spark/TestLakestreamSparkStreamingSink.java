@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 import com.google.common.base.Throwables;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -30,6 +31,7 @@ import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The streaming sink: {@code writeStream} into a Lakestream table. The input is Spark's file stream
@@ -38,9 +40,10 @@ import org.junit.jupiter.api.TestInstance;
  * point.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
 class TestLakestreamSparkStreamingSink {
     private static final String NS = "stream_sink";
-    private static final long SEED = Long.getLong("lakestream.test.seed", 22);
+    private static final long SEED = Long.getLong(Seeds.PROPERTY, 22);
     private static final StructType EVENTS =
             new StructType().add("id", DataTypes.LongType).add("kind", DataTypes.StringType);
     /** A changelog, columns in another order than the table's (id, name, score). */
@@ -116,7 +119,7 @@ class TestLakestreamSparkStreamingSink {
                 .formatted(NS));
         Path input = Files.createTempDirectory("stream-sink-users");
         Path checkpoint = Files.createTempDirectory("stream-sink-users-checkpoint");
-        Random random = new Random(SEED);
+        Random random = Seeds.random(SEED);
         Map<Long, List<Object>> oracle = new TreeMap<>();
         int deletes = 0;
         int skipped = 0;

@@ -13,6 +13,7 @@ import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
+import io.lakestream.testing.Seeds;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
@@ -30,8 +31,10 @@ import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The connector's plain-data parts: JSON splits and commit messages, read settings, type mapping. */
+@ExtendWith(Seeds.class)
 class TestLakestreamSparkUnits {
     @Test
     void sinkInputTakesTableColumnsByNameAndAChangelogsSystemColumns() {
@@ -76,7 +79,7 @@ class TestLakestreamSparkUnits {
 
     @Test
     void selectedRowsReadLikeTheRowsTheySelect() {
-        Random random = new Random(20261130);
+        Random random = Seeds.random(20261130);
         for (int round = 0; round < 200; round++) {
             int rowCount = 1 + random.nextInt(300);
             // no nulls at all in some rounds: the view must then answer without asking the vector per row

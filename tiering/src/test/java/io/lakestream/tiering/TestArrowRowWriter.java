@@ -13,12 +13,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.Random;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -41,6 +41,7 @@ import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every supported type with nulls, values read back by Iceberg's generic reader, and the same Parquet
  * schema and the same Iceberg metrics as the generic writer produces for the same rows.
  */
+@ExtendWith(Seeds.class)
 class TestArrowRowWriter {
     private static final Schema SCHEMA = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -96,7 +98,7 @@ class TestArrowRowWriter {
 
     @Test
     void everySupportedTypeReadsBackAndHasTheGenericWritersMetrics() throws IOException {
-        List<Record> rows = randomRows(new Random(7), 3000, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(7), 3000, SCHEMA);
         DataFile arrowFile = writeArrow(SCHEMA, rows, "arrow.parquet");
         DataFile genericFile = writeGeneric(rows, "generic.parquet");
 
@@ -124,7 +126,7 @@ class TestArrowRowWriter {
         table.updateProperties()
                 .set("write.parquet.compression-codec", "snappy")
                 .commit();
-        List<Record> rows = randomRows(new Random(11), 200, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(11), 200, SCHEMA);
         DataFile file = writeArrow(SCHEMA, rows, "snappy.parquet");
         assertThat(footer(file.location())
                         .getBlocks()
@@ -144,7 +146,7 @@ class TestArrowRowWriter {
                 Types.NestedField.optional(14, "s", Types.StringType.get()),
                 Types.NestedField.required(100, "__bucket", Types.IntegerType.get()));
         Schema logSchema = new Schema(lakeSchema.columns().subList(0, 2));
-        List<Record> rows = randomRows(new Random(3), 50, logSchema);
+        List<Record> rows = randomRows(Seeds.random(3), 50, logSchema);
         Path path = directory.resolve("bucket.parquet");
         DataWriter<ArrowRow> writer = Parquet.writeData(output(path))
                 .forTable(table)
@@ -171,7 +173,7 @@ class TestArrowRowWriter {
         Schema keySchema = SCHEMA.select("id", "s", "dec_38");
         ArrowFileWriterFactory factory =
                 new ArrowFileWriterFactory(table, SCHEMA, keySchema, positions(SCHEMA), OptionalInt.empty(), Map.of());
-        List<Record> rows = randomRows(new Random(5), 100, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(5), 100, SCHEMA);
         EqualityDeleteWriter<ArrowRow> writer = factory.newEqualityDeleteWriter(
                 output(directory.resolve("deletes.parquet")), PartitionSpec.unpartitioned(), null);
         writeRows(SCHEMA, rows, 0, writer::write);
@@ -190,7 +192,7 @@ class TestArrowRowWriter {
 
     @Test
     void nullInRequiredColumnIsCorruptLog() {
-        List<Record> rows = randomRows(new Random(9), 10, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(9), 10, SCHEMA);
         rows.get(4).setField("req_s", null);
         assertThatThrownBy(() -> writeArrow(SCHEMA, rows, "bad.parquet"))
                 .isInstanceOf(LakestreamException.class)

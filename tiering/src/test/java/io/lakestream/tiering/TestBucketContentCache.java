@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,13 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
  * compactions by one long-lived service, always equals a full scan of the lake, and the lake read back
  * equals the oracle.
  */
+@ExtendWith(Seeds.class)
 class TestBucketContentCache {
     @TempDir
     Path directory;
 
     @Test
     void incrementalContentEqualsFullScan() {
-        Random random = new Random(7);
+        Random random = Seeds.random(7);
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.createPrimaryKeyTable("cached", 3);
             LakeOracle oracle = new LakeOracle(table);

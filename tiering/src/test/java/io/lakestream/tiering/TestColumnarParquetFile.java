@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -60,6 +61,7 @@ import org.apache.parquet.io.api.Binary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -68,6 +70,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Iceberg metrics equal those of Iceberg's own writer for the same rows and table, and the table's codec,
  * row group size, page size and row limit, and dictionary settings show in the files.
  */
+@ExtendWith(Seeds.class)
 class TestColumnarParquetFile {
     private static final Schema SCHEMA = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -110,7 +113,7 @@ class TestColumnarParquetFile {
     @Test
     void randomBatchesUnderRandomSettingsReadBackWithIcebergsMetrics() throws IOException {
         for (int seed = 0; seed < 8; seed++) {
-            Random random = new Random(seed);
+            Random random = Seeds.random(seed);
             Map<String, String> properties = randomProperties(random);
             Table table = table("random_" + seed, properties);
             List<Record> rows = randomRows(random, 1 + random.nextInt(4000), SCHEMA);
@@ -143,7 +146,7 @@ class TestColumnarParquetFile {
     void equalityDeletesAreIcebergsEqualityDeleteFiles() throws IOException {
         Table table = table("deletes", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "4096"));
         Schema keySchema = SCHEMA.select("id", "s", "dec_18");
-        List<Record> rows = randomRows(new Random(5), 3000, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(5), 3000, SCHEMA);
         ColumnarFileWriter<DeleteFile> writer = ColumnarFileWriter.equalityDeletes(
                 target(table, SCHEMA, Long.MAX_VALUE, "deletes"), ColumnarFileLayout.of(keySchema));
         writeBatches(writer, rows, null, new ArrayList<>());
@@ -184,7 +187,7 @@ class TestColumnarParquetFile {
                 Types.NestedField.required(100, "__bucket", Types.IntegerType.get()));
         Schema logSchema = new Schema(lakeSchema.columns().subList(0, 2));
         Table table = table("rolling", Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "2048"));
-        List<Record> rows = randomRows(new Random(3), 5000, logSchema);
+        List<Record> rows = randomRows(Seeds.random(3), 5000, logSchema);
         ColumnarFileWriter<DataFile> writer = ColumnarFileWriter.data(
                 target(table, logSchema, 8192, "rolling"), ColumnarFileLayout.of(lakeSchema), OptionalInt.of(100));
         writeBatches(writer, logSchema, rows, null, new ArrayList<>());
@@ -210,7 +213,7 @@ class TestColumnarParquetFile {
     @Test
     void reusedPageBuffersWriteTheSameBytesAsNewOnes() throws IOException {
         for (int seed = 20; seed < 26; seed++) {
-            Random random = new Random(seed);
+            Random random = Seeds.random(seed);
             // Dirty the shared buffers with another table's pages (other sizes, other values) first.
             Table other = table("dirty_" + seed, randomProperties(random));
             writeColumnar(other, SCHEMA, randomRows(random, 1 + random.nextInt(4000), SCHEMA), null, new ArrayList<>());
@@ -236,7 +239,7 @@ class TestColumnarParquetFile {
     @Test
     void nullInRequiredColumnIsCorruptLog() {
         Table table = table("corrupt", Map.of());
-        List<Record> rows = randomRows(new Random(9), 10, SCHEMA);
+        List<Record> rows = randomRows(Seeds.random(9), 10, SCHEMA);
         rows.get(4).setField("req_s", null);
         assertThatThrownBy(() -> writeColumnar(table, SCHEMA, rows, null, new ArrayList<>()))
                 .isInstanceOf(LakestreamException.class)
@@ -251,7 +254,7 @@ class TestColumnarParquetFile {
         Schema schema = new Schema(
                 Types.NestedField.required(1, "id", Types.LongType.get()),
                 Types.NestedField.optional(2, "s", Types.StringType.get()));
-        Random random = new Random(31);
+        Random random = Seeds.random(31);
         List<Record> rows = new ArrayList<>();
         for (int i = 0; i < 6000; i++) {
             Record row = GenericRecord.create(schema);
@@ -314,7 +317,7 @@ class TestColumnarParquetFile {
     void aSmallerPrefixMeansASmallerValue() {
         // The statistics skip the whole-value comparison when the 8-byte prefixes differ: that is only right
         // if prefix order implies value order, zero bytes and values shorter than 8 bytes included.
-        Random random = new Random(17);
+        Random random = Seeds.random(17);
         byte[] alphabet = {0x00, 0x01, 0x7F, (byte) 0x80, (byte) 0xFF};
         int decided = 0;
         for (int i = 0; i < 20_000; i++) {

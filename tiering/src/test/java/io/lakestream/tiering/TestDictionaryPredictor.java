@@ -2,6 +2,7 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Random;
@@ -14,8 +15,10 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Predictions against parquet-mr's first-page rule, for columns whose outcome is clear either way. */
+@ExtendWith(Seeds.class)
 class TestDictionaryPredictor {
     private static final int ROWS = 8192;
     private static final int PAGE_ROWS = 20_000;
@@ -23,7 +26,7 @@ class TestDictionaryPredictor {
 
     @Test
     void uniqueAndMostlyUniqueColumnsFallBack() {
-        Random random = new Random(1);
+        Random random = Seeds.random(1);
         try (BufferAllocator allocator = new RootAllocator();
                 BigIntVector ids = longs(allocator, i -> 1_000_000L + i);
                 VarCharVector names = strings(allocator, i -> "name-" + random.nextInt(1_000_000))) {
@@ -34,7 +37,7 @@ class TestDictionaryPredictor {
 
     @Test
     void repeatingColumnsKeepTheirDictionary() {
-        Random random = new Random(2);
+        Random random = Seeds.random(2);
         try (BufferAllocator allocator = new RootAllocator();
                 IntVector scores = ints(allocator, i -> random.nextInt(1000));
                 VarCharVector countries = strings(allocator, i -> "country-" + random.nextInt(200));
@@ -57,7 +60,7 @@ class TestDictionaryPredictor {
 
     @Test
     void distinctCountEqualsASetsSize() {
-        Random random = new Random(3);
+        Random random = Seeds.random(3);
         for (int round = 0; round < 200; round++) {
             int count = random.nextInt(5000);
             int range = 1 + random.nextInt(round % 2 == 0 ? 100 : Integer.MAX_VALUE);

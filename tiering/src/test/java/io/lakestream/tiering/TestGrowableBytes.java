@@ -2,15 +2,17 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Random;
+import io.lakestream.testing.Seeds;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(Seeds.class)
 class TestGrowableBytes {
     @Test
     void growsToBelowHumongousFirstAndPastItOnlyWhenNeeded() {
         GrowableBytes bytes = new GrowableBytes(1024);
         byte[] expected = new byte[GrowableBytes.BELOW_HUMONGOUS + 4096];
-        new Random(3).nextBytes(expected);
+        Seeds.random(3).nextBytes(expected);
         // a page of strings of about 300 KB: doubling from 256 KB would have allocated 512 KB, a humongous array
         for (int at = 0; at < 300 << 10; at += 100) {
             bytes.write(expected, at, 100);

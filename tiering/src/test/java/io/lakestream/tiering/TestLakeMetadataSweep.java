@@ -7,6 +7,7 @@ import io.lakestream.lake.LakePosition;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.MutableClock;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -18,6 +19,7 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The collapse of a range to the last change per key, against a map from key to its last position: int
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * bytes), over batches of random sizes whose keys repeat within and across batches, the table growing
  * beyond its initial size.
  */
+@ExtendWith(Seeds.class)
 class TestLastChangeIndex {
     private final BufferAllocator allocator = new RootAllocator();
 
@@ -49,7 +52,7 @@ class TestLastChangeIndex {
     }
 
     private void checkAgainstOracle(Type[] types, long seed) {
-        Random random = new Random(seed);
+        Random random = Seeds.random(seed);
         int[] positions = new int[types.length];
         for (int c = 0; c < types.length; c++) {
             positions[c] = c;

@@ -2,20 +2,23 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link LongDictionary} against a map: the same ids in order of first appearance, whether a value is found
  * through the window around the chunk's first value or through the hash table, across chunks (cleared and
  * reused) and at the ends of the long range, where the distance to the window wraps around.
  */
+@ExtendWith(Seeds.class)
 class TestLongDictionary {
     @Test
     void idsAreThoseOfFirstAppearanceInsideAndOutsideTheWindow() {
-        Random random = new Random(11);
+        Random random = Seeds.random(11);
         LongDictionary dictionary = new LongDictionary(8);
         for (int chunk = 0; chunk < 40; chunk++) {
             dictionary.clear();

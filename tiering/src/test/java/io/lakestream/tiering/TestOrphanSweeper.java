@@ -14,6 +14,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.MutableClock;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;

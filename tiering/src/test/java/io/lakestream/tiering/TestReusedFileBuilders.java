@@ -2,6 +2,7 @@ package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +25,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Files described by reused builders equal those of a new builder per file (Iceberg's own way): random
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * once, for a partitioned spec with two fields and an unpartitioned one; files built earlier keep their
  * partition values after the builder describes the next file.
  */
+@ExtendWith(Seeds.class)
 class TestReusedFileBuilders {
     private static final Schema SCHEMA = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -56,7 +59,7 @@ class TestReusedFileBuilders {
         try {
             List<Future<?>> futures = new ArrayList<>();
             for (int thread = 0; thread < 2; thread++) {
-                long seed = thread;
+                long seed = Seeds.seed(thread);
                 futures.add(threads.submit(() -> {
                     describeRandomFiles(spec, builders, new Random(seed));
                     return null;

@@ -7,6 +7,7 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every round the lake, read with Iceberg's own generic reader, equals the oracle's state at the
  * offsets the lake records, and the offsets never go backwards.
  */
+@ExtendWith(Seeds.class)
 class TestTieringRandomized {
     private static final Schema COMPOSITE_KEY_SCHEMA = new Schema(
             Types.NestedField.required(1, "tenant", Types.IntegerType.get()),
@@ -92,7 +95,7 @@ class TestTieringRandomized {
     }
 
     private void runRandomized(String name, TableSpec spec, long seed, long sortMaxRecords) {
-        Random random = new Random(seed);
+        Random random = Seeds.random(seed);
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.create(name, spec);
             LakeOracle oracle = new LakeOracle(table);

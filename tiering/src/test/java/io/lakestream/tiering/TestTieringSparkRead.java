@@ -9,6 +9,7 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A stock engine we did not write reads the lake: Spark with the Iceberg runtime, through an Iceberg
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * equality deletes of primary-key tables applied by Spark's own Iceberg reader.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
 class TestTieringSparkRead {
     private Path directory;
     private TestingWarehouse warehouse;
@@ -93,7 +96,7 @@ class TestTieringSparkRead {
 
     private void assertSparkMatchesOracleWhileTiering(LakestreamTable table, boolean primaryKey) {
         LakeOracle oracle = table.bucketFunction().isPresent() ? new LakeOracle(table) : null;
-        Random random = new Random(7);
+        Random random = Seeds.random(7);
         long nextAppendId = 0;
         List<List<Object>> appended = new ArrayList<>();
         for (int round = 0; round < 4; round++) {

@@ -13,6 +13,7 @@ import io.lakestream.log.StagedSegment;
 import io.lakestream.log.WriterLease;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.LogFiles;
+import io.lakestream.testing.MutableClock;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;

@@ -268,7 +268,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             throw new TrinoException(LAKESTREAM_NOT_SUPPORTED, "This connector does not support replacing tables");
         }
         try {
-            create(tableMetadata);
+            create(session, tableMetadata);
         } catch (TrinoException e) {
             if (saveMode == SaveMode.IGNORE && e.getErrorCode().equals(LAKESTREAM_TABLE_ALREADY_EXISTS.toErrorCode())) {
                 return;
@@ -277,7 +277,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         }
     }
 
-    private LakestreamTable create(ConnectorTableMetadata tableMetadata) {
+    private LakestreamTable create(ConnectorSession session, ConnectorTableMetadata tableMetadata) {
         SchemaTableName name = tableMetadata.getTable();
         if (name.getTableName().contains("$")) {
             throw new TrinoException(
@@ -285,7 +285,8 @@ public final class LakestreamMetadata implements ConnectorMetadata {
                     "Table name '%s' contains '$', which is reserved for the views $lake, $changes and $offsets"
                             .formatted(name.getTableName()));
         }
-        TableSpec spec = LakestreamTableCreation.spec(tableMetadata);
+        TableSpec spec =
+                LakestreamTableCreation.spec(tableMetadata, LakestreamSessionProperties.defaultPrimaryKey(session));
         return call(() -> {
             if (!catalog.catalog().namespaceExists(LakestreamCatalogAccess.namespace(name.getSchemaName()))) {
                 throw new TrinoException(
@@ -313,7 +314,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             throw new TrinoException(LAKESTREAM_NOT_SUPPORTED, "This connector does not support replacing tables");
         }
         LakestreamWrites.requireNoRetries(retryMode, "CREATE TABLE AS");
-        LakestreamTable table = create(tableMetadata);
+        LakestreamTable table = create(session, tableMetadata);
         return writes.beginCreate(session.getQueryId(), tableMetadata.getTable(), table);
     }
 

@@ -1,6 +1,7 @@
 package io.lakestream.trino;
 
 import static io.trino.spi.session.PropertyMetadata.booleanProperty;
+import static io.trino.spi.session.PropertyMetadata.enumProperty;
 
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.session.PropertyMetadata;
@@ -14,6 +15,21 @@ public final class LakestreamSessionProperties {
     /** Whether a merge with a log tail takes the lake files' keys from the worker's key cache ({@link LakeKeyCache}). */
     public static final String LAKE_KEY_CACHE_ENABLED = "lake_key_cache_enabled";
 
+    /** The primary key of a {@code CREATE TABLE} that names none ({@link DefaultPrimaryKey}). */
+    public static final String DEFAULT_PRIMARY_KEY = "default_primary_key";
+
+    /** What a {@code CREATE TABLE} without a {@code primary_key} property makes. */
+    public enum DefaultPrimaryKey {
+        /** An append-only table. */
+        NONE,
+        /**
+         * A primary-key table keyed by its first column, when that column's type can be a key (else an
+         * append-only table); the column becomes NOT NULL. Lets a workload written for append-only tables,
+         * such as Trino's shared connector tests, run on primary-key tables.
+         */
+        FIRST_COLUMN
+    }
+
     public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
             booleanProperty(
                     NATIVE_PARQUET_READER_ENABLED,
@@ -24,12 +40,23 @@ public final class LakestreamSessionProperties {
                     LAKE_KEY_CACHE_ENABLED,
                     "Merge lake files with the log tail by the keys the worker keeps (lakestream.lake-key-cache.max-size)",
                     true,
+                    false),
+            enumProperty(
+                    DEFAULT_PRIMARY_KEY,
+                    "Primary key of a CREATE TABLE without primary_key: NONE (an append-only table) or FIRST_COLUMN"
+                            + " (the first column, when its type can be a key)",
+                    DefaultPrimaryKey.class,
+                    DefaultPrimaryKey.NONE,
                     false));
 
     private LakestreamSessionProperties() {}
 
     public static boolean isLakeKeyCacheEnabled(ConnectorSession session) {
         return session.getProperty(LAKE_KEY_CACHE_ENABLED, Boolean.class);
+    }
+
+    public static DefaultPrimaryKey defaultPrimaryKey(ConnectorSession session) {
+        return session.getProperty(DEFAULT_PRIMARY_KEY, DefaultPrimaryKey.class);
     }
 
     public static boolean isNativeParquetReaderEnabled(ConnectorSession session) {

@@ -1,6 +1,8 @@
 package io.lakestream.trino;
 
+import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableSpec;
+import io.lakestream.trino.LakestreamSessionProperties.DefaultPrimaryKey;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import java.util.ArrayList;
@@ -15,9 +17,12 @@ final class LakestreamTableCreation {
 
     private LakestreamTableCreation() {}
 
-    static TableSpec spec(ConnectorTableMetadata metadata) {
+    static TableSpec spec(ConnectorTableMetadata metadata, DefaultPrimaryKey defaultPrimaryKey) {
         Map<String, Object> properties = metadata.getProperties();
         List<String> primaryKey = LakestreamTableProperties.primaryKey(properties);
+        if (primaryKey.isEmpty() && defaultPrimaryKey == DefaultPrimaryKey.FIRST_COLUMN) {
+            primaryKey = firstColumnKey(metadata);
+        }
         List<Types.NestedField> fields = new ArrayList<>();
         int fieldId = 1;
         for (ColumnMetadata column : metadata.getColumns()) {
@@ -40,5 +45,16 @@ final class LakestreamTableCreation {
         LakestreamTableProperties.bucketCount(properties).ifPresent(spec::bucketCount);
         metadata.getComment().ifPresent(comment -> spec.properties(Map.of(TABLE_COMMENT_PROPERTY, comment)));
         return spec.build();
+    }
+
+    /** The first visible column, when its type can be a key; else none (an append-only table). */
+    private static List<String> firstColumnKey(ConnectorTableMetadata metadata) {
+        return metadata.getColumns().stream()
+                .filter(column -> !column.isHidden())
+                .findFirst()
+                .filter(column -> SupportedTypes.isSupportedKeyType(
+                        LakestreamTypes.toIcebergType(column.getName(), column.getType())))
+                .map(column -> List.of(column.getName()))
+                .orElse(List.of());
     }
 }

@@ -5,6 +5,7 @@ import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
@@ -31,6 +32,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The connector on a Trino cluster: a coordinator that schedules but runs no splits
@@ -46,6 +48,7 @@ import org.junit.jupiter.api.Test;
  * catalogs, connectors and caches, talk through HTTP and serialize every handle and split, but share
  * static state. The random seed is {@code -Dlakestream.test.seed}.
  */
+@ExtendWith(Seeds.class)
 final class TestLakestreamMultiNode extends AbstractTestQueryFramework {
     private static final long SEED = Long.getLong("lakestream.test.seed", 20_3L);
     private static final int BUCKETS = 8;
@@ -96,7 +99,7 @@ final class TestLakestreamMultiNode extends AbstractTestQueryFramework {
      */
     @Test
     void writesFromEveryWorkerMatchTheOracle() {
-        Random random = new Random(SEED);
+        Random random = Seeds.random(SEED);
         assertUpdate(
                 "CREATE TABLE target (id bigint, v bigint, tag varchar) WITH (primary_key = ARRAY['id'], bucket_count = "
                         + BUCKETS + ")");

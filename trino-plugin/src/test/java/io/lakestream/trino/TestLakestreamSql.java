@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
@@ -36,6 +37,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The connector through SQL on a real Trino runner: DDL, inserts through the log, union reads before
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.Test;
  * pushdown, and the errors a user sees. Changes that Trino cannot make yet (deletes) go through the
  * Java writer on the same warehouse.
  */
+@ExtendWith(Seeds.class)
 final class TestLakestreamSql extends AbstractTestQueryFramework {
     private Path warehouse;
     private LakestreamCatalog catalog;
@@ -394,7 +397,7 @@ final class TestLakestreamSql extends AbstractTestQueryFramework {
     void randomChangesAgainstAnOracle() {
         assertUpdate("CREATE TABLE randomized (id bigint, region varchar, score integer) "
                 + "WITH (primary_key = ARRAY['id'], bucket_count = 3)");
-        Random random = new Random(20261129);
+        Random random = Seeds.random(20261129);
         Map<Long, Row> expected = new TreeMap<>();
         Map<Long, Row> expectedLake = new TreeMap<>();
         long changes = 0;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.WallClock;
 import io.trino.Session;
 import io.trino.spi.type.TimeZoneKey;
 import java.time.LocalDateTime;
@@ -73,16 +74,20 @@ final class TestLakestreamTimeTravel extends AbstractLakestreamSqlTest {
     }
 
     @Test
-    void timestampAsOf() throws InterruptedException {
+    void timestampAsOf() {
+        // the connector's log dates commits with the system clock: each next commit waits for the clock to pass
+        // the one before (WallClock), so every commit has a time of its own
         assertUpdate("CREATE TABLE timed (id bigint, v varchar) WITH (primary_key = ARRAY['id'])");
         assertUpdate("INSERT INTO timed VALUES (1, 'a')", 1);
         String afterFirst = lastCommitTime("timed");
-        Thread.sleep(20);
+        WallClock.awaitPast(millis(afterFirst));
         assertUpdate("INSERT INTO timed VALUES (1, 'b'), (2, 'c')", 2);
         String afterSecond = lastCommitTime("timed");
+        assertThat(millis(afterSecond)).isGreaterThan(millis(afterFirst));
         tables.tier("timed");
-        Thread.sleep(20);
+        WallClock.awaitPast(millis(afterSecond));
         assertUpdate("DELETE FROM timed WHERE id = 1", 1);
+        assertThat(millis(lastCommitTime("timed"))).isGreaterThan(millis(afterSecond));
 
         assertQuery("SELECT id, v FROM timed", "VALUES (2, 'c')");
         assertQuery(
@@ -113,6 +118,10 @@ final class TestLakestreamTimeTravel extends AbstractLakestreamSqlTest {
 
     private long version(String table) {
         return tables.load(table).log().latestSnapshot().version();
+    }
+
+    private static long millis(String utcTime) {
+        return LocalDateTime.parse(utcTime, TIMESTAMP).toInstant(ZoneOffset.UTC).toEpochMilli();
     }
 
     /** When the newest change of the table was committed, in UTC, to the millisecond. */

@@ -6,6 +6,7 @@ import static io.trino.spi.type.VarcharType.VARCHAR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.airlift.slice.Slices;
+import io.lakestream.testing.Seeds;
 import io.trino.spi.Page;
 import io.trino.spi.block.Block;
 import io.trino.spi.block.BlockBuilder;
@@ -19,14 +20,16 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@link SelectedLakePage} against the rows it must keep, over random pages and selections. */
+@ExtendWith(Seeds.class)
 final class TestSelectedLakePage {
     private static final List<Type> TYPES = List.of(BIGINT, VARCHAR, INTEGER);
 
     @Test
     void keepsExactlyTheSelectedRows() {
-        long seed = new Random().nextLong();
+        long seed = Seeds.seed(20261202);
         Random random = new Random(seed);
         for (int round = 0; round < 300; round++) {
             String context = "seed %d, round %d".formatted(seed, round);
@@ -93,7 +96,7 @@ final class TestSelectedLakePage {
 
     @Test
     void copiesFixedWidthBlocksAndSeesVariableWidthThroughADictionary() {
-        Page page = randomPage(new Random(1), 100);
+        Page page = randomPage(Seeds.random(1), 100);
         SourcePage reader = SourcePage.create(page);
         int[] positions = {1, 5, 9};
         SelectedLakePage selected = new SelectedLakePage(reader, TYPES.size(), reader::getBlock, positions, 3);

@@ -3,6 +3,7 @@ package io.lakestream.spark.runtime;
 import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The shaded runtime jar on a Spark cluster whose executors are JVMs of their own: the master
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.TestInstance;
  * insert exactly once.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
 class TestLakestreamSparkLocalCluster {
     private static final long SEED = Long.getLong("lakestream.test.seed", 20_4L);
     private static final String MASTER = "local-cluster[2,1,2048]";
@@ -108,7 +111,7 @@ class TestLakestreamSparkLocalCluster {
      */
     @Test
     void writesAndUnionReadsOnExecutorsMatchTheOracle() {
-        Random random = new Random(SEED);
+        Random random = Seeds.random(SEED);
         spark.sql("CREATE TABLE ls.db.target (id BIGINT, v BIGINT, writer STRING) "
                 + "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='4')");
         Map<Long, Long> oracle = new TreeMap<>();

@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,15 +6,18 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock a test moves forward, to make files older than the orphan age without waiting. */
-final class MutableClock extends Clock {
-    private Instant now;
+/**
+ * A clock a test moves forward, to make time pass without waiting (files older than the orphan age, commits
+ * at distinct times). Code under test takes a {@link Clock}; tests hand it this one.
+ */
+public final class MutableClock extends Clock {
+    private volatile Instant now;
 
-    MutableClock(Instant now) {
+    public MutableClock(Instant now) {
         this.now = now;
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         now = now.plus(duration);
     }
 

@@ -1,0 +1,208 @@
+package io.lakestream.trino;
+
+import static io.trino.spi.type.VarcharType.VARCHAR;
+import static io.trino.testing.MaterializedResult.resultBuilder;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trino.plugin.tpch.TpchPlugin;
+import io.trino.testing.BaseConnectorTest;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.QueryRunner;
+import io.trino.testing.TestingConnectorBehavior;
+import io.trino.testing.sql.TestTable;
+import io.trino.tpch.TpchTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Trino's shared connector test suite, with what the connector supports stated in {@link #hasBehavior}; run on
+ * append-only tables ({@link TestLakestreamConnectorTest}) and on primary-key tables
+ * ({@link TestLakestreamPrimaryKeyConnectorTest}).
+ */
+abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
+    /** Longest schema and table name the catalog accepts (a path segment of the table location). */
+    private static final int MAX_NAME_LENGTH = 255;
+
+    @Override
+    protected QueryRunner createQueryRunner() throws Exception {
+        Path warehouse = Files.createTempDirectory("lakestream-connector-test");
+        LakestreamQueryRunner.Builder builder = LakestreamQueryRunner.builder(warehouse);
+        connectorProperties().forEach(builder::addConnectorProperty);
+        QueryRunner runner = builder.amendSession(session -> session.setCatalogSessionProperty(
+                        LakestreamQueryRunner.CATALOG,
+                        LakestreamSessionProperties.DEFAULT_PRIMARY_KEY,
+                        defaultPrimaryKey().name()))
+                .build();
+        runner.installPlugin(new TpchPlugin());
+        runner.createCatalog("tpch", "tpch");
+        for (TpchTable<?> table : REQUIRED_TPCH_TABLES) {
+            runner.execute("CREATE TABLE %1$s AS SELECT * FROM tpch.tiny.%1$s".formatted(table.getTableName()));
+        }
+        prepareTpchTables(runner, warehouse);
+        return runner;
+    }
+
+    /** Catalog properties of the {@code lakestream} catalog beyond the warehouse. */
+    protected Map<String, String> connectorProperties() {
+        return Map.of();
+    }
+
+    /** After the suite's TPC-H tables were created (all in the log): nothing here. */
+    protected void prepareTpchTables(QueryRunner runner, Path warehouse) throws Exception {}
+
+    /** What the suite's {@code CREATE TABLE}s make (the catalog session property of the suite's session). */
+    protected abstract LakestreamSessionProperties.DefaultPrimaryKey defaultPrimaryKey();
+
+    @Override
+    protected boolean hasBehavior(TestingConnectorBehavior behavior) {
+        return switch (behavior) {
+            case SUPPORTS_INSERT,
+                    SUPPORTS_CREATE_SCHEMA,
+                    SUPPORTS_DROP_SCHEMA_CASCADE,
+                    SUPPORTS_CREATE_TABLE,
+                    SUPPORTS_CREATE_TABLE_WITH_DATA,
+                    SUPPORTS_CREATE_TABLE_WITH_TABLE_COMMENT,
+                    SUPPORTS_CREATE_TABLE_WITH_COLUMN_COMMENT,
+                    SUPPORTS_NOT_NULL_CONSTRAINT,
+                    SUPPORTS_NEGATIVE_DATE,
+                    SUPPORTS_PREDICATE_PUSHDOWN,
+                    SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_EQUALITY,
+                    SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_INEQUALITY,
+                    SUPPORTS_CANCELLATION -> true;
+            default -> false;
+        };
+    }
+
+    @Override
+    protected MaterializedResult getDescribeOrdersResult() {
+        // bounded varchar columns are stored as varchar
+        return resultBuilder(getSession(), VARCHAR, VARCHAR, VARCHAR, VARCHAR)
+                .row("orderkey", "bigint", "", "")
+                .row("custkey", "bigint", "", "")
+                .row("orderstatus", "varchar", "", "")
+                .row("totalprice", "double", "", "")
+                .row("orderdate", "date", "", "")
+                .row("orderpriority", "varchar", "", "")
+                .row("clerk", "varchar", "", "")
+                .row("shippriority", "integer", "", "")
+                .row("comment", "varchar", "", "")
+                .build();
+    }
+
+    @Test
+    @Override
+    public void testShowCreateTable() {
+        // with a default primary key, the first column is the key, and NOT NULL
+        boolean keyed = defaultPrimaryKey() == LakestreamSessionProperties.DefaultPrimaryKey.FIRST_COLUMN;
+        assertThat((String) computeScalar("SHOW CREATE TABLE orders")).isEqualTo("""
+                        CREATE TABLE lakestream.tests.orders (
+                           orderkey bigint%s,
+                           custkey bigint,
+                           orderstatus varchar,
+                           totalprice double,
+                           orderdate date,
+                           orderpriority varchar,
+                           clerk varchar,
+                           shippriority integer,
+                           comment varchar
+                        )
+                        WITH (
+                           bucket_count = 1%s
+                        )""".formatted(
+                        keyed ? " NOT NULL" : "", keyed ? ",\n   primary_key = ARRAY['orderkey']" : ""));
+    }
+
+    @Test
+    @Override
+    public void testNoDataSystemTable() {
+        // a '$' suffix that is no view of the table gets an error that lists the views there are
+        assertQueryFails(
+                "SELECT * FROM \"nation$data\"",
+                "Table 'nation\\$data' does not exist: '\\$data' is not a view of a Lakestream table; use \\$lake, \\$changes or \\$offsets");
+    }
+
+    @Test
+    @Override
+    public void testInsertArray() {
+        assertQueryFails(
+                "CREATE TABLE test_insert_array (a array(bigint))",
+                "Unsupported type: array\\(bigint\\) of column 'a'\\. Lakestream tables support .*");
+    }
+
+    @Test
+    @Override
+    public void testInsertMap() {
+        assertQueryFails(
+                "CREATE TABLE test_insert_map (m map(bigint, bigint))",
+                "Unsupported type: map\\(bigint, bigint\\) of column 'm'\\. Lakestream tables support .*");
+    }
+
+    @Test
+    @Override
+    public void testCharVarcharComparison() {
+        // char is not stored as varchar: its trailing-space semantics would change
+        assertQueryFails(
+                "CREATE TABLE test_char (c char(3))",
+                "Unsupported type: char\\(3\\) of column 'c'\\. Lakestream tables support .*");
+    }
+
+    @Test
+    @Override
+    public void testTrySelectTableVersion() {
+        // versions are log versions and times (see TestLakestreamTimeTravel); other kinds of pointers are refused
+        assertQueryFails(
+                "SELECT * FROM nation FOR TIMESTAMP AS OF DATE '2005-09-10'",
+                ".*FOR TIMESTAMP AS OF takes a timestamp or a timestamp with time zone, not a value of type date");
+        assertQueryFails(
+                "SELECT * FROM nation FOR VERSION AS OF 'abc'",
+                ".*FOR VERSION AS OF on tests\\.nation takes a log version number \\(an integer\\), not a value of type varchar\\(3\\)");
+        assertQueryFails(
+                "SELECT * FROM nation FOR TIMESTAMP AS OF TIMESTAMP '2001-01-01 00:00:00 UTC'",
+                ".*Table tests\\.nation did not exist at 2001-01-01T00:00:00Z: it was created at .*");
+    }
+
+    @Override
+    protected Optional<DataMappingTestSetup> filterDataMappingSmokeTestData(DataMappingTestSetup setup) {
+        return Optional.of(setup.getTrinoTypeName().startsWith("char") ? setup.asUnsupported() : setup);
+    }
+
+    @Override
+    protected Optional<DataMappingTestSetup> filterCaseSensitiveDataMappingTestData(DataMappingTestSetup setup) {
+        return filterDataMappingSmokeTestData(setup);
+    }
+
+    @Override
+    protected OptionalInt maxSchemaNameLength() {
+        return OptionalInt.of(MAX_NAME_LENGTH);
+    }
+
+    @Override
+    protected void verifySchemaNameLengthFailurePermissible(Throwable e) {
+        assertThat(e).hasMessageContaining("is longer than 255 characters");
+    }
+
+    @Override
+    protected OptionalInt maxTableNameLength() {
+        return OptionalInt.of(MAX_NAME_LENGTH);
+    }
+
+    @Override
+    protected void verifyTableNameLengthFailurePermissible(Throwable e) {
+        assertThat(e).hasMessageContaining("is longer than 255 characters");
+    }
+
+    @Override
+    protected String errorMessageForInsertIntoNotNullColumn(String columnName) {
+        return "NULL value not allowed for NOT NULL column: " + columnName;
+    }
+
+    @Override
+    protected TestTable createTableWithDefaultColumns() {
+        throw new TestAbortedException("Lakestream tables have no column defaults");
+    }
+}
