@@ -6,6 +6,7 @@ import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.S3LogFileSystem;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.PrintedTables;
 import io.lakestream.testing.S3MockServer;
 import io.lakestream.testing.TestingPostgres;
 import io.lakestream.tiering.TieringConfig;
@@ -81,21 +82,13 @@ final class TestLakestreamTrinoSqlOnS3 {
                     .isZero();
             String printed = stdout();
             int stock = printed.indexOf("trino> SELECT id, item FROM iceberg");
-            assertThat(rowsOf(printed.substring(0, stock))).containsExactly("1 tea", "2 scone");
-            assertThat(rowsOf(printed.substring(stock))).containsExactly("1 tea", "2 cake");
+            assertThat(PrintedTables.numberedRows(printed.substring(0, stock))).containsExactly("1 tea", "2 scone");
+            assertThat(PrintedTables.numberedRows(printed.substring(stock))).containsExactly("1 tea", "2 cake");
 
             catalog.addAll(List.of("--catalog-property", "io-impl=org.example.FileIO"));
             assertThat(trino(catalog, "SELECT 1")).isEqualTo(2);
             assertThat(stderr()).contains("no Trino setting for catalog property 'io-impl'");
         }
-    }
-
-    /** The data rows of printed result tables, as their cells separated by one space. */
-    private static List<String> rowsOf(String printed) {
-        return printed.lines()
-                .filter(line -> line.matches("^\\|?\\s*\\d+\\s*\\|.*"))
-                .map(line -> String.join(" ", line.replace("|", " ").trim().split("\\s+")))
-                .toList();
     }
 
     private int trino(List<String> catalog, String sql) throws Exception {

@@ -7,6 +7,7 @@ import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.cli.LakestreamCli;
 import io.lakestream.log.S3LogFileSystem;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.PrintedTables;
 import io.lakestream.testing.S3MockServer;
 import io.lakestream.testing.TestingPostgres;
 import java.io.ByteArrayOutputStream;
@@ -78,8 +79,8 @@ final class TestLakestreamSparkSqlOnS3 {
             String union = reads.substring(
                     reads.indexOf("spark-sql> SELECT id, name FROM " + TABLE), reads.lastIndexOf("spark-sql> "));
             String lake = reads.substring(reads.lastIndexOf("spark-sql> "));
-            assertThat(rowsOf(union)).containsExactly("1 ada", "2 bo", "3 cy");
-            assertThat(rowsOf(lake)).containsExactly("1 ada", "2 bob");
+            assertThat(PrintedTables.numberedRows(union)).containsExactly("1 ada", "2 bo", "3 cy");
+            assertThat(PrintedTables.numberedRows(lake)).containsExactly("1 ada", "2 bob");
 
             assertThat(LakestreamCli.run(with("status", catalog), print(out), print(err)))
                     .as(stderr())
@@ -96,14 +97,6 @@ final class TestLakestreamSparkSqlOnS3 {
                 assertThat(table.log().fileSystem()).isInstanceOf(S3LogFileSystem.class);
             }
         }
-    }
-
-    /** The data rows of one printed result table, as their cells separated by one space. */
-    private static List<String> rowsOf(String printed) {
-        return printed.lines()
-                .filter(line -> line.matches("^\\|?\\s*\\d+\\s*\\|.*"))
-                .map(line -> String.join(" ", line.replace("|", " ").trim().split("\\s+")))
-                .toList();
     }
 
     private int sparkSql(List<String> catalog, String sql) throws Exception {
