@@ -2,7 +2,7 @@ package io.lakestream.cli;
 
 import static java.util.Objects.requireNonNull;
 
-import java.nio.file.Path;
+import io.lakestream.catalog.CatalogOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,30 +57,13 @@ final class CliArguments {
         return flags.contains(name);
     }
 
-    /** The warehouse: {@code --warehouse DIR}, default {@code ./lakestream-warehouse}. */
-    Path warehouse() {
-        return Path.of(option("--warehouse").orElse("lakestream-warehouse")).toAbsolutePath();
-    }
-
-    /** Whether the warehouse is a location with a scheme (e.g. {@code s3://bucket/path}), not a local directory. */
-    boolean remoteWarehouse() {
-        return option("--warehouse")
-                        .filter(value -> value.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*"))
-                        .isPresent()
-                && !option("--warehouse").orElseThrow().startsWith("file:");
-    }
-
-    /** {@code --catalog-property name=value} options (repeatable), e.g. {@code s3.endpoint=http://...}. */
-    Map<String, String> catalogProperties() {
-        Map<String, String> properties = new HashMap<>();
-        for (String property : options("--catalog-property")) {
-            int equals = property.indexOf('=');
-            if (equals <= 0) {
-                throw new UsageException("--catalog-property takes name=value, not '%s'".formatted(property));
-            }
-            properties.put(property.substring(0, equals), property.substring(equals + 1));
+    /** The catalog options ({@link CatalogOptions#NAMES}) among the arguments. */
+    CatalogOptions catalogOptions() {
+        try {
+            return CatalogOptions.of(options);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
         }
-        return properties;
     }
 
     /** A duration like {@code 500ms}, {@code 5s}, {@code 2m}. */

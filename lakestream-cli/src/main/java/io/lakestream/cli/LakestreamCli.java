@@ -1,6 +1,6 @@
 package io.lakestream.cli;
 
-import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.CatalogOptions;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamException;
 import java.io.PrintStream;
@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /** The Java side of the {@code lakestream} command. Engines (Trino, Spark) run in their own JVMs. */
@@ -20,17 +19,10 @@ public final class LakestreamCli {
               tier [--once | --interval 5s] [catalog options]
                                                            run the embedded tiering service (--once: one pass)
 
-            catalog options:
-              --warehouse DIR|URI        default ./lakestream-warehouse (the embedded catalog in it); a location
-                                         such as s3://bucket/path needs --catalog-uri
-              --catalog-type jdbc|rest|hadoop                      default jdbc
-              --catalog-uri URI          e.g. jdbc:postgresql://db/lakestream, jdbc:sqlite:/local/catalog.db
-              --catalog-property NAME=VALUE                        repeatable: Iceberg catalog properties, e.g.
-                                         s3.endpoint=http://host:9000, s3.path-style-access=true, client.region=...""";
+            """ + CatalogOptions.USAGE;
 
     /** The options every command that opens the catalog takes. */
-    private static final Set<String> CATALOG_OPTIONS =
-            Set.of("--warehouse", "--catalog-type", "--catalog-uri", "--catalog-property");
+    private static final Set<String> CATALOG_OPTIONS = CatalogOptions.NAMES;
 
     private LakestreamCli() {}
 
@@ -38,8 +30,12 @@ public final class LakestreamCli {
         System.exit(run(Arrays.asList(args), System.out, System.err));
     }
 
-    /** @return the process exit code: 0 success, 1 failure, 2 bad usage */
-    static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+    /**
+     * Runs one command, as {@code main} does without exiting (for tests that drive the command line).
+     *
+     * @return the process exit code: 0 success, 1 failure, 2 bad usage
+     */
+    public static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         if (args.isEmpty()) {
             err.println(USAGE);
             return 2;
@@ -93,24 +89,16 @@ public final class LakestreamCli {
     }
 
     private static LakestreamCatalog openExisting(CliArguments arguments) {
-        Optional<String> uri = arguments.option("--catalog-uri");
-        String type = arguments.option("--catalog-type").orElse("jdbc");
-        if (arguments.remoteWarehouse() || uri.isPresent() || !type.equals("jdbc")) {
-            // a catalog server (or a SQLite file elsewhere) and a warehouse anywhere, e.g. on S3
-            String warehouse = arguments.remoteWarehouse()
-                    ? arguments.option("--warehouse").orElseThrow()
-                    : arguments.warehouse().toString();
-            return LakestreamCatalog.open(new CatalogConfig(type, warehouse, uri, arguments.catalogProperties()));
-        }
-        if (!arguments.catalogProperties().isEmpty()) {
-            throw new CliArguments.UsageException(
-                    "--catalog-property needs --catalog-uri (the embedded catalog takes none)");
-        }
-        if (!Files.isDirectory(arguments.warehouse())) {
+        CatalogOptions options = arguments.catalogOptions();
+        if (options.embedded() && !Files.isDirectory(options.localWarehouse())) {
             throw new CliArguments.UsageException(
                     "warehouse %s does not exist; run ./lakestream demo to create one, or pass --warehouse DIR"
-                            .formatted(arguments.warehouse()));
+                            .formatted(options.localWarehouse()));
         }
-        return LakestreamCatalog.open(CatalogConfig.embedded(arguments.warehouse()));
+        try {
+            return LakestreamCatalog.open(options.config());
+        } catch (IllegalArgumentException e) {
+            throw new CliArguments.UsageException(e.getMessage());
+        }
     }
 }

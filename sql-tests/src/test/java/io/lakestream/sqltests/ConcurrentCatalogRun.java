@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.ChildJvm;
+import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TieringResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,12 +55,12 @@ final class ConcurrentCatalogRun {
     private final Path directory;
     private final long seed;
 
-    /** The run of seed {@code -Dsqltests.seed} (default 20), with its logs and configuration file in {@code directory}. */
+    /** The run of seed {@code -Dlakestream.test.seed} (default 20), with its logs and configuration file in {@code directory}. */
     ConcurrentCatalogRun(CrossEngine engines, ServerCatalog catalog, Path directory) {
         this.engines = engines;
         this.catalog = catalog;
         this.directory = directory;
-        this.seed = Long.getLong("sqltests.seed", 20);
+        this.seed = Seeds.seed(20);
     }
 
     /** Runs it; a failure names the seed that replays it. */
@@ -68,7 +69,7 @@ final class ConcurrentCatalogRun {
             runSeeded();
         } catch (AssertionError e) {
             throw new AssertionError(
-                    "seed " + seed + " (replay with -Dsqltests.seed=" + seed + "): " + e.getMessage(), e);
+                    "seed " + seed + " (replay with -Dlakestream.test.seed=" + seed + "): " + e.getMessage(), e);
         }
     }
 

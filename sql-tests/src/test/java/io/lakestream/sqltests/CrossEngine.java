@@ -72,6 +72,11 @@ final class CrossEngine {
         return warehouse;
     }
 
+    /** The Java API's view of the {@code lakestream} catalog (the embedded warehouse), as the tiering service opens it. */
+    LakestreamCatalog catalog() {
+        return catalog;
+    }
+
     /** The class loader Trino runs the {@code lakestream} connector in. */
     ClassLoader trinoConnectorClassLoader() {
         return trino.connectorClassLoader();
@@ -144,7 +149,12 @@ final class CrossEngine {
 
     /** Deletes keys through the Java writer (neither engine's SQL has DELETE yet), as one log commit. */
     void delete(String schema, String table, List<Map<String, ?>> keys) {
-        try (LakestreamWriter writer = new LakestreamWriter(load(schema, table), allocator)) {
+        delete(load(schema, table), keys);
+    }
+
+    /** Deletes keys of a table of any catalog through the Java writer, as one log commit. */
+    void delete(LakestreamTable table, List<Map<String, ?>> keys) {
+        try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
             keys.forEach(writer::delete);
             writer.commit();
         }

@@ -1,10 +1,12 @@
 package io.lakestream.sqltests;
 
+import com.google.common.collect.ImmutableMap;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.testing.TestingPostgres;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,44 +47,41 @@ final class PostgresServer implements AutoCloseable {
      * under {@code warehouse}. The Trino catalogs name the password as an environment variable reference.
      */
     ServerCatalog catalog(String name, String database, Path warehouse) {
+        return catalog(name, database, WarehouseStorage.local(warehouse));
+    }
+
+    /** The catalog {@code name} in database {@code database}, with tables in {@code storage} (e.g. on S3). */
+    ServerCatalog catalog(String name, String database, WarehouseStorage storage) {
         String url = jdbcUrl(database);
         String passwordReference = ServerCatalog.trinoReference(ServerCatalog.PASSWORD_VARIABLE);
-        CatalogConfig config = new CatalogConfig(
-                "jdbc", warehouse.toString(), Optional.of(url), Map.of("jdbc.user", USER, "jdbc.password", password));
+        Map<String, String> javaProperties = new HashMap<>(storage.catalogProperties());
+        javaProperties.put("jdbc.user", USER);
+        javaProperties.put("jdbc.password", password);
+        CatalogConfig config = new CatalogConfig("jdbc", storage.location(), Optional.of(url), javaProperties);
+        Map<String, String> sparkOptions = new HashMap<>(javaProperties);
+        sparkOptions.putAll(Map.of("type", "jdbc", "warehouse", storage.location(), "uri", url));
         return new ServerCatalog(
                 name,
                 config,
-                Map.of(
-                        "lakestream.catalog.type", "jdbc",
-                        "lakestream.warehouse", warehouse.toString(),
-                        "lakestream.catalog.uri", url,
-                        "lakestream.catalog.user", USER,
-                        "lakestream.catalog.password", passwordReference),
-                Map.of(
-                        "iceberg.catalog.type",
-                        "jdbc",
-                        "iceberg.jdbc-catalog.driver-class",
-                        "org.postgresql.Driver",
-                        "iceberg.jdbc-catalog.connection-url",
-                        url,
-                        "iceberg.jdbc-catalog.connection-user",
-                        USER,
-                        "iceberg.jdbc-catalog.connection-password",
-                        passwordReference,
-                        "iceberg.jdbc-catalog.catalog-name",
-                        LakestreamCatalog.DEFAULT_NAME,
-                        "iceberg.jdbc-catalog.default-warehouse-dir",
-                        config.warehouseLocation(),
-                        "fs.local.enabled",
-                        "true",
-                        "local.location",
-                        "/"),
-                Map.of(
-                        "type", "jdbc",
-                        "warehouse", warehouse.toString(),
-                        "uri", url,
-                        "jdbc.user", USER,
-                        "jdbc.password", password),
+                ImmutableMap.<String, String>builder()
+                        .put("lakestream.catalog.type", "jdbc")
+                        .put("lakestream.warehouse", storage.location())
+                        .put("lakestream.catalog.uri", url)
+                        .put("lakestream.catalog.user", USER)
+                        .put("lakestream.catalog.password", passwordReference)
+                        .putAll(storage.lakestreamTrinoProperties())
+                        .buildOrThrow(),
+                ImmutableMap.<String, String>builder()
+                        .put("iceberg.catalog.type", "jdbc")
+                        .put("iceberg.jdbc-catalog.driver-class", "org.postgresql.Driver")
+                        .put("iceberg.jdbc-catalog.connection-url", url)
+                        .put("iceberg.jdbc-catalog.connection-user", USER)
+                        .put("iceberg.jdbc-catalog.connection-password", passwordReference)
+                        .put("iceberg.jdbc-catalog.catalog-name", LakestreamCatalog.DEFAULT_NAME)
+                        .put("iceberg.jdbc-catalog.default-warehouse-dir", config.warehouseLocation())
+                        .putAll(storage.stockIcebergTrinoProperties())
+                        .buildOrThrow(),
+                sparkOptions,
                 List.of(password));
     }
 

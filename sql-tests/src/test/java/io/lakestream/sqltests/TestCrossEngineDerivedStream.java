@@ -2,6 +2,7 @@ package io.lakestream.sqltests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * streaming source) streamed into another primary-key table through the Lakestream streaming sink, in runs of
  * {@code Trigger.AvailableNow} on one checkpoint, while Trino and the Java writer change the source and tiering
  * runs between the runs. After every run Trino's union read of the derived table equals an oracle built from
- * the changes the test made. The seed is printed on failure; {@code -Dsqltests.seed=N} replays one.
+ * the changes the test made. The seed is printed on failure; {@code -Dlakestream.test.seed=N} replays one.
  */
 final class TestCrossEngineDerivedStream {
     private static final long DEFAULT_SEED = 20261201L;
@@ -29,7 +30,7 @@ final class TestCrossEngineDerivedStream {
 
     @Test
     void aStreamKeepsADerivedTableEqualToItsSource() throws IOException {
-        long seed = Long.getLong("sqltests.seed", DEFAULT_SEED);
+        long seed = Seeds.seed(DEFAULT_SEED);
         Random random = new Random(seed);
         String schema = "derived_stream";
         String s = engines.createSchema(schema);
@@ -81,7 +82,7 @@ final class TestCrossEngineDerivedStream {
             }
             List<List<Object>> expected = new ArrayList<>(oracle.values());
             assertThat(engines.trino("SELECT id, name, score FROM " + s + ".derived ORDER BY id"))
-                    .as("seed %d (-Dsqltests.seed=%d), after %s", seed, seed, history)
+                    .as("seed %d (-Dlakestream.test.seed=%d), after %s", seed, seed, history)
                     .isEqualTo(expected);
         }
         assertThat(engines.trino("SELECT id, name, score FROM " + s + ".derived ORDER BY id"))

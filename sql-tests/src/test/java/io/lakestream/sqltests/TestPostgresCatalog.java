@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * PostgreSQL as the jdbc catalog, on a real server the test starts ({@link PostgresServer}): the Java
  * writer, the tiering service, Trino, Spark and Trino's stock Iceberg connector on one catalog, with
  * several processes committing at once ({@link ConcurrentCatalogRun}). The seed of the run is {@code
- * -Dsqltests.seed} (default 20); it is printed on failure.
+ * -Dlakestream.test.seed} (default 20); it is printed on failure.
  */
 final class TestPostgresCatalog {
     @TempDir

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The rest catalog type against Iceberg's own REST catalog server ({@link IcebergRestServer}, started by the
  * test in a JVM of its own): the Java writer, the tiering service, Trino, Spark and Trino's stock Iceberg
  * connector through the same server, with several processes committing at once ({@link
- * ConcurrentCatalogRun}). The seed of the run is {@code -Dsqltests.seed} (default 20); it is printed on
+ * ConcurrentCatalogRun}). The seed of the run is {@code -Dlakestream.test.seed} (default 20); it is printed on
  * failure.
  */
 final class TestRestCatalog {

@@ -69,7 +69,7 @@ final class TestTrinoS3FileSystem {
                         .put("lakestream.catalog.type", "jdbc")
                         .put("lakestream.catalog.uri", uri)
                         .put("lakestream.warehouse", WAREHOUSE)
-                        .putAll(trinoS3Properties())
+                        .putAll(WarehouseStorage.trinoS3(s3))
                         .buildOrThrow());
         StockIcebergCatalog.install(
                 trino,
@@ -82,25 +82,8 @@ final class TestTrinoS3FileSystem {
                                 config.icebergProperties().get("uri"))
                         .put("iceberg.jdbc-catalog.catalog-name", LakestreamCatalog.DEFAULT_NAME)
                         .put("iceberg.jdbc-catalog.default-warehouse-dir", WAREHOUSE)
-                        .putAll(trinoS3Properties())
+                        .putAll(WarehouseStorage.trinoS3(s3))
                         .buildOrThrow());
-    }
-
-    /** Trino's own S3 file system properties for the S3Mock server. */
-    private static Map<String, String> trinoS3Properties() {
-        return Map.of(
-                "fs.s3.enabled",
-                "true",
-                "s3.endpoint",
-                s3.endpoint(),
-                "s3.region",
-                S3MockServer.REGION,
-                "s3.path-style-access",
-                "true",
-                "s3.aws-access-key",
-                S3MockServer.ACCESS_KEY,
-                "s3.aws-secret-key",
-                S3MockServer.SECRET_KEY);
     }
 
     @AfterAll

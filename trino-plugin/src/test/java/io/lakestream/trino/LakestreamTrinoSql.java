@@ -1,5 +1,10 @@
 package io.lakestream.trino;
 
+import static io.trino.testing.TestingSession.testSessionBuilder;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.CatalogOptions;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.common.SqlScript;
 import io.lakestream.common.TextTable;
 import io.trino.testing.DistributedQueryRunner;
@@ -9,17 +14,23 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code ./lakestream trino}: an embedded Trino (coordinator in this JVM) with the {@code lakestream}
  * catalog over the warehouse, and the {@code iceberg} catalog (Trino's stock Iceberg connector) over
- * the same warehouse, which reads the lake layer only. With {@code -e SQL} or {@code -f FILE} it runs the statements and
+ * the same warehouse, which reads the lake layer only. The warehouse is the embedded catalog in a local
+ * directory, or a catalog server and a warehouse anywhere, e.g. on S3 (the catalog options of every
+ * command, {@link CatalogOptions}, translated to Trino's settings by {@link TrinoCatalogProperties}). With {@code -e SQL} or {@code -f FILE} it runs the statements and
  * prints the results; otherwise it serves on {@code --port} (default 8080) for the Trino CLI, JDBC
  * and BI tools until stopped.
  */
 public final class LakestreamTrinoSql {
-    static final String USAGE = "usage: lakestream trino [--port 8080] [-e SQL | -f FILE] [--warehouse DIR]";
+    static final String USAGE =
+            "usage: lakestream trino [--port 8080] [-e SQL | -f FILE] [catalog options]\n\n" + CatalogOptions.USAGE;
 
     private LakestreamTrinoSql() {}
 
@@ -33,25 +44,20 @@ public final class LakestreamTrinoSql {
     /** @return the exit code, or -1 when a server was started and keeps running */
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         String sql = null;
-        Path warehouse = Path.of("lakestream-warehouse");
         int port = 8080;
-        List<String> options = List.of("-e", "-f", "--warehouse", "--port");
+        Map<String, List<String>> catalogValues = new HashMap<>();
         for (int i = 0; i < args.length; i += 2) {
-            if (!options.contains(args[i]) || i + 1 >= args.length) {
+            boolean known = List.of("-e", "-f", "--port").contains(args[i]) || CatalogOptions.NAMES.contains(args[i]);
+            if (!known || i + 1 >= args.length) {
                 err.println("error: %s%n%s"
-                        .formatted(
-                                options.contains(args[i])
-                                        ? args[i] + " needs a value"
-                                        : "unknown argument '" + args[i] + "'",
-                                USAGE));
+                        .formatted(known ? args[i] + " needs a value" : "unknown argument '" + args[i] + "'", USAGE));
                 return 2;
             }
             String value = args[i + 1];
             switch (args[i]) {
                 case "-e" -> sql = value;
                 case "-f" -> sql = Files.readString(Path.of(value));
-                case "--warehouse" -> warehouse = Path.of(value);
-                default -> {
+                case "--port" -> {
                     try {
                         port = Integer.parseInt(value);
                     } catch (NumberFormatException e) {
@@ -59,20 +65,34 @@ public final class LakestreamTrinoSql {
                         return 2;
                     }
                 }
+                default ->
+                    catalogValues
+                            .computeIfAbsent(args[i], name -> new ArrayList<>())
+                            .add(value);
             }
         }
-        Files.createDirectories(warehouse);
-        LakestreamQueryRunner.Builder builder =
-                LakestreamQueryRunner.builder(warehouse.toAbsolutePath()).withStockIcebergCatalog();
-        if (sql == null) {
-            builder.addCoordinatorProperty("http-server.http.port", Integer.toString(port));
+        CatalogOptions catalog;
+        Map<String, String> coordinator =
+                sql == null ? Map.of("http-server.http.port", Integer.toString(port)) : Map.of();
+        DistributedQueryRunner runner;
+        try {
+            catalog = CatalogOptions.of(catalogValues);
+            runner = catalog.embedded()
+                    ? embedded(catalog, coordinator)
+                    : onCatalogServer(catalog.config(), coordinator);
+        } catch (IllegalArgumentException e) {
+            err.println("error: %s%n%s".formatted(e.getMessage(), USAGE));
+            return 2;
+        } catch (LakestreamException e) {
+            err.println("error: " + e.getMessage());
+            return 1;
         }
-        DistributedQueryRunner runner = builder.build();
+        String warehouse = catalog.warehouseLocation();
         if (sql == null) {
             out.printf(
                     "Trino is serving the lakestream catalog (union reads) and the iceberg catalog (Trino's stock"
                             + " Iceberg connector: the lake only) over %s at %s%n",
-                    warehouse.toAbsolutePath(), runner.getCoordinator().getBaseUrl());
+                    warehouse, runner.getCoordinator().getBaseUrl());
             out.printf(
                     "Connect with: trino --server %s --catalog lakestream%nStop with Ctrl-C.%n",
                     runner.getCoordinator().getBaseUrl());
@@ -88,16 +108,54 @@ public final class LakestreamTrinoSql {
                     err.println("error: " + e.getMessage());
                     return 1;
                 }
-                if (!result.getColumnNames().isEmpty() && result.getUpdateType().isEmpty()) {
+                // a DDL statement's result has no column names (asking for them throws): test the update type first
+                if (result.getUpdateType().isEmpty()) {
                     out.println(TextTable.format(result.getColumnNames(), rows(result)));
                 } else if (result.getUpdateCount().isPresent()) {
                     out.printf(
                             "%s: %d rows%n",
-                            result.getUpdateType().orElse("UPDATE"),
+                            result.getUpdateType().orElseThrow(),
                             result.getUpdateCount().getAsLong());
+                } else {
+                    out.println(result.getUpdateType().orElseThrow());
                 }
             }
             return 0;
+        }
+    }
+
+    /** The embedded catalog in a local warehouse directory (created if missing), as the quickstart uses it. */
+    private static DistributedQueryRunner embedded(CatalogOptions catalog, Map<String, String> coordinator)
+            throws Exception {
+        // the embedded catalog takes no properties: config() says so
+        catalog.config();
+        Files.createDirectories(catalog.localWarehouse());
+        LakestreamQueryRunner.Builder builder =
+                LakestreamQueryRunner.builder(catalog.localWarehouse()).withStockIcebergCatalog();
+        coordinator.forEach(builder::addCoordinatorProperty);
+        return builder.build();
+    }
+
+    /**
+     * A catalog server (PostgreSQL, REST, or a SQLite file elsewhere) and a warehouse anywhere, e.g. on S3: the
+     * {@code lakestream} catalog, and the {@code iceberg} catalog where Trino's stock connector can read the catalog.
+     */
+    private static DistributedQueryRunner onCatalogServer(CatalogConfig config, Map<String, String> coordinator)
+            throws Exception {
+        Map<String, String> lakestream = TrinoCatalogProperties.lakestream(config);
+        Optional<Map<String, String>> stockIceberg = TrinoCatalogProperties.stockIceberg(config);
+        DistributedQueryRunner.Builder<?> builder = DistributedQueryRunner.builder(
+                testSessionBuilder().setCatalog(LakestreamQueryRunner.CATALOG).build());
+        coordinator.forEach(builder::addCoordinatorProperty);
+        DistributedQueryRunner runner = builder.build();
+        try {
+            runner.installPlugin(new LakestreamPlugin());
+            runner.createCatalog(LakestreamQueryRunner.CATALOG, LakestreamConnectorFactory.CONNECTOR_NAME, lakestream);
+            stockIceberg.ifPresent(properties -> StockIcebergCatalog.install(runner, properties));
+            return runner;
+        } catch (Throwable e) {
+            runner.close();
+            throw e;
         }
     }
 
