@@ -97,8 +97,8 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
     public Iterator<Scan> call(InternalRow args) {
         if (args.isNullAt(0)) {
             throw new LakestreamException(
-                    INVALID_NAME, "system.tier needs the table to tier: CALL %s.system.tier(table => 'db.t')"
-                            .formatted(catalogName));
+                    INVALID_NAME,
+                    "system.tier needs the table to tier: CALL %s.system.tier(table => 'db.t')".formatted(catalogName));
         }
         TableIdentifier identifier = identifier(args.getUTF8String(0).toString());
         SparkTiering tiering = new SparkTiering(SparkSession.active(), catalogName, catalogOptions);
@@ -120,14 +120,16 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
         if (parts.size() < 2 || parts.stream().anyMatch(String::isBlank)) {
             throw new LakestreamException(
                     INVALID_NAME,
-                    "system.tier takes a table as 'namespace.table' in catalog %s, not '%s'".formatted(catalogName, name));
+                    "system.tier takes a table as 'namespace.table' in catalog %s, not '%s'"
+                            .formatted(catalogName, name));
         }
         return TableIdentifier.of(
                 Namespace.of(parts.subList(0, parts.size() - 1).toArray(String[]::new)), parts.getLast());
     }
 
     private static InternalRow row(TieringRound.Result result) {
-        String offsets = LakePosition.summary(result.lakeOffsets(), result.logSnapshot().version())
+        String offsets = LakePosition.summary(
+                        result.lakeOffsets(), result.logSnapshot().version())
                 .get(LakestreamProperties.SUMMARY_LOG_OFFSETS);
         return new GenericInternalRow(new Object[] {
             UTF8String.fromString(result.outcome().name()),
@@ -136,7 +138,9 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
             UTF8String.fromString(offsets),
             result.logSnapshot().version(),
             result.files().stream().mapToInt(files -> files.dataFiles().size()).sum(),
-            result.files().stream().mapToInt(files -> files.deleteFiles().size()).sum()
+            result.files().stream()
+                    .mapToInt(files -> files.deleteFiles().size())
+                    .sum()
         });
     }
 

@@ -47,13 +47,16 @@ final class SparkBucketTaskRunner implements BucketTaskRunner {
         context.setJobDescription("Lakestream tiering of %s: %s buckets, %s changes"
                 .formatted(table.identifier(), tasks.size(), plan.records()));
         try {
-            return context.parallelize(tasks, tasks.size()).map(SparkTieringTask::run).collect();
+            return context.parallelize(tasks, tasks.size())
+                    .map(SparkTieringTask::run)
+                    .collect();
         } catch (RuntimeException e) {
-            throw lakestreamCause(e).orElseGet(() -> new LakestreamException(
-                    TIERING_FAILED,
-                    "The Spark tiering job of table %s failed; nothing was committed: %s"
-                            .formatted(table.identifier(), e.getMessage()),
-                    e));
+            throw lakestreamCause(e)
+                    .orElseGet(() -> new LakestreamException(
+                            TIERING_FAILED,
+                            "The Spark tiering job of table %s failed; nothing was committed: %s"
+                                    .formatted(table.identifier(), e.getMessage()),
+                            e));
         } finally {
             context.setJobDescription(null);
         }

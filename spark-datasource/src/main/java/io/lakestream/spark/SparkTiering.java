@@ -22,8 +22,15 @@ final class SparkTiering {
     private final String catalogName;
     private final Map<String, String> catalogOptions;
     private final TieringConfig config;
+    private final TieringHooks driverHooks;
 
     SparkTiering(SparkSession spark, String catalogName, Map<String, String> catalogOptions) {
+        this(spark, catalogName, catalogOptions, TieringHooks.NONE);
+    }
+
+    /** With hooks at the driver's steps (the commit), for tests that race it. */
+    SparkTiering(SparkSession spark, String catalogName, Map<String, String> catalogOptions, TieringHooks driverHooks) {
+        this.driverHooks = requireNonNull(driverHooks, "driverHooks is null");
         this.spark = requireNonNull(spark, "spark is null");
         this.catalogName = requireNonNull(catalogName, "catalogName is null");
         this.catalogOptions = Map.copyOf(requireNonNull(catalogOptions, "catalogOptions is null"));
@@ -34,7 +41,7 @@ final class SparkTiering {
     TieringRound.Result tier(LakestreamTable table, long maxRecordsPerBucket) {
         SparkBucketTaskRunner runner =
                 new SparkBucketTaskRunner(spark, catalogName, catalogOptions, config.targetFileSizeBytes());
-        return new TieringRound(maxRecordsPerBucket, runner, TieringHooks.NONE).run(table);
+        return new TieringRound(maxRecordsPerBucket, runner, driverHooks).run(table);
     }
 
     TieringConfig config() {
