@@ -46,13 +46,20 @@ final class LocalSparkCluster {
 
     /** A jar holding only {@link TaskGate}, for the executors (written next to the given directory). */
     static Path taskGateJar(Path directory) {
-        Path jar = directory.resolve("lakestream-task-gate.jar");
-        String entry = TaskGate.class.getName().replace('.', '/') + ".class";
-        try (InputStream bytes = TaskGate.class.getClassLoader().getResourceAsStream(entry);
-                JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-            out.putNextEntry(new JarEntry(entry));
-            bytes.transferTo(out);
-            out.closeEntry();
+        return classesJar(directory.resolve("lakestream-task-gate.jar"), TaskGate.class);
+    }
+
+    /** A jar holding the given (JDK-only) classes of this module, for the executors. */
+    static Path classesJar(Path jar, Class<?>... classes) {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (Class<?> type : classes) {
+                String entry = type.getName().replace('.', '/') + ".class";
+                try (InputStream bytes = type.getClassLoader().getResourceAsStream(entry)) {
+                    out.putNextEntry(new JarEntry(entry));
+                    bytes.transferTo(out);
+                    out.closeEntry();
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + jar, e);
         }

@@ -244,7 +244,7 @@ class TestLakestreamSparkLocalCluster {
     }
 
     /** The pids of the executors whose tasks arrived at the gate, in order of arrival. */
-    private static List<Long> arrivals(Path gate) {
+    static List<Long> arrivals(Path gate) {
         try (Stream<Path> files = Files.list(gate)) {
             return files.filter(file -> file.getFileName().toString().startsWith("arrived-"))
                     .sorted((a, b) -> lastModified(a).compareTo(lastModified(b)))
