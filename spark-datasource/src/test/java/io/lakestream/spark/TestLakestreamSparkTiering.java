@@ -283,6 +283,34 @@ class TestLakestreamSparkTiering {
                 .hasStackTraceContaining("UNSUPPORTED_OPERATION");
     }
 
+    /** The spark-submit main class's pass: every table of the namespace, a broken one not stopping the others. */
+    @Test
+    void passOverANamespaceTiersEveryTableAndSkipsABrokenOne() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls.tier_all");
+        for (String table : List.of("a", "b", "broken")) {
+            testing.sql("CREATE TABLE ls.tier_all.%s (id BIGINT NOT NULL, v BIGINT) USING lakestream ".formatted(table)
+                    + "TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+            testing.sql("INSERT INTO ls.tier_all.%s SELECT id, id FROM range(0, 50)".formatted(table));
+        }
+        SparkTables.load("tier_all", "broken")
+                .log()
+                .removeSegments(new OffsetMap(Map.of(0, 1_000L, 1, 1_000L)), Long.MAX_VALUE);
+
+        Map<String, LakestreamSparkTiering.TableResult> results =
+                LakestreamSparkTiering.tierAll(testing.spark(), "ls", java.util.Optional.of("tier_all")).stream()
+                        .collect(Collectors.toMap(LakestreamSparkTiering.TableResult::table, result -> result));
+
+        assertThat(results).containsOnlyKeys("tier_all.a", "tier_all.b", "tier_all.broken");
+        for (String table : List.of("a", "b")) {
+            assertThat(results.get("tier_all." + table).row())
+                    .hasValueSatisfying(row -> assertThat(row.getString(0)).isEqualTo("TIERED"));
+            assertThat(rows(testing.sql("SELECT count(*) FROM ls.tier_all.`%s$lake`".formatted(table))))
+                    .containsExactly(List.of(50L));
+        }
+        assertThat(results.get("tier_all.broken").error())
+                .hasValueSatisfying(error -> assertThat(error).contains("LOG_RANGE_REMOVED"));
+    }
+
     private void assertUnchangedAfterFailure(String table, String errorCode) {
         Table lake = SparkTables.load(NS, table).lake();
         Long before =

@@ -305,18 +305,6 @@ class TestLakestreamSparkLocalCluster {
 
     /** Waits for a condition of the cluster (not for time to pass); fails with the executors' logs. */
     private void await(String what, Duration timeout, BooleanSupplier condition) {
-        Instant deadline = Instant.now().plus(timeout);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("Timed out after %s waiting for %s; executor logs:%n%s"
-                        .formatted(timeout, what, LocalSparkCluster.executorLogs(sparkHome)));
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
+        LocalSparkCluster.await(sparkHome, what, timeout, condition);
     }
 }

@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -248,20 +247,7 @@ class TestLakestreamSparkTieringLocalCluster {
         }
     }
 
-    /** Waits for a condition of the cluster (not for time to pass); fails with the executors' logs. */
     private void await(String what, BooleanSupplier condition) {
-        Instant deadline = Instant.now().plus(STARTUP);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("Timed out after %s waiting for %s; executor logs:%n%s"
-                        .formatted(STARTUP, what, LocalSparkCluster.executorLogs(sparkHome)));
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
+        LocalSparkCluster.await(sparkHome, what, STARTUP, condition);
     }
 }
