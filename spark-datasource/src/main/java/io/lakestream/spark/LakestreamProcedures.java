@@ -11,7 +11,10 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 /** The procedures of a Lakestream Spark catalog, in its {@code system} namespace (as Iceberg's). */
 final class LakestreamProcedures {
     static final String NAMESPACE = "system";
-    private static final List<String> NAMES = List.of(LakestreamTierProcedure.NAME);
+    private static final List<String> NAMES = List.of(
+            LakestreamTierProcedure.NAME,
+            LakestreamMaintenanceProcedure.Kind.EXPIRE_LOG.procedureName(),
+            LakestreamMaintenanceProcedure.Kind.REMOVE_ORPHANS.procedureName());
 
     private LakestreamProcedures() {}
 
@@ -20,8 +23,15 @@ final class LakestreamProcedures {
             Map<String, String> catalogOptions,
             io.lakestream.catalog.LakestreamCatalog catalog,
             Identifier ident) {
-        if (isSystem(ident.namespace()) && ident.name().equalsIgnoreCase(LakestreamTierProcedure.NAME)) {
-            return new LakestreamTierProcedure(catalogName, catalogOptions, catalog);
+        if (isSystem(ident.namespace())) {
+            if (ident.name().equalsIgnoreCase(LakestreamTierProcedure.NAME)) {
+                return new LakestreamTierProcedure(catalogName, catalogOptions, catalog);
+            }
+            for (LakestreamMaintenanceProcedure.Kind kind : LakestreamMaintenanceProcedure.Kind.values()) {
+                if (ident.name().equalsIgnoreCase(kind.procedureName())) {
+                    return new LakestreamMaintenanceProcedure(kind, catalogName, catalogOptions, catalog);
+                }
+            }
         }
         throw new LakestreamException(
                 UNSUPPORTED_OPERATION,

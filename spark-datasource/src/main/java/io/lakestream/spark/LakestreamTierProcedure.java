@@ -100,7 +100,8 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
                     INVALID_NAME,
                     "system.tier needs the table to tier: CALL %s.system.tier(table => 'db.t')".formatted(catalogName));
         }
-        TableIdentifier identifier = identifier(args.getUTF8String(0).toString());
+        TableIdentifier identifier =
+                identifier(catalogName, args.getUTF8String(0).toString());
         SparkTiering tiering = new SparkTiering(SparkSession.active(), catalogName, catalogOptions);
         long maxRecords = args.isNullAt(1) ? tiering.config().maxRecordsPerBucket() : args.getLong(1);
         if (maxRecords <= 0) {
@@ -115,7 +116,8 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
                 .iterator();
     }
 
-    private TableIdentifier identifier(String name) {
+    /** A procedure's {@code table} argument, {@code namespace.table}, as a table of the catalog. */
+    static TableIdentifier identifier(String catalogName, String name) {
         List<String> parts = Arrays.asList(name.trim().split("\\."));
         if (parts.size() < 2 || parts.stream().anyMatch(String::isBlank)) {
             throw new LakestreamException(

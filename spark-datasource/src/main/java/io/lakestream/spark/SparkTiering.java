@@ -50,12 +50,17 @@ final class SparkTiering {
 
     /** The catalog options' {@code tiering.*} keys over the embedded service's defaults. */
     private static TieringConfig tieringConfig(Map<String, String> catalogOptions) {
+        return TieringConfig.fromProperties(tieringOptions(catalogOptions));
+    }
+
+    /** The catalog options' {@code tiering.*} keys (the embedded service's configuration keys). */
+    static Map<String, String> tieringOptions(Map<String, String> catalogOptions) {
         Map<String, String> tiering = new HashMap<>();
         catalogOptions.forEach((key, value) -> {
             if (key.startsWith(TieringConfig.PREFIX)) {
                 tiering.put(key, value);
             }
         });
-        return TieringConfig.fromProperties(tiering);
+        return tiering;
     }
 }

@@ -279,6 +279,8 @@ class TestLakestreamSparkTiering {
                 .hasStackTraceContaining("INVALID_NAME");
         assertThatThrownBy(() -> testing.sql("CALL ls.system.tier(table => 'tier.ahead', max_records_per_bucket => 0)"))
                 .hasStackTraceContaining("max_records_per_bucket must be positive");
+        assertThatThrownBy(() -> testing.sql("CALL ls.system.expire_log(table => 'tier.ahead', retention => 'soon')"))
+                .hasStackTraceContaining("INVALID_CATALOG_CONFIG");
         assertThatThrownBy(() -> testing.sql("CALL ls.system.compact_everything(table => 'tier.ahead')"))
                 .hasStackTraceContaining("UNSUPPORTED_OPERATION");
     }
@@ -309,6 +311,56 @@ class TestLakestreamSparkTiering {
         }
         assertThat(results.get("tier_all.broken").error())
                 .hasValueSatisfying(error -> assertThat(error).contains("LOG_RANGE_REMOVED"));
+    }
+
+    /** {@code system.expire_log}: removes only segments the lake holds; reads stay whole. */
+    @Test
+    void expireLogRemovesOnlyTieredSegments() {
+        create("expire", true, 2);
+        testing.sql("INSERT INTO ls.tier.expire SELECT id, id FROM range(0, 40)");
+        testing.sql("INSERT INTO ls.tier.expire SELECT id, id * 2 FROM range(20, 60)");
+        assertThat(query("CALL ls.system.expire_log(table => 'tier.expire', retention => '0s')"))
+                .as("nothing is in the lake yet")
+                .containsExactly(List.of(0));
+        callTier("expire", null);
+        testing.sql("INSERT INTO ls.tier.expire SELECT id, id * 3 FROM range(50, 70)");
+        assertThat(query("CALL ls.system.expire_log(table => 'tier.expire')"))
+                .as("the default retention (24h) keeps them")
+                .containsExactly(List.of(0));
+        List<List<Object>> removed = query("CALL ls.system.expire_log(table => 'tier.expire', retention => '0s')");
+        assertThat((Integer) removed.getFirst().getFirst()).isPositive();
+        Map<Long, Long> expected = new TreeMap<>();
+        for (long id = 0; id < 70; id++) {
+            expected.put(id, id < 20 ? id : id < 50 ? id * 2 : id * 3);
+        }
+        assertThat(query("SELECT id, v FROM ls.tier.expire")).containsExactlyInAnyOrderElementsOf(entries(expected));
+        while (callTier("expire", null).getFirst().equals("TIERED")) {}
+        assertThat(query("SELECT id, v FROM ls.tier.`expire$lake`"))
+                .containsExactlyInAnyOrderElementsOf(entries(expected));
+    }
+
+    /** {@code system.remove_orphans}: an unreferenced lake file older than the lake orphan age goes, a young one stays. */
+    @Test
+    void removeOrphansRemovesOldUnreferencedLakeFiles() throws IOException {
+        create("orphans", true, 2);
+        testing.sql("INSERT INTO ls.tier.orphans SELECT id, id FROM range(0, 40)");
+        callTier("orphans", null);
+        String location = SparkTables.load(NS, "orphans").lake().location();
+        Path data = (location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location)).resolve("data");
+        Path old = Files.writeString(data.resolve("00000-0-crashed-attempt-00001.parquet"), "left by a crash");
+        Files.setLastModifiedTime(
+                old,
+                java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofDays(4))));
+        Path young = Files.writeString(data.resolve("00000-0-running-attempt-00001.parquet"), "a commit in progress");
+        Set<String> live = liveDataFiles("orphans");
+
+        assertThat(query("CALL ls.system.remove_orphans(table => 'tier.orphans')"))
+                .containsExactly(List.of(1));
+        assertThat(old).doesNotExist();
+        assertThat(young).exists();
+        Files.delete(young);
+        assertThat(filesOnDisk("orphans")).isEqualTo(live);
+        assertThat(query("SELECT count(*) FROM ls.tier.`orphans$lake`")).containsExactly(List.of(40L));
     }
 
     private void assertUnchangedAfterFailure(String table, String errorCode) {
