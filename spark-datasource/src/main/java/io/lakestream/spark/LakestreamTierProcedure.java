@@ -1,28 +1,18 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
-import static io.lakestream.common.LakestreamError.INVALID_NAME;
-import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.TieringRound;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
-import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
-import org.apache.spark.sql.connector.read.LocalScan;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -37,7 +27,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * the changes committed, the lake snapshot, the lake's offsets afterwards (JSON, bucket → next offset not in
  * the lake), the log version planned from, and the data and delete files committed.
  */
-final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure {
+final class LakestreamTierProcedure extends LakestreamProcedure {
     static final String NAME = "tier";
 
     private static final ProcedureParameter[] PARAMETERS = {
@@ -57,15 +47,9 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
         new StructField("delete_files", DataTypes.IntegerType, false, Metadata.empty())
     });
 
-    private final String catalogName;
-    private final Map<String, String> catalogOptions;
-    private final io.lakestream.catalog.LakestreamCatalog catalog;
-
     LakestreamTierProcedure(
             String catalogName, Map<String, String> catalogOptions, io.lakestream.catalog.LakestreamCatalog catalog) {
-        this.catalogName = requireNonNull(catalogName, "catalogName is null");
-        this.catalogOptions = Map.copyOf(requireNonNull(catalogOptions, "catalogOptions is null"));
-        this.catalog = requireNonNull(catalog, "catalog is null");
+        super(catalogName, catalogOptions, catalog);
     }
 
     @Override
@@ -79,30 +63,14 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
     }
 
     @Override
-    public BoundProcedure bind(StructType inputType) {
-        return this;
-    }
-
-    @Override
     public ProcedureParameter[] parameters() {
         return PARAMETERS.clone();
     }
 
     @Override
-    public boolean isDeterministic() {
-        return false;
-    }
-
-    @Override
     public Iterator<Scan> call(InternalRow args) {
-        if (args.isNullAt(0)) {
-            throw new LakestreamException(
-                    INVALID_NAME,
-                    "system.tier needs the table to tier: CALL %s.system.tier(table => 'db.t')".formatted(catalogName));
-        }
-        TableIdentifier identifier =
-                identifier(catalogName, args.getUTF8String(0).toString());
-        SparkTiering tiering = new SparkTiering(SparkSession.active(), catalogName, catalogOptions);
+        LakestreamTable table = table(args, 0);
+        SparkTiering tiering = new SparkTiering(SparkSession.active(), catalogName(), catalogOptions());
         long maxRecords = args.isNullAt(1) ? tiering.config().maxRecordsPerBucket() : args.getLong(1);
         if (maxRecords <= 0) {
             throw new LakestreamException(
@@ -110,23 +78,8 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
                     "max_records_per_bucket must be positive, not %s (it caps the records of one bucket a round tiers)"
                             .formatted(maxRecords));
         }
-        LakestreamTable table = catalog.loadTable(identifier);
         TieringRound.Result result = tiering.tier(table, maxRecords);
-        return Collections.<Scan>singletonList(new Rows(new InternalRow[] {row(result)}))
-                .iterator();
-    }
-
-    /** A procedure's {@code table} argument, {@code namespace.table}, as a table of the catalog. */
-    static TableIdentifier identifier(String catalogName, String name) {
-        List<String> parts = Arrays.asList(name.trim().split("\\."));
-        if (parts.size() < 2 || parts.stream().anyMatch(String::isBlank)) {
-            throw new LakestreamException(
-                    INVALID_NAME,
-                    "system.tier takes a table as 'namespace.table' in catalog %s, not '%s'"
-                            .formatted(catalogName, name));
-        }
-        return TableIdentifier.of(
-                Namespace.of(parts.subList(0, parts.size() - 1).toArray(String[]::new)), parts.getLast());
+        return result(OUTPUT, row(result));
     }
 
     private static InternalRow row(TieringRound.Result result) {
@@ -144,13 +97,5 @@ final class LakestreamTierProcedure implements UnboundProcedure, BoundProcedure 
                     .mapToInt(files -> files.deleteFiles().size())
                     .sum()
         });
-    }
-
-    /** The procedure's result rows. */
-    private record Rows(InternalRow[] rows) implements LocalScan {
-        @Override
-        public StructType readSchema() {
-            return OUTPUT;
-        }
     }
 }
