@@ -252,6 +252,31 @@ class TestLakestreamSparkTiering {
         assertThat(liveDataFiles("race_service_loses")).isEqualTo(filesOnDisk("race_service_loses"));
     }
 
+    /**
+     * Two jobs on one table (a retried job, a zombie driver): the second commits while the first is inside its
+     * commit; the first re-plans and finds nothing to do. Append-only, so a range tiered twice would show.
+     */
+    @Test
+    void jobLosingTheCommitRaceToAnotherJobTiersNothingTwice() {
+        create("race_two_jobs", false, 3);
+        testing.sql("INSERT INTO ls.tier.race_two_jobs SELECT id, id FROM range(0, 300)");
+        AtomicBoolean raced = new AtomicBoolean();
+        TieringHooks secondJobCommitsFirst = (table, step, bucket) -> {
+            if (step == TieringStep.COMMITTING && raced.compareAndSet(false, true)) {
+                assertThat(callTier("race_two_jobs", null).getFirst()).isEqualTo("TIERED");
+            }
+        };
+        TieringRound.Result result = new SparkTiering(testing.spark(), "ls", catalogOptions(), secondJobCommitsFirst)
+                .tier(SparkTables.load(NS, "race_two_jobs"), Long.MAX_VALUE);
+
+        assertThat(raced).isTrue();
+        assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.UP_TO_DATE);
+        assertThat(lakeOffsets("race_two_jobs")).isEqualTo(logEnds("race_two_jobs"));
+        assertThat(query("SELECT count(*), count(DISTINCT id) FROM ls.tier.`race_two_jobs$lake`"))
+                .containsExactly(List.of(300L, 300L));
+        assertThat(liveDataFiles("race_two_jobs")).isEqualTo(filesOnDisk("race_two_jobs"));
+    }
+
     @Test
     void badStatesFailWithTheEmbeddedServicesCodesAndLeaveTheLakeAlone() {
         create("ahead", true, 2);
