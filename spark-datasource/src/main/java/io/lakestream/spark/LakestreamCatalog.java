@@ -25,10 +25,12 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -36,9 +38,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * The Spark catalog of Lakestream tables: {@code spark.sql.catalog.ls=io.lakestream.spark.LakestreamCatalog}
  * with the options {@code type} (jdbc, the default; hadoop; rest), {@code warehouse} and {@code uri}
  * (more options go to the Iceberg catalog). Besides a table {@code t} it resolves {@code t$lake} (the
- * committed lake), {@code t$changes} (the changelog) and {@code t$offsets} (lag of the lake per bucket).
+ * committed lake), {@code t$changes} (the changelog) and {@code t$offsets} (lag of the lake per bucket), and
+ * the procedures of {@link LakestreamProcedures} ({@code CALL <catalog>.system.tier(table => 'db.t')}).
  */
-public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces {
+public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces, ProcedureCatalog {
     private String name;
     private Map<String, String> options;
     private io.lakestream.catalog.LakestreamCatalog catalog;
@@ -53,6 +56,16 @@ public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public UnboundProcedure loadProcedure(Identifier ident) {
+        return LakestreamProcedures.load(name, options, catalog, ident);
+    }
+
+    @Override
+    public Identifier[] listProcedures(String[] namespace) {
+        return LakestreamProcedures.list(namespace);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
+import java.io.Serializable;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.iceberg.ContentFile;
@@ -26,7 +27,8 @@ public record BucketFiles(
         List<DeleteFile> deleteFiles,
         long changes,
         long dataRows,
-        long deleteRows) {
+        long deleteRows)
+        implements Serializable {
     public BucketFiles {
         requireNonNull(task, "task is null");
         dataFiles = ImmutableList.copyOf(requireNonNull(dataFiles, "dataFiles is null"));

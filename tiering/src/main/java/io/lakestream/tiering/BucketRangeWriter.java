@@ -253,10 +253,22 @@ public final class BucketRangeWriter {
     }
 
     public BucketFiles write(BucketTask task) {
+        return write(task, Optional.empty());
+    }
+
+    /**
+     * Runs a task as one of possibly several attempts (a distributed job retries a task, or runs it twice
+     * speculatively): {@code attempt} is part of every file name, so attempts of the same task never write,
+     * or delete on failure, each other's files.
+     */
+    public BucketFiles write(BucketTask task, Optional<String> attempt) {
         requireNonNull(task, "task is null");
+        requireNonNull(attempt, "attempt is null");
         List<String> written = new ArrayList<>();
         try {
-            return definition.hasPrimaryKey() ? writePrimaryKey(task, written) : writeAppendOnly(task, written);
+            return definition.hasPrimaryKey()
+                    ? writePrimaryKey(task, attempt, written)
+                    : writeAppendOnly(task, attempt, written);
         } catch (RuntimeException | Error e) {
             for (String location : written) {
                 deleteQuietly(location, e);
@@ -266,7 +278,7 @@ public final class BucketRangeWriter {
     }
 
     /** Streams the range: every row of every batch is written as it is read. */
-    private BucketFiles writeAppendOnly(BucketTask task, List<String> written) {
+    private BucketFiles writeAppendOnly(BucketTask task, Optional<String> attempt, List<String> written) {
         int bucket = task.bucket();
         StructLike partition = lakeRows.partition(bucket);
         long changes = 0;
@@ -288,7 +300,8 @@ public final class BucketRangeWriter {
                     }
                     if (dataWriter == null) {
                         verifyPartition(batch, 0, bucket);
-                        dataWriter = newDataWriter(fileFactory(task), partition, bucket, predictedPlainColumns(batch));
+                        dataWriter = newDataWriter(
+                                fileFactory(task, attempt), partition, bucket, predictedPlainColumns(batch));
                     }
                     dataWriter.write(batch.root(), null, 0, rows);
                     changes += rows;
@@ -314,7 +327,7 @@ public final class BucketRangeWriter {
      * reading them, then writes the marked upserts as data rows and the keys of all marked changes as
      * equality delete rows, selecting rows from the batches: no object per row or per key.
      */
-    private BucketFiles writePrimaryKey(BucketTask task, List<String> written) {
+    private BucketFiles writePrimaryKey(BucketTask task, Optional<String> attempt, List<String> written) {
         int bucket = task.bucket();
         List<LogBatch> batches = new ArrayList<>();
         try {
@@ -344,7 +357,7 @@ public final class BucketRangeWriter {
 
             StructLike partition = lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.
-            OutputFileFactory files = fileFactory(task);
+            OutputFileFactory files = fileFactory(task, attempt);
             Set<String> plainColumns = batches.isEmpty() ? Set.of() : predictedPlainColumns(batches.getFirst());
             List<DataFile> dataFiles =
                     writeFiles(newDataWriter(files, partition, bucket, plainColumns), written, writer -> {
@@ -459,12 +472,14 @@ public final class BucketRangeWriter {
                 allocator);
     }
 
-    private OutputFileFactory fileFactory(BucketTask task) {
-        // The operation id is unique per planning attempt, and the bucket is the partition id, so names never collide.
-        return OutputFileFactory.builderFor(lake, task.bucket(), task.fromOffset())
+    private OutputFileFactory fileFactory(BucketTask task, Optional<String> attempt) {
+        // The operation id is unique per planning attempt, the bucket is the partition id and the attempt tells
+        // the attempts of one task apart, so names never collide.
+        OutputFileFactory.Builder builder = OutputFileFactory.builderFor(lake, task.bucket(), task.fromOffset())
                 .format(FileFormat.PARQUET)
-                .operationId(task.operationId())
-                .build();
+                .operationId(task.operationId());
+        attempt.ifPresent(builder::suffix);
+        return builder.build();
     }
 
     private static void abort(TieredFileWriter<?> writer, Throwable failure) {

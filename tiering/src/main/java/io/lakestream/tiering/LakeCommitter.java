@@ -9,6 +9,7 @@ import io.lakestream.table.LakestreamTable;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.RowDelta;
@@ -47,6 +48,7 @@ final class LakeCommitter {
 
     Result commit(LakestreamTable table, TieringPlan plan, List<BucketFiles> files) {
         Table lake = table.lake();
+        requireOneResultPerTask(table, plan, files);
         String commitId = UUID.randomUUID().toString();
         OffsetsUnchanged validator = new OffsetsUnchanged(
                 plan.base().offsets(),
@@ -93,6 +95,22 @@ final class LakeCommitter {
         }
         lake.refresh();
         return new Result(Outcome.COMMITTED, findCommit(lake, commitId, plan));
+    }
+
+    /**
+     * The files must be those of exactly the plan's tasks, each once: a runner that lost a result (or
+     * returned a task twice, or a task of another plan) would otherwise commit new offsets over a range it
+     * did not write, or write a range twice. Nothing is committed then, and the files are deleted.
+     */
+    private static void requireOneResultPerTask(LakestreamTable table, TieringPlan plan, List<BucketFiles> files) {
+        List<BucketTask> written = files.stream().map(BucketFiles::task).toList();
+        if (written.size() != plan.tasks().size() || !Set.copyOf(written).equals(Set.copyOf(plan.tasks()))) {
+            deleteFiles(table.lake(), files);
+            throw new LakestreamException(
+                    TIERING_FAILED,
+                    "Tiering of table %s got results for tasks %s but planned %s; nothing was committed and the next round re-plans"
+                            .formatted(table, written, plan.tasks()));
+        }
     }
 
     private RuntimeException failed(

@@ -5,9 +5,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -46,13 +49,20 @@ final class LocalSparkCluster {
 
     /** A jar holding only {@link TaskGate}, for the executors (written next to the given directory). */
     static Path taskGateJar(Path directory) {
-        Path jar = directory.resolve("lakestream-task-gate.jar");
-        String entry = TaskGate.class.getName().replace('.', '/') + ".class";
-        try (InputStream bytes = TaskGate.class.getClassLoader().getResourceAsStream(entry);
-                JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-            out.putNextEntry(new JarEntry(entry));
-            bytes.transferTo(out);
-            out.closeEntry();
+        return classesJar(directory.resolve("lakestream-task-gate.jar"), TaskGate.class);
+    }
+
+    /** A jar holding the given (JDK-only) classes of this module, for the executors. */
+    static Path classesJar(Path jar, Class<?>... classes) {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (Class<?> type : classes) {
+                String entry = type.getName().replace('.', '/') + ".class";
+                try (InputStream bytes = type.getClassLoader().getResourceAsStream(entry)) {
+                    out.putNextEntry(new JarEntry(entry));
+                    bytes.transferTo(out);
+                    out.closeEntry();
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + jar, e);
         }
@@ -81,6 +91,23 @@ final class LocalSparkCluster {
                 EXECUTOR_JAVA_OPTIONS,
                 "spark.executor.memory",
                 "1g");
+    }
+
+    /** Waits for a condition of the cluster (not for time to pass); fails with the executors' logs. */
+    static void await(Path sparkHome, String what, Duration timeout, BooleanSupplier condition) {
+        Instant deadline = Instant.now().plus(timeout);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new AssertionError("Timed out after %s waiting for %s; executor logs:%n%s"
+                        .formatted(timeout, what, executorLogs(sparkHome)));
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what, e);
+            }
+        }
     }
 
     /** The executor logs of the workers ({@code $SPARK_HOME/work}), to explain an executor that did not start. */

@@ -247,7 +247,7 @@ class TestLakestreamSparkLocalCluster {
     }
 
     /** The pids of the executors whose tasks arrived at the gate, in order of arrival. */
-    private static List<Long> arrivals(Path gate) {
+    static List<Long> arrivals(Path gate) {
         try (Stream<Path> files = Files.list(gate)) {
             return files.filter(file -> file.getFileName().toString().startsWith("arrived-"))
                     .sorted((a, b) -> lastModified(a).compareTo(lastModified(b)))
@@ -308,18 +308,6 @@ class TestLakestreamSparkLocalCluster {
 
     /** Waits for a condition of the cluster (not for time to pass); fails with the executors' logs. */
     private void await(String what, Duration timeout, BooleanSupplier condition) {
-        Instant deadline = Instant.now().plus(timeout);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("Timed out after %s waiting for %s; executor logs:%n%s"
-                        .formatted(timeout, what, LocalSparkCluster.executorLogs(sparkHome)));
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
+        LocalSparkCluster.await(sparkHome, what, timeout, condition);
     }
 }
