@@ -67,6 +67,14 @@ public final class LakestreamConnector implements Connector {
         return Map.of("catalogReads", catalog.catalogReads(), "logFileReads", logFileSystem.smallFileReads());
     }
 
+    /**
+     * The bytes of Arrow memory this connector instance's readers and writers hold right now, for tests: 0 once
+     * every split and sink is closed, whether its query succeeded or failed.
+     */
+    public long arrowMemoryAllocated() {
+        return allocator.getAllocatedMemory();
+    }
+
     @Override
     public ConnectorTransactionHandle beginTransaction(
             IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit) {
