@@ -75,6 +75,14 @@ public final class LakestreamConnector implements Connector {
         return allocator.getAllocatedMemory();
     }
 
+    /**
+     * The child allocators (one per open split and per open writer) of this connector instance, for tests: none
+     * once every split and sink is closed. A child left open keeps its bytes and stays registered forever.
+     */
+    public long arrowAllocatorsOpen() {
+        return allocator.getChildAllocators().size();
+    }
+
     @Override
     public ConnectorTransactionHandle beginTransaction(
             IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit) {

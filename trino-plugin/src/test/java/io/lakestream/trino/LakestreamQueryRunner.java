@@ -61,6 +61,18 @@ public final class LakestreamQueryRunner {
     }
 
     /**
+     * The child allocators open in catalog {@code catalog}'s Lakestream connector, summed over every node of the
+     * runner ({@link LakestreamConnector#arrowAllocatorsOpen}).
+     */
+    public static long arrowAllocatorsOpen(DistributedQueryRunner runner, String catalog) {
+        long sum = 0;
+        for (Object connector : connectors(runner, catalog)) {
+            sum += (Long) call(connector, "arrowAllocatorsOpen");
+        }
+        return sum;
+    }
+
+    /**
      * The connector instance of catalog {@code catalog} on each node. Its methods are called by name: the
      * connector may live in a plugin class loader of its own.
      */

@@ -95,6 +95,9 @@ final class TestLakestreamArrowMemory extends AbstractReadPathTest {
         assertThat(LakestreamQueryRunner.arrowMemoryAllocated(runner, CATALOG))
                 .as("bytes of Arrow memory the connector still holds after the query")
                 .isZero();
+        assertThat(LakestreamQueryRunner.arrowAllocatorsOpen(runner, CATALOG))
+                .as("child allocators (splits, writers) the connector still has open after the query")
+                .isZero();
     }
 
     private static void awaitDone(SqlTaskManager tasks, TaskId task) {
