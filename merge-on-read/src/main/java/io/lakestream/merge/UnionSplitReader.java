@@ -266,46 +266,75 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     /** Log rows of a range: all of them, or only the winners of the index (last upsert of each key). */
     private Iterator<VectorSchemaRoot> logBatches(LogRange range, BitSet winners) {
         List<Types.NestedField> columns = readSchema.columns();
-        LogRangeReader reader = new LogRangeReader(
-                table.log(), logSnapshot(), range.bucket(), range.from(), range.to(), columns, allocator);
-        return new Iterator<>() {
-            private VectorSchemaRoot pending;
+        return new LogStage(
+                range,
+                winners,
+                new LogRangeReader(
+                        table.log(), logSnapshot(), range.bucket(), range.from(), range.to(), columns, allocator));
+    }
 
-            @Override
-            public boolean hasNext() {
-                while (pending == null && reader.hasNext()) {
-                    try (LogBatch batch = reader.next()) {
-                        if (winners == null) {
-                            counters.addLogRows(batch.rowCount());
-                        }
-                        VectorSchemaRoot view = userColumns(batch);
-                        Selection selection = Selection.all(batch.rowCount());
-                        if (winners != null) {
-                            long first = batch.firstOffset() - range.from();
-                            selection.retain(row -> winners.get((int) (first + row)));
-                        }
-                        rowFilter.apply(view, selection);
-                        if (!selection.isEmpty()) {
-                            pending = output(batch, view, selection);
-                        }
+    /**
+     * Output batches of log rows. Closeable like {@link BatchStage}: a reader closed before the stage is
+     * exhausted (a limit reached, a failed query) must release the open segment and the batch it holds.
+     */
+    private final class LogStage implements Iterator<VectorSchemaRoot>, AutoCloseable {
+        private final LogRange range;
+        private final BitSet winners;
+        private final LogRangeReader reader;
+        private VectorSchemaRoot pending;
+
+        private LogStage(LogRange range, BitSet winners, LogRangeReader reader) {
+            this.range = range;
+            this.winners = winners;
+            this.reader = reader;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (pending == null && reader.hasNext()) {
+                try (LogBatch batch = reader.next()) {
+                    if (winners == null) {
+                        counters.addLogRows(batch.rowCount());
+                    }
+                    VectorSchemaRoot view = userColumns(batch);
+                    Selection selection = Selection.all(batch.rowCount());
+                    if (winners != null) {
+                        long first = batch.firstOffset() - range.from();
+                        selection.retain(row -> winners.get((int) (first + row)));
+                    }
+                    rowFilter.apply(view, selection);
+                    if (!selection.isEmpty()) {
+                        pending = output(batch, view, selection);
                     }
                 }
-                if (pending == null) {
-                    reader.close();
-                }
-                return pending != null;
             }
+            if (pending == null) {
+                reader.close();
+            }
+            return pending != null;
+        }
 
-            @Override
-            public VectorSchemaRoot next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                VectorSchemaRoot result = pending;
-                pending = null;
-                return result;
+        @Override
+        public VectorSchemaRoot next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
             }
-        };
+            VectorSchemaRoot result = pending;
+            pending = null;
+            return result;
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (pending != null) {
+                    pending.close();
+                    pending = null;
+                }
+            } finally {
+                reader.close();
+            }
+        }
     }
 
     private VectorSchemaRoot output(LogBatch batch, VectorSchemaRoot view, Selection selection) {

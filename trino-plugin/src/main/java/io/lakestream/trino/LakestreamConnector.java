@@ -67,6 +67,22 @@ public final class LakestreamConnector implements Connector {
         return Map.of("catalogReads", catalog.catalogReads(), "logFileReads", logFileSystem.smallFileReads());
     }
 
+    /**
+     * The bytes of Arrow memory this connector instance's readers and writers hold right now, for tests: 0 once
+     * every split and sink is closed, whether its query succeeded or failed.
+     */
+    public long arrowMemoryAllocated() {
+        return allocator.getAllocatedMemory();
+    }
+
+    /**
+     * The child allocators (one per open split and per open writer) of this connector instance, for tests: none
+     * once every split and sink is closed. A child left open keeps its bytes and stays registered forever.
+     */
+    public long arrowAllocatorsOpen() {
+        return allocator.getChildAllocators().size();
+    }
+
     @Override
     public ConnectorTransactionHandle beginTransaction(
             IsolationLevel isolationLevel, boolean readOnly, boolean autoCommit) {

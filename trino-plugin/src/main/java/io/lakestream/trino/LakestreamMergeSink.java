@@ -39,8 +39,8 @@ import org.apache.iceberg.data.GenericRecord;
  */
 final class LakestreamMergeSink implements ConnectorMergeSink {
     private final String tableName;
-    private final LakestreamWriter deletes;
-    private final LakestreamWriter upserts;
+    private final LazyWriter deletes;
+    private final LazyWriter upserts;
     private final GenericRecord row;
     private final List<TrinoValueReader> columnReaders;
     /** For each key column: its position in the table schema, and how to read it from the row id. */
@@ -51,8 +51,8 @@ final class LakestreamMergeSink implements ConnectorMergeSink {
     LakestreamMergeSink(LakestreamTable table, String tableName, String leaseId, BufferAllocator allocator) {
         this.tableName = tableName;
         // staged under the coordinator's lease, which it holds until it commits or cleans up
-        this.deletes = new LakestreamWriter(table, allocator, leaseId);
-        this.upserts = new LakestreamWriter(table, allocator, leaseId);
+        this.deletes = new LazyWriter(table, allocator, leaseId);
+        this.upserts = new LazyWriter(table, allocator, leaseId);
         this.row = GenericRecord.create(table.definition().schema());
         List<LakestreamColumnHandle> columns = LakestreamColumns.userColumns(table.definition());
         this.columnReaders = columns.stream()
@@ -94,7 +94,7 @@ final class LakestreamMergeSink implements ConnectorMergeSink {
         for (int field = 0; field < keyPositions.length; field++) {
             row.set(keyPositions[field], keyReaders.get(field).read(keyBlocks.get(field), position));
         }
-        deletes.delete(row);
+        deletes.get().delete(row);
     }
 
     private void upsert(Page page, int position) {
@@ -104,7 +104,7 @@ final class LakestreamMergeSink implements ConnectorMergeSink {
                     channel,
                     block.isNull(position) ? null : columnReaders.get(channel).read(block, position));
         }
-        upserts.upsert(row);
+        upserts.get().upsert(row);
     }
 
     private void clearRow() {
@@ -136,6 +136,42 @@ final class LakestreamMergeSink implements ConnectorMergeSink {
             deletes.abort();
         } finally {
             upserts.abort();
+        }
+    }
+
+    /**
+     * A writer opened at its first row. Trino (up to at least 483) never calls {@link #abort} on a merge sink:
+     * when a statement fails before its rows reach this task (a NOT NULL violation, another task's failure), a
+     * writer opened up front would keep its child allocator open for the life of the worker.
+     */
+    private static final class LazyWriter {
+        private final LakestreamTable table;
+        private final BufferAllocator allocator;
+        private final String leaseId;
+        private LakestreamWriter writer;
+
+        LazyWriter(LakestreamTable table, BufferAllocator allocator, String leaseId) {
+            this.table = requireNonNull(table, "table is null");
+            this.allocator = requireNonNull(allocator, "allocator is null");
+            this.leaseId = requireNonNull(leaseId, "leaseId is null");
+        }
+
+        LakestreamWriter get() {
+            if (writer == null) {
+                writer = new LakestreamWriter(table, allocator, leaseId);
+            }
+            return writer;
+        }
+
+        /** The staged segments; none if no row came. */
+        List<StagedSegment> prepare() {
+            return writer == null ? List.of() : writer.prepare();
+        }
+
+        void abort() {
+            if (writer != null) {
+                writer.abort();
+            }
         }
     }
 

@@ -14,7 +14,9 @@ import io.trino.spi.catalog.CatalogName;
 import io.trino.testing.DistributedQueryRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** A Trino runner with a {@code lakestream} catalog over a warehouse directory. */
@@ -34,31 +36,68 @@ public final class LakestreamQueryRunner {
 
     /**
      * What catalog {@code catalog}'s Lakestream connector read to find tables' state, summed over every node
-     * of the runner ({@link LakestreamConnector#metadataReads}). Called by name: the connector may live in
-     * a plugin class loader of its own.
+     * of the runner ({@link LakestreamConnector#metadataReads}).
      */
     public static Map<String, Long> metadataReads(DistributedQueryRunner runner, String catalog) {
+        Map<String, Long> sum = new HashMap<>();
+        for (Object connector : connectors(runner, catalog)) {
+            @SuppressWarnings("unchecked")
+            Map<String, Long> reads = (Map<String, Long>) call(connector, "metadataReads");
+            reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
+        }
+        return sum;
+    }
+
+    /**
+     * The Arrow memory catalog {@code catalog}'s Lakestream connector holds, summed over every node of the
+     * runner ({@link LakestreamConnector#arrowMemoryAllocated}).
+     */
+    public static long arrowMemoryAllocated(DistributedQueryRunner runner, String catalog) {
+        long sum = 0;
+        for (Object connector : connectors(runner, catalog)) {
+            sum += (Long) call(connector, "arrowMemoryAllocated");
+        }
+        return sum;
+    }
+
+    /**
+     * The child allocators open in catalog {@code catalog}'s Lakestream connector, summed over every node of the
+     * runner ({@link LakestreamConnector#arrowAllocatorsOpen}).
+     */
+    public static long arrowAllocatorsOpen(DistributedQueryRunner runner, String catalog) {
+        long sum = 0;
+        for (Object connector : connectors(runner, catalog)) {
+            sum += (Long) call(connector, "arrowAllocatorsOpen");
+        }
+        return sum;
+    }
+
+    /**
+     * The connector instance of catalog {@code catalog} on each node. Its methods are called by name: the
+     * connector may live in a plugin class loader of its own.
+     */
+    private static List<Object> connectors(DistributedQueryRunner runner, String catalog) {
         // a worker has no catalog manager of its own: find the connector by the coordinator's catalog handle
         CatalogHandle handle = runner.getCoordinator()
                 .getInstance(Key.get(CatalogManager.class))
                 .getCatalog(new CatalogName(catalog))
                 .orElseThrow()
                 .getCatalogHandle();
-        Map<String, Long> sum = new HashMap<>();
+        List<Object> connectors = new ArrayList<>();
         for (TestingTrinoServer server : runner.getServers()) {
-            Object connector = server.getInstance(Key.get(ConnectorServicesProvider.class))
+            connectors.add(server.getInstance(Key.get(ConnectorServicesProvider.class))
                     .getConnectorServices(handle)
-                    .getConnector();
-            try {
-                @SuppressWarnings("unchecked")
-                Map<String, Long> reads = (Map<String, Long>)
-                        connector.getClass().getMethod("metadataReads").invoke(connector);
-                reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot read the connector's metadata read counts", e);
-            }
+                    .getConnector());
         }
-        return sum;
+        return connectors;
+    }
+
+    private static Object call(Object connector, String method) {
+        try {
+            return connector.getClass().getMethod(method).invoke(connector);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot call the connector's " + method, e);
+        }
     }
 
     public static Builder builder(Path warehouse) {
