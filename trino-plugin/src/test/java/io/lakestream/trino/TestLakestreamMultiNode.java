@@ -60,10 +60,13 @@ final class TestLakestreamMultiNode extends AbstractTestQueryFramework {
     @Override
     protected QueryRunner createQueryRunner() throws Exception {
         Path warehouse = Files.createTempDirectory("lakestream-trino-multi-node");
-        QueryRunner runner = LakestreamQueryRunner.builder(warehouse)
+        LakestreamQueryRunner.Builder builder = LakestreamQueryRunner.builder(warehouse)
                 .setWorkerCount(2)
-                .addCoordinatorProperty("node-scheduler.include-coordinator", "false")
-                .build();
+                .addCoordinatorProperty("node-scheduler.include-coordinator", "false");
+        // reads right after another node tiered must read its lake (the worker key caches are what is tested),
+        // not the recent lake the coordinator pinned before (which would leave no lake keys to cache)
+        LakestreamQueryRunner.EXACT_LAKE_READS.forEach(builder::addConnectorProperty);
+        QueryRunner runner = builder.build();
         otherNode = new LakestreamTestTables(warehouse);
         return runner;
     }
