@@ -47,7 +47,8 @@ import org.apache.iceberg.types.Types;
  * loses a version to another re-reads and retries. The log's file system is wrapped to count the publish attempts
  * and the lost races (the conflict retries) and to time the conditional creates. Each configuration runs {@code
  * --rounds} times on a fresh table, local and S3 interleaved; the medians are printed. Afterwards every round
- * checks that each acknowledged commit has its own version, the versions are 1..N, and the log holds every row.
+ * checks that each acknowledged commit has its own version, the versions are 1..N, and the log holds every row; then
+ * the round's table is dropped (its objects deleted).
  *
  * <p>Run: {@code ./lakestream bench log-commits [--commits 100] [--rows 10] [--writers 1,2,4] [--rounds 3]}.
  */
@@ -113,7 +114,8 @@ final class LogCommitBenchmark {
     /**
      * One round of one configuration: {@code commits} acknowledged commits holding {@code rowsInLog} rows, in
      * {@code seconds}; {@code publishAttempts} conditional creates (commits, retries and checkpoints), {@code
-     * lostRaces} of them lost to another writer.
+     * lostRaces} of them lost to another writer; {@code logFileReads} reads of log files (commits, checkpoints, hints,
+     * the identity record; segments are not read).
      */
     record Round(
             Store store,
@@ -125,6 +127,7 @@ final class LogCommitBenchmark {
             double seconds,
             long publishAttempts,
             long lostRaces,
+            long logFileReads,
             double meanPublishMillis,
             double p50CommitMillis,
             double p99CommitMillis) {
@@ -256,6 +259,7 @@ final class LogCommitBenchmark {
                     seconds,
                     counters.publishAttempts(),
                     counters.lostRaces(),
+                    counters.reads(),
                     counters.meanPublishMillis(),
                     percentile(latencies, 50) / 1e6,
                     percentile(latencies, 99) / 1e6);
@@ -263,6 +267,11 @@ final class LogCommitBenchmark {
             threads.shutdownNow();
             for (LakestreamCatalog catalog : catalogs) {
                 catalog.close();
+            }
+            // S3Mock keeps every key of a bucket in one metadata file that it rewrites on every PUT, so its requests
+            // slow down as the bucket fills: each round leaves the bucket as it found it
+            try (LakestreamCatalog catalog = LakestreamCatalog.open(config)) {
+                catalog.dropTable(identifier);
             }
         }
     }

@@ -31,7 +31,7 @@ final class LogCommitReport {
                 options.rowsPerCommit(),
                 options.rounds());
         out.printf(
-                "%-8s %-11s %10s %9s %10s %9s %9s %12s %14s %12s%n",
+                "%-8s %-11s %10s %9s %10s %9s %9s %12s %14s %12s %10s%n",
                 "writers",
                 "store",
                 "commits/s",
@@ -41,14 +41,15 @@ final class LogCommitReport {
                 "p99 ms",
                 "publish ms",
                 "lost races/c.",
-                "attempts/c.");
+                "attempts/c.",
+                "reads/c.");
         for (int writers : options.writers()) {
             for (Store store : Store.values()) {
                 double perSecond = median(store, writers, Round::commitsPerSecond);
                 double local = median(Store.LOCAL, writers, Round::commitsPerSecond);
                 double single = options.writers().contains(1) ? median(store, 1, Round::commitsPerSecond) : Double.NaN;
                 out.printf(
-                        "%-8d %-11s %10.1f %8.2fx %9.2fx %9.1f %9.1f %12.2f %14.2f %12.2f%n",
+                        "%-8d %-11s %10.1f %8.2fx %9.2fx %9.1f %9.1f %12.2f %14.2f %12.2f %10.2f%n",
                         writers,
                         store.label(),
                         perSecond,
@@ -58,7 +59,8 @@ final class LogCommitReport {
                         median(store, writers, Round::p99CommitMillis),
                         median(store, writers, Round::meanPublishMillis),
                         median(store, writers, round -> (double) round.lostRaces() / round.commits()),
-                        median(store, writers, round -> (double) round.publishAttempts() / round.commits()));
+                        median(store, writers, round -> (double) round.publishAttempts() / round.commits()),
+                        median(store, writers, round -> (double) round.logFileReads() / round.commits()));
             }
         }
         out.println();
@@ -67,7 +69,8 @@ final class LogCommitReport {
                         + " (segments flushed and closed, the commit published, retries included). publish ms: one conditional"
                         + " create (If-None-Match PutObject on S3, hard link of a synced file locally). lost races/c.: publish"
                         + " attempts lost to another writer per commit (each is a re-read and a retry). attempts/c. also counts"
-                        + " the checkpoints (every 50 versions). Every round checked: one version per acknowledged commit,"
+                        + " the checkpoints (every 50 versions). reads/c.: log files read or probed per commit (commit files,"
+                        + " checkpoints, hints, the identity record; on S3 one GET each). Every round checked: one version per acknowledged commit,"
                         + " versions 1..N, every row in the log.");
     }
 
