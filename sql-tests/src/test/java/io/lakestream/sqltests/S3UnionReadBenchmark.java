@@ -55,7 +55,7 @@ import org.apache.iceberg.types.Types;
  * costs). Every query first runs on both sides, whose rows must be equal where they read the same state, and every
  * scan must count every row written; then a JVM warm-up of {@code --warmup-rounds} (3) rounds of every query, and
  * per query {@code --warmup} (2) and {@code --rounds} (5) timed rounds, both sides interleaved (alternating which
- * runs first); medians are printed. Also printed: the catalog reads of the S3 union reads per query (the read
+ * runs first); medians are printed. Then the catalog and log file reads of 20 union reads in a row on S3 (the read
  * counters of the connector).
  *
  * <p>Run: {@code ./lakestream bench s3-union-read [--rows 1000000] [--buckets 4] [--rounds 5]}.
@@ -127,7 +127,10 @@ public final class S3UnionReadBenchmark {
         }
     }
 
-    /** What a run measured: every comparison, and the S3 catalog's catalog reads over its union reads. */
+    /**
+     * What a run measured: every comparison, and what {@code s3UnionReads} union reads in a row read from the catalog
+     * and the log ({@code LakestreamConnector.metadataReads}: {@code catalogReads}, {@code logFileReads}).
+     */
     record Measurement(List<Result> results, Map<String, Long> s3CatalogReads, long s3UnionReads) {}
 
     private S3UnionReadBenchmark() {}
