@@ -41,7 +41,9 @@ public enum LakestreamError {
     /** A log commit names a staged segment that is no longer on storage: refused before anything is published. */
     STAGED_SEGMENT_MISSING(25, Kind.EXTERNAL),
     /** The embedded SQLite catalog's lock is held by a live process (or one whose state cannot be told) too long. */
-    CATALOG_LOCKED(26, Kind.EXTERNAL);
+    CATALOG_LOCKED(26, Kind.EXTERNAL),
+    /** A streaming write's input columns do not match the table it writes into: refused before the first batch. */
+    STREAMING_SCHEMA_MISMATCH(31, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

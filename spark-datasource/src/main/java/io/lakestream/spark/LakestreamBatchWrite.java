@@ -47,6 +47,7 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final LakestreamTableRef ref;
     private final LakestreamTable table;
     private final String queryId;
+    private final String idempotencyKey;
     private final Optional<LakestreamOverwrite> overwrite;
     /** For a row-level operation: what it read, asked at commit (its scan has run by then). */
     private final Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead;
@@ -65,11 +66,38 @@ final class LakestreamBatchWrite implements BatchWrite {
             String queryId,
             Optional<LakestreamOverwrite> overwrite,
             Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
+        this(ref, table, queryId, "spark:" + queryId, overwrite, rowLevelRead);
+    }
+
+    private LakestreamBatchWrite(
+            LakestreamTableRef ref,
+            LakestreamTable table,
+            String queryId,
+            String idempotencyKey,
+            Optional<LakestreamOverwrite> overwrite,
+            Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
+        this.idempotencyKey = requireNonNull(idempotencyKey, "idempotencyKey is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
         this.rowLevelRead = requireNonNull(rowLevelRead, "rowLevelRead is null");
+    }
+
+    /**
+     * The commit of one micro-batch of a streaming query: keyed by the query's id (kept in its
+     * checkpoint, the same after a restart) and the epoch, so a micro-batch that Spark replays is
+     * applied once. Its tasks stage under the streaming write's lease.
+     */
+    static LakestreamBatchWrite forMicroBatch(
+            LakestreamTableRef ref, LakestreamTable table, String queryId, long epochId) {
+        return new LakestreamBatchWrite(
+                ref,
+                table,
+                queryId,
+                "spark-stream:%s:%s".formatted(queryId, epochId),
+                Optional.empty(),
+                Optional.empty());
     }
 
     @Override
@@ -209,7 +237,7 @@ final class LakestreamBatchWrite implements BatchWrite {
     }
 
     String idempotencyKey() {
-        return "spark:" + queryId;
+        return idempotencyKey;
     }
 
     private static List<StagedSegment> notCommitted(List<StagedSegment> segments, LogSnapshot snapshot) {

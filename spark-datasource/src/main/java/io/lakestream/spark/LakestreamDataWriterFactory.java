@@ -21,6 +21,8 @@ record LakestreamDataWriterFactory(LakestreamTableRef table, String leaseId) imp
 
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
-        return new LakestreamDataWriter(table.load(), leaseId, partitionId, taskId);
+        io.lakestream.table.LakestreamTable loaded = table.load();
+        return new LakestreamDataWriter(
+                loaded, leaseId, LakestreamSinkInput.ofTable(loaded.definition().schema()), partitionId, taskId);
     }
 }

@@ -1,11 +1,13 @@
 package io.lakestream.spark;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.write.RowBuffer;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -46,7 +48,9 @@ final class LakestreamRowSetter {
 
     private final Kind[] kinds;
     private final String[] names;
-    /** Per input ordinal: the table column it is written to. */
+    /** Per value: the input ordinal it is read from. */
+    private final int[] ordinals;
+    /** Per value: the table column it is written to. */
     private final int[] columns;
 
     private final int[] precisions;
@@ -57,9 +61,16 @@ final class LakestreamRowSetter {
      * {@code schema}.
      */
     LakestreamRowSetter(Schema schema, List<String> columnNames) {
+        this(schema, columnNames, IntStream.range(0, columnNames.size()).toArray());
+    }
+
+    /** For input rows whose ordinal {@code inputOrdinals[i]} holds the table column {@code columnNames.get(i)}. */
+    LakestreamRowSetter(Schema schema, List<String> columnNames, int[] inputOrdinals) {
         int count = columnNames.size();
+        checkArgument(inputOrdinals.length == count, "one input ordinal per column");
         this.kinds = new Kind[count];
         this.names = new String[count];
+        this.ordinals = inputOrdinals.clone();
         this.columns = new int[count];
         this.precisions = new int[count];
         this.scales = new int[count];
@@ -84,13 +95,14 @@ final class LakestreamRowSetter {
 
     /** Sets the row's values on {@code buffer}; the caller then writes the buffer's row. */
     void copy(InternalRow row, RowBuffer buffer) {
-        for (int i = 0; i < kinds.length; i++) {
-            int column = columns[i];
+        for (int value = 0; value < kinds.length; value++) {
+            int i = ordinals[value];
+            int column = columns[value];
             if (row.isNullAt(i)) {
                 buffer.setNull(column);
                 continue;
             }
-            switch (kinds[i]) {
+            switch (kinds[value]) {
                 case BOOLEAN -> buffer.setBoolean(column, row.getBoolean(i));
                 case INTEGER -> buffer.setInt(column, row.getInt(i));
                 case LONG -> buffer.setLong(column, row.getLong(i));
@@ -99,15 +111,16 @@ final class LakestreamRowSetter {
                 case LONG_DECIMAL -> {
                     if (row instanceof UnsafeRow unsafe) {
                         // an UnsafeRow holds a decimal of precision <= 18 as its unscaled long
-                        buffer.setDecimalUnscaled(column, unsafe.getLong(i), scales[i]);
+                        buffer.setDecimalUnscaled(column, unsafe.getLong(i), scales[value]);
                     } else {
-                        Decimal decimal = row.getDecimal(i, precisions[i], scales[i]);
+                        Decimal decimal = row.getDecimal(i, precisions[value], scales[value]);
                         buffer.setDecimalUnscaled(column, decimal.toUnscaledLong(), decimal.scale());
                     }
                 }
                 case DECIMAL ->
                     buffer.setValue(
-                            column, row.getDecimal(i, precisions[i], scales[i]).toJavaBigDecimal());
+                            column,
+                            row.getDecimal(i, precisions[value], scales[value]).toJavaBigDecimal());
                 case DATE -> buffer.setDays(column, row.getInt(i));
                 case MICROS -> buffer.setMicros(column, row.getLong(i));
                 case STRING -> {
@@ -121,7 +134,8 @@ final class LakestreamRowSetter {
                     }
                 }
                 case UUID ->
-                    buffer.setValue(column, uuid(names[i], row.getUTF8String(i).toString()));
+                    buffer.setValue(
+                            column, uuid(names[value], row.getUTF8String(i).toString()));
                 case BYTES -> {
                     byte[] bytes = row.getBinary(i);
                     buffer.setBytes(column, bytes, 0, bytes.length);

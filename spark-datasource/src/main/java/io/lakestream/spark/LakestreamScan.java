@@ -26,8 +26,10 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Statistics;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A planned read of a Lakestream table: one Spark partition per union split. The plan (pinned lake
@@ -41,6 +43,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     private final OptionalInt limit;
     private final List<Predicate> pushed;
     private final StructType readSchema;
+    private final CaseInsensitiveStringMap readOptions;
     private ReadPlan plan;
 
     LakestreamScan(
@@ -49,13 +52,15 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
             List<String> columns,
             MergeConfig merge,
             OptionalInt limit,
-            List<Predicate> pushed) {
+            List<Predicate> pushed,
+            CaseInsensitiveStringMap readOptions) {
         this.table = requireNonNull(table, "table is null");
         this.options = requireNonNull(options, "options is null");
         this.columns = List.copyOf(columns);
         this.merge = requireNonNull(merge, "merge is null");
         this.limit = requireNonNull(limit, "limit is null");
         this.pushed = List.copyOf(pushed);
+        this.readOptions = requireNonNull(readOptions, "readOptions is null");
         List<StructField> fields = new ArrayList<>();
         if (options.mode() == ReadMode.CHANGES) {
             fields.addAll(LakestreamTypes.changeFields());
@@ -92,6 +97,12 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     @Override
     public Batch toBatch() {
         return this;
+    }
+
+    /** {@code spark.readStream}: see {@link LakestreamStreams}. */
+    @Override
+    public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        return LakestreamStreams.open(table, options, columns, merge, readOptions, checkpointLocation);
     }
 
     @Override

@@ -42,6 +42,7 @@ final class LakestreamScanBuilder
     private List<String> columns;
     private OptionalInt limit = OptionalInt.empty();
     private final Consumer<LakestreamScan> onBuild;
+    private final CaseInsensitiveStringMap options;
 
     LakestreamScanBuilder(LakestreamTable table, CaseInsensitiveStringMap options) {
         this(table, options, scan -> {});
@@ -51,6 +52,7 @@ final class LakestreamScanBuilder
     LakestreamScanBuilder(LakestreamTable table, CaseInsensitiveStringMap options, Consumer<LakestreamScan> onBuild) {
         this.table = table;
         this.onBuild = onBuild;
+        this.options = options;
         this.schema = table.table().definition().schema();
         this.conf = LakestreamReadConf.resolve(
                 options,
@@ -139,7 +141,8 @@ final class LakestreamScanBuilder
         if (conf.changesAfterVersion().isPresent()) {
             options = options.changesAfter(conf.changesAfterVersion().getAsLong());
         }
-        LakestreamScan scan = new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed));
+        LakestreamScan scan =
+                new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed), this.options);
         onBuild.accept(scan);
         return scan;
     }

@@ -1,12 +1,16 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.SupportsCatalogOptions;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -18,7 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * {@code spark.read.format("lakestream").option("table", "db.t").load()} (and {@code df.write.format(...)}):
  * resolves the table in a Lakestream catalog of the session, {@code catalog} (default {@code
- * lakestream}). With {@code read-mode=changes} it reads the changelog table {@code t$changes}, with
+ * lakestream}), also for {@code spark.readStream.format("lakestream")}. With {@code read-mode=changes} it reads the changelog table {@code t$changes}, with
  * {@code read-mode=lake} the lake {@code t$lake}; {@code versionAsOf} and {@code timestampAsOf} travel
  * in time.
  */
@@ -72,20 +76,47 @@ public final class LakestreamSource implements SupportsCatalogOptions, DataSourc
         return Optional.ofNullable(options.getOrDefault(TIMESTAMP_AS_OF, options.get("timestamp-as-of")));
     }
 
+    /**
+     * Spark resolves batch reads and writes of {@code format("lakestream")} through the catalog ({@link
+     * #extractCatalog}); a stream ({@code readStream.format("lakestream")}, or {@code writeStream.format(...)
+     * .option("table", ...).start()}) asks the provider for the table instead, so the table is loaded from the
+     * same catalog here.
+     */
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        throw notThroughCatalog();
+        return loadThroughCatalog(options).schema();
     }
 
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-        throw notThroughCatalog();
+        return loadThroughCatalog(new CaseInsensitiveStringMap(properties));
     }
 
-    private static LakestreamException notThroughCatalog() {
-        // Spark resolves format("lakestream") through the catalog (SupportsCatalogOptions); reaching here is a bug
-        return new LakestreamException(
-                INVALID_READ_OPTIONS,
-                "format(\"lakestream\") reads through a Lakestream catalog: configure spark.sql.catalog.<name>=io.lakestream.spark.LakestreamCatalog and set the option 'catalog'");
+    @Override
+    public boolean supportsExternalMetadata() {
+        // the schema is the table's: a user schema passed with .schema(...) is checked by Spark against it
+        return false;
+    }
+
+    private Table loadThroughCatalog(CaseInsensitiveStringMap options) {
+        String catalogName = extractCatalog(options);
+        Identifier identifier = extractIdentifier(options);
+        CatalogPlugin catalog =
+                SparkSession.active().sessionState().catalogManager().catalog(catalogName);
+        if (!(catalog instanceof LakestreamCatalog lakestream)) {
+            throw new LakestreamException(
+                    INVALID_READ_OPTIONS,
+                    "format(\"lakestream\") reads and writes through a Lakestream catalog, but catalog '%s' is not one: configure spark.sql.catalog.%s=io.lakestream.spark.LakestreamCatalog or set the option 'catalog'"
+                            .formatted(catalogName, catalogName));
+        }
+        try {
+            return lakestream.loadTable(identifier);
+        } catch (NoSuchTableException e) {
+            throw new LakestreamException(
+                    TABLE_NOT_FOUND,
+                    "Table %s.%s does not exist: check the options 'catalog' and 'table'"
+                            .formatted(catalogName, identifier),
+                    e);
+        }
     }
 }

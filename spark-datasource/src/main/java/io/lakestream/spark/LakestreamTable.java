@@ -122,12 +122,16 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         return isWritable()
                 ? EnumSet.of(
                         TableCapability.BATCH_READ,
+                        TableCapability.MICRO_BATCH_READ,
                         TableCapability.BATCH_WRITE,
+                        TableCapability.STREAMING_WRITE,
                         // overwrites need a primary key: the write builder says so for append-only tables
                         TableCapability.TRUNCATE,
                         TableCapability.OVERWRITE_BY_FILTER,
                         TableCapability.OVERWRITE_DYNAMIC)
-                : EnumSet.of(TableCapability.BATCH_READ);
+                : isStreamableView()
+                        ? EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
+                        : EnumSet.of(TableCapability.BATCH_READ);
     }
 
     @Override
@@ -167,6 +171,11 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         }
         // on the driver, before any task starts: a lake changed outside Lakestream is not written into
         LakeLayoutValidator.validate(table);
+    }
+
+    /** The changelog streams (the table itself too, when writable: see {@link #isWritable}). */
+    private boolean isStreamableView() {
+        return view == View.CHANGES && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
     }
 
     private boolean isWritable() {

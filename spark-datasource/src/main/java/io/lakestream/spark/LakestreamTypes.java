@@ -59,12 +59,16 @@ final class LakestreamTypes {
         return new StructType(fields.toArray(StructField[]::new));
     }
 
+    /**
+     * The change columns. Bucket, offset and commit time are nullable: the rows of a table's state that a
+     * stream starting in mode {@code full} emits first come from no single change (a lake row has no offset).
+     */
     static List<StructField> changeFields() {
         return List.of(
                 new StructField(ChangeColumns.CHANGE_TYPE, DataTypes.StringType, false, Metadata.empty()),
-                new StructField(ChangeColumns.BUCKET, DataTypes.IntegerType, false, Metadata.empty()),
-                new StructField(ChangeColumns.OFFSET, DataTypes.LongType, false, Metadata.empty()),
-                new StructField(ChangeColumns.COMMIT_TIMESTAMP, DataTypes.TimestampType, false, Metadata.empty()));
+                new StructField(ChangeColumns.BUCKET, DataTypes.IntegerType, true, Metadata.empty()),
+                new StructField(ChangeColumns.OFFSET, DataTypes.LongType, true, Metadata.empty()),
+                new StructField(ChangeColumns.COMMIT_TIMESTAMP, DataTypes.TimestampType, true, Metadata.empty()));
     }
 
     static DataType sparkType(String column, Type type) {

@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.INVALID_ROW;
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -11,7 +12,9 @@ import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * A write into a table's log ({@code INSERT INTO}, {@code writeTo(...).append()}, or an overwrite):
@@ -22,6 +25,7 @@ final class LakestreamWrite implements Write {
     private final LakestreamTableRef ref;
     private final LakestreamTable table;
     private final String queryId;
+    private final StructType inputSchema;
     private final Optional<LakestreamOverwrite> overwrite;
 
     LakestreamWrite(
@@ -32,14 +36,14 @@ final class LakestreamWrite implements Write {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(info.queryId(), "queryId is null");
+        this.inputSchema = requireNonNull(info.schema(), "schema is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
-        checkSchema(table, info);
     }
 
-    // Spark lines the query up with the table columns before it gets here; this guards the positional conversion.
-    private static void checkSchema(LakestreamTable table, LogicalWriteInfo info) {
+    // Spark lines a batch query up with the table columns before it gets here; this guards the positional conversion.
+    private static void checkSchema(LakestreamTable table, StructType schema) {
         List<Types.NestedField> columns = table.definition().schema().columns();
-        StructField[] fields = info.schema().fields();
+        StructField[] fields = schema.fields();
         boolean matches = fields.length == columns.size();
         for (int i = 0; matches && i < fields.length; i++) {
             matches = fields[i].name().equalsIgnoreCase(columns.get(i).name());
@@ -53,7 +57,7 @@ final class LakestreamWrite implements Write {
                                     columns.stream()
                                             .map(Types.NestedField::name)
                                             .toList(),
-                                    List.of(info.schema().fieldNames())));
+                                    List.of(schema.fieldNames())));
         }
     }
 
@@ -67,6 +71,25 @@ final class LakestreamWrite implements Write {
 
     @Override
     public BatchWrite toBatch() {
+        checkSchema(table, inputSchema);
         return new LakestreamBatchWrite(ref, table, queryId, overwrite);
+    }
+
+    /**
+     * A streaming write: each micro-batch is one log commit, applied once. Spark does not line a stream up
+     * with the table's columns, so they are matched by name here, before the first batch writes anything.
+     * Complete output mode (which Spark asks for as a truncate) would replace the table at every batch: refused.
+     */
+    @Override
+    public StreamingWrite toStreaming() {
+        if (overwrite.isPresent()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    ("A streaming write into %s in complete output mode is not supported: Lakestream does not replace a "
+                                    + "table at every micro-batch. Use outputMode(\"append\") or, for a primary-key table "
+                                    + "(whose rows are upserts by key), outputMode(\"update\")")
+                            .formatted(table));
+        }
+        return new LakestreamStreamingWrite(ref, table, queryId, LakestreamSinkInput.check(table, inputSchema));
     }
 }

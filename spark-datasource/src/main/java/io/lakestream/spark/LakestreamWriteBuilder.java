@@ -13,15 +13,19 @@ import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
 import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
 import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend;
 
 /**
  * Builds an insert ({@code INSERT INTO}, {@code writeTo(...).append()}) or an overwrite: {@code
  * INSERT OVERWRITE} and {@code writeTo(...).overwritePartitions()} replace every row (the table
  * has no Spark partitions, so a dynamic overwrite replaces all of it, as for Spark's unpartitioned
  * file tables), {@code writeTo(...).overwrite(condition)} the rows matching the condition. An
- * overwrite deletes keys, so it needs a primary-key table.
+ * overwrite deletes keys, so it needs a primary-key table. A streaming write takes the append and
+ * the update output modes ({@link SupportsStreamingUpdateAsAppend}: every row a micro-batch emits is
+ * written, which on a primary-key table is an upsert by key).
  */
-final class LakestreamWriteBuilder implements SupportsOverwriteV2, SupportsDynamicOverwrite {
+final class LakestreamWriteBuilder
+        implements SupportsOverwriteV2, SupportsDynamicOverwrite, SupportsStreamingUpdateAsAppend {
     private final LakestreamTable table;
     private final LogicalWriteInfo info;
     private Optional<Expression> overwrite = Optional.empty();
@@ -63,7 +67,8 @@ final class LakestreamWriteBuilder implements SupportsOverwriteV2, SupportsDynam
         if (!table.table().definition().hasPrimaryKey()) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
-                    ("INSERT OVERWRITE (or an overwrite by DataFrame) of %s is not supported: it is an append-only table "
+                    ("INSERT OVERWRITE (or an overwrite by DataFrame, or a streaming write in complete output mode) of %s is not "
+                                    + "supported: it is an append-only table "
                                     + "(no primary key), whose log only takes inserts, so its rows cannot be replaced. "
                                     + "Overwrite needs a table created with TBLPROPERTIES ('primary-key'='...'); to replace "
                                     + "an append-only table's rows, write them into a new table (or DROP TABLE and create it again)")

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.LakeDeleteFile;
@@ -31,6 +33,47 @@ import org.junit.jupiter.api.Test;
 
 /** The connector's plain-data parts: JSON splits and commit messages, read settings, type mapping. */
 class TestLakestreamSparkUnits {
+    @Test
+    void sinkInputTakesTableColumnsByNameAndAChangelogsSystemColumns() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "name", Types.StringType.get()));
+        StructType changelog = new StructType()
+                .add("_change_type", DataTypes.StringType)
+                .add("_bucket", DataTypes.IntegerType)
+                .add("_offset", DataTypes.LongType)
+                .add("_commit_timestamp", DataTypes.TimestampType)
+                .add("NAME", DataTypes.StringType)
+                .add("id", DataTypes.LongType);
+        LakestreamSinkInput input = LakestreamSinkInput.check("db.t", schema, changelog);
+        assertThat(input.changeTypeOrdinal(schema)).hasValue(0);
+        assertThat(LakestreamSinkInput.ofTable(schema).changeTypeOrdinal(schema))
+                .isEmpty();
+
+        // a table column of that name is data, not a change type
+        Schema withColumn = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "_change_type", Types.IntegerType.get()));
+        StructType rows =
+                new StructType().add("_change_type", DataTypes.IntegerType).add("id", DataTypes.LongType);
+        assertThat(LakestreamSinkInput.check("db.t", withColumn, rows).changeTypeOrdinal(withColumn))
+                .isEmpty();
+
+        assertThatThrownBy(() -> LakestreamSinkInput.check(
+                        "db.t",
+                        schema,
+                        new StructType()
+                                .add("_change_type", DataTypes.IntegerType)
+                                .add("id", DataTypes.LongType)
+                                .add("ID", DataTypes.LongType)
+                                .add("name", DataTypes.StringType)))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.STREAMING_SCHEMA_MISMATCH))
+                .hasMessageContaining("the change type column _change_type is int, not string")
+                .hasMessageContaining("duplicate column names");
+    }
+
     @Test
     void selectedRowsReadLikeTheRowsTheySelect() {
         Random random = new Random(20261130);

@@ -90,6 +90,11 @@ final class CrossEngine {
         return spark.query(sql);
     }
 
+    /** Streams the JSON files in {@code input} into {@code table} with Spark's streaming sink (see {@link SparkEngine#streamJsonIntoTable}). */
+    void sparkStream(Path input, String ddlSchema, String table, Path checkpoint) {
+        spark.streamJsonIntoTable(input, ddlSchema, table, checkpoint);
+    }
+
     /** Trino's full query info JSON of each query whose SQL contains {@code text} (see {@link TrinoEngine#queryInfoJson}). */
     List<String> trinoQueryInfoJson(String text) {
         return trino.queryInfoJson(text);

@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  * between the Java writer (one commit per row) and Spark SQL {@code INSERT}; the clock starts when
  * the write returns, i.e. when its log commit is published. Trino's stock Iceberg connector (the
  * lake only) is measured the same way on a sample of the commits, for comparison: it sees a write
- * only after a tiering round. Goal: union-read p99 under 200 ms.
+ * only after a tiering round. Goal: union-read p99 under 100 ms. After the commits, the same
+ * point queries with no write before them (and a constant SELECT) show what a Trino query costs here at all.
  *
  * <p>Run: {@code ./lakestream bench freshness [--commits N]}.
  */
@@ -30,6 +31,7 @@ public final class FreshnessBenchmark {
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 100;
     private static final int LAKE_SAMPLE_EVERY = 10;
+    private static final int QUERY_SAMPLES = 100;
     private static final String SCHEMA_NAME = "freshness";
     /** Trino queries through the Lakestream connector so far (the stock connector's are not counted). */
     private static long unionQueries;
@@ -105,6 +107,12 @@ public final class FreshnessBenchmark {
         }
         Map<String, Long> readsAfter = engines.trinoMetadataReads();
         long queries = unionQueries - queriesBefore;
+        // what a query costs when nothing changes: the floor under the freshness figures, in the same run
+        List<Long> unionQuery =
+                queryLatencies(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = %d", commits);
+        List<Long> stockQuery =
+                queryLatencies(engines, "SELECT count(*) FROM " + stockTable + " WHERE id = %d", commits);
+        List<Long> constantQuery = queryLatencies(engines, "SELECT %d", commits);
         List<Long> union = new ArrayList<>(javaWriter);
         union.addAll(sparkInsert);
         OUT.printf(
@@ -115,6 +123,10 @@ public final class FreshnessBenchmark {
         print("Trino union read, all commits", union);
         print("Trino stock Iceberg (lake only)", lakeOnly);
         print("Spark INSERT statement itself (not freshness)", sparkInsertDuration);
+        OUT.println("The same point query with no write before it (after the commits, tiering stopped):");
+        print("  Trino union read", unionQuery);
+        print("  Trino stock Iceberg (lake only)", stockQuery);
+        print("  Trino SELECT of a constant (no connector)", constantQuery);
         OUT.printf(
                 "Lakestream connector per union-read query (%d queries, all nodes): %.2f catalog reads, %.2f log file reads%n",
                 queries,
@@ -154,6 +166,17 @@ public final class FreshnessBenchmark {
             Thread.sleep(1);
         }
         return (System.nanoTime() - committedNanos) / 1_000_000;
+    }
+
+    /** Latencies of {@code QUERY_SAMPLES} runs of a query, formatted with ids cycling over the written rows. */
+    private static List<Long> queryLatencies(CrossEngine engines, String query, int rows) {
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < QUERY_SAMPLES; i++) {
+            long start = System.nanoTime();
+            engines.trino(query.formatted(i % Math.max(1, rows)));
+            millis.add((System.nanoTime() - start) / 1_000_000);
+        }
+        return millis;
     }
 
     private static void print(String name, List<Long> millis) {

@@ -107,6 +107,39 @@ public final class SparkEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a streaming query until it has written everything there is: Spark's file stream over the JSON files in
+     * {@code input} (rows of {@code ddlSchema}, one file per micro-batch) into {@code table} through the Lakestream
+     * streaming sink, with {@code Trigger.AvailableNow} and the checkpoint {@code checkpoint}.
+     */
+    void streamJsonIntoTable(Path input, String ddlSchema, String table, Path checkpoint) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Object reader = session.getClass().getMethod("readStream").invoke(session);
+            reader = reader.getClass().getMethod("schema", String.class).invoke(reader, ddlSchema);
+            reader = reader.getClass()
+                    .getMethod("option", String.class, String.class)
+                    .invoke(reader, "maxFilesPerTrigger", "1");
+            Object frame = reader.getClass().getMethod("json", String.class).invoke(reader, input.toString());
+            Object writer = frame.getClass().getMethod("writeStream").invoke(frame);
+            writer = writer.getClass()
+                    .getMethod("option", String.class, String.class)
+                    .invoke(writer, "checkpointLocation", checkpoint.toString());
+            Class<?> triggerClass = loader.loadClass("org.apache.spark.sql.streaming.Trigger");
+            Object trigger = triggerClass.getMethod("AvailableNow").invoke(null);
+            writer = writer.getClass().getMethod("trigger", triggerClass).invoke(writer, trigger);
+            Object query = writer.getClass().getMethod("toTable", String.class).invoke(writer, table);
+            query.getClass().getMethod("awaitTermination").invoke(query);
+        } catch (InvocationTargetException e) {
+            throw new EngineException("Spark", "stream " + input + " into " + table, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         ClassLoader previous = Thread.currentThread().getContextClassLoader();

@@ -45,7 +45,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     /** A write's staged log segment disappeared before its commit; nothing was published. */
     LAKESTREAM_STAGED_SEGMENT_MISSING(25, EXTERNAL),
     /** The embedded SQLite catalog stayed locked by another process; the message names the lock and its holder. */
-    LAKESTREAM_CATALOG_LOCKED(26, EXTERNAL);
+    LAKESTREAM_CATALOG_LOCKED(26, EXTERNAL),
+    LAKESTREAM_STREAMING_SCHEMA_MISMATCH(31, USER_ERROR);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -93,6 +94,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case TABLE_DROPPED -> LAKESTREAM_TABLE_DROPPED;
             case STAGED_SEGMENT_MISSING -> LAKESTREAM_STAGED_SEGMENT_MISSING;
             case CATALOG_LOCKED -> LAKESTREAM_CATALOG_LOCKED;
+            case STREAMING_SCHEMA_MISMATCH -> LAKESTREAM_STREAMING_SCHEMA_MISMATCH;
         };
     }
 }

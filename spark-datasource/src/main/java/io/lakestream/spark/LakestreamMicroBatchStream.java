@@ -1,0 +1,204 @@
+package io.lakestream.spark;
+
+import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.common.LakestreamException;
+import io.lakestream.log.BucketLog;
+import io.lakestream.log.LogSnapshot;
+import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.UnionReadPlanner;
+import io.lakestream.plan.UnionSplit;
+import io.lakestream.spark.LakestreamStreamOffset.Position;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.connector.read.streaming.Offset;
+import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
+import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
+
+/**
+ * A Lakestream table as a Spark micro-batch stream. Offsets are log positions ({@link
+ * LakestreamStreamOffset}); a batch reads, per bucket, the log range between its start and end offsets
+ * (whole commits), or, first of all in start mode {@code full}, the table's state at the start version.
+ * Tiering and compaction change no log offset, so a checkpointed position stays meaningful across them;
+ * a range that retention removed is an error ({@code LOG_RANGE_REMOVED}), never skipped.
+ */
+final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
+    private final LakestreamTable table;
+    private final LakestreamStreamConf conf;
+    private final StreamBatches batches;
+    private final String checkpointLocation;
+    private final Configuration hadoop;
+    private LakestreamStreamOffset initial;
+    /** With Trigger.AvailableNow: the log version the stream stops at (the newest when the query started). */
+    private Optional<LogSnapshot> availableNowEnd = Optional.empty();
+
+    LakestreamMicroBatchStream(
+            LakestreamTable table,
+            LakestreamStreamConf conf,
+            StreamBatches batches,
+            String checkpointLocation,
+            Configuration hadoop) {
+        this.table = requireNonNull(table, "table is null");
+        this.conf = requireNonNull(conf, "conf is null");
+        this.batches = requireNonNull(batches, "batches is null");
+        this.checkpointLocation = requireNonNull(checkpointLocation, "checkpointLocation is null");
+        this.hadoop = requireNonNull(hadoop, "hadoop is null");
+    }
+
+    @Override
+    public synchronized Offset initialOffset() {
+        if (initial == null) {
+            initial = LakestreamStreamStart.loadOrCreate(checkpointLocation, hadoop, table.table(), conf);
+        }
+        return initial;
+    }
+
+    @Override
+    public Offset deserializeOffset(String json) {
+        return LakestreamStreamOffset.fromJson(json);
+    }
+
+    @Override
+    public ReadLimit getDefaultReadLimit() {
+        // Spark hands the limit back to latestOffset; max commits travels as its "max files" limit
+        List<ReadLimit> limits = new ArrayList<>();
+        conf.maxRowsPerTrigger().ifPresent(rows -> limits.add(ReadLimit.maxRows(rows)));
+        conf.maxCommitsPerTrigger()
+                .ifPresent(commits -> limits.add(ReadLimit.maxFiles((int) Math.min(Integer.MAX_VALUE, commits))));
+        return switch (limits.size()) {
+            case 0 -> ReadLimit.allAvailable();
+            case 1 -> limits.getFirst();
+            default -> ReadLimit.compositeLimit(limits.toArray(ReadLimit[]::new));
+        };
+    }
+
+    @Override
+    public synchronized void prepareForTriggerAvailableNow() {
+        availableNowEnd = Optional.of(table.table().log().latestSnapshot());
+    }
+
+    @Override
+    public Offset latestOffset() {
+        throw new UnsupportedOperationException("latestOffset(Offset, ReadLimit) is used with admission control");
+    }
+
+    @Override
+    public synchronized Offset latestOffset(Offset startOffset, ReadLimit limit) {
+        LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
+        Position position = start.position();
+        checkSameTable(position);
+        if (start.isSnapshot()) {
+            // the first batch is the state at the start version, alone: changes follow from its ends
+            return new LakestreamStreamOffset(position.stateRead());
+        }
+        LogSnapshot newest = availableNowEnd.orElseGet(() -> table.table().log().latestSnapshot());
+        if (newest.version() <= position.logVersion()) {
+            return start;
+        }
+        LogSnapshot end = StreamAdmission.of(limit).end(table.table().log(), position.logVersion(), newest);
+        return new LakestreamStreamOffset(position.through(end));
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
+        LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
+        LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
+        checkSameTable(end.position());
+        List<UnionSplit> splits =
+                start.isSnapshot() ? snapshotSplits(end.position()) : changeSplits(start.position(), end.position());
+        return splits.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+    }
+
+    private void checkSameTable(Position position) {
+        UUID uuid = table.table().lake().uuid();
+        if (!position.tableUuid().equals(uuid)) {
+            throw new LakestreamException(
+                    TABLE_DROPPED,
+                    ("The stream's checkpoint was written for another table named %s (UUID %s; the table now has UUID %s): "
+                                    + "it was dropped and re-created, and the old positions mean nothing in the new table. "
+                                    + "Start the stream with a new checkpoint location")
+                            .formatted(table.name(), position.tableUuid(), uuid));
+        }
+    }
+
+    /** The table's state at the version whose ends the batch's end offset holds (the start version). */
+    private List<UnionSplit> snapshotSplits(Position end) {
+        return UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(end.logVersion()))
+                .splits();
+    }
+
+    /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
+    private List<UnionSplit> changeSplits(Position start, Position end) {
+        // the newest version still lists every segment the range needs, unless retention removed it
+        LogSnapshot log = table.table().log().latestSnapshot();
+        List<UnionSplit> splits = new ArrayList<>();
+        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
+            long from = start.offsets().offset(bucket);
+            long to = end.offsets().offset(bucket);
+            if (to <= from) {
+                continue;
+            }
+            BucketLog bucketLog = log.bucket(bucket);
+            if (from < bucketLog.startOffset()) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("The stream on %s cannot continue: offsets [%s, %s) of bucket %s, which it has not read yet, were removed by "
+                                        + "log retention (the log now starts at %s). Nothing was skipped. Start the stream again with a new "
+                                        + "checkpoint location and startup.mode 'full' (the table's state, then every change after it), "
+                                        + "and let retention keep the log longer than the stream may be stopped")
+                                .formatted(
+                                        table.name(), from, bucketLog.startOffset(), bucket, bucketLog.startOffset()));
+            }
+            splits.add(batches.logSplit(new LogRange(bucket, from, to), log.version()));
+        }
+        return splits;
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+        return batches.readerFactory();
+    }
+
+    /**
+     * In each query progress ({@code StreamingQueryProgress.sources[].metrics}): {@code recordsBehindLatest},
+     * the changes committed to the log that the stream has not read yet, summed over buckets.
+     */
+    @Override
+    public Map<String, String> metrics(Optional<Offset> latestConsumedOffset) {
+        if (latestConsumedOffset.isEmpty()) {
+            return Map.of();
+        }
+        Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
+        LogSnapshot newest = table.table().log().latestSnapshot();
+        long behind = 0;
+        for (int bucket = 0; bucket < newest.bucketCount(); bucket++) {
+            behind += Math.max(
+                    0, newest.bucket(bucket).endOffset() - consumed.offsets().offset(bucket));
+        }
+        return Map.of("recordsBehindLatest", Long.toString(behind), "logVersion", Long.toString(consumed.logVersion()));
+    }
+
+    @Override
+    public void commit(Offset end) {
+        // nothing to release: the log keeps segments by retention, not by readers
+    }
+
+    @Override
+    public void stop() {}
+
+    @Override
+    public String toString() {
+        return "LakestreamMicroBatchStream[" + table.name() + "]";
+    }
+}

@@ -1,0 +1,73 @@
+package io.lakestream.spark;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.merge.MergeConfig;
+import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.UnionSplit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * What the batches of a stream read and in which shape: on the changelog ({@code t$changes}) every row
+ * has the change columns, the table's state of a {@code full} start included (its rows are {@code
+ * insert}s of an append-only table, {@code upsert}s of a primary-key table, without offset and commit
+ * time); on an append-only table ({@code t}) the rows themselves.
+ *
+ * @param table the table
+ * @param changelog whether rows carry the change columns
+ * @param columns the user columns to return
+ * @param merge the merge limits of the state read
+ */
+record StreamBatches(LakestreamTable table, boolean changelog, List<String> columns, MergeConfig merge) {
+    StreamBatches {
+        requireNonNull(table, "table is null");
+        columns = List.copyOf(requireNonNull(columns, "columns is null"));
+        requireNonNull(merge, "merge is null");
+    }
+
+    /** The log range as a split: its changes, or (append-only rows) its rows. */
+    UnionSplit logSplit(LogRange range, long logVersion) {
+        return new UnionSplit(
+                OptionalInt.of(range.bucket()),
+                changelog ? ReadMode.CHANGES : ReadMode.UNION,
+                List.of(),
+                Optional.of(range),
+                logVersion,
+                false);
+    }
+
+    StructType rowSchema() {
+        return new StructType(columns.stream()
+                .map(column -> LakestreamTypes.sparkField(
+                        table.table().definition().schema().findField(column)))
+                .toArray(StructField[]::new));
+    }
+
+    /** The rows of the stream: the change columns first on the changelog, as in {@code t$changes}. */
+    StructType readSchema() {
+        if (!changelog) {
+            return rowSchema();
+        }
+        List<StructField> fields = new ArrayList<>(LakestreamTypes.changeFields());
+        fields.addAll(List.of(rowSchema().fields()));
+        return new StructType(fields.toArray(StructField[]::new));
+    }
+
+    LakestreamStreamReaderFactory readerFactory() {
+        String noFilter = ExpressionParser.toJson(Expressions.alwaysTrue());
+        LakestreamReaderFactory rows =
+                new LakestreamReaderFactory(table.ref(), columns, rowSchema(), noFilter, merge.maxIndexRows(), -1);
+        LakestreamReaderFactory changes =
+                new LakestreamReaderFactory(table.ref(), columns, readSchema(), noFilter, merge.maxIndexRows(), -1);
+        return new LakestreamStreamReaderFactory(
+                rows, changes, changelog, table.table().definition().hasPrimaryKey() ? "upsert" : "insert");
+    }
+}
