@@ -275,69 +275,74 @@ public final class S3UnionReadBenchmark {
     }
 
     private static List<Comparison> comparisons(Options options) {
-        long key = options.rows() / 2 + 7;
-        List<String> names = List.of("scan 4 columns", "scan with filter qty < 10", "point lookup");
-        List<String> queries = List.of(
-                "SELECT count(*), sum(qty), sum(price), max(name) FROM %s",
-                "SELECT count(*), sum(qty), max(name) FROM %s WHERE qty < 10",
-                "SELECT id, name, qty, price FROM %s WHERE id = " + key);
-        List<Comparison> comparisons = new ArrayList<>();
         String compacted = "." + NAMESPACE + "." + COMPACTED;
         String tail = "." + NAMESPACE + "." + TAIL;
         String tailLake = "." + NAMESPACE + ".\"" + TAIL + "$lake\"";
-        for (int q = 0; q < queries.size(); q++) {
-            String sql = queries.get(q);
-            comparisons.add(new Comparison(
-                    "(1) compacted table on S3: our union read (s3) vs Trino's stock Iceberg connector (iceberg)",
-                    names.get(q),
-                    sql.formatted(OURS_S3 + compacted),
-                    sql.formatted(STOCK_S3 + compacted),
-                    1.1,
-                    true));
-        }
-        for (int q = 0; q < queries.size(); q++) {
-            String sql = queries.get(q);
-            comparisons.add(new Comparison(
-                    "(2) reference: the compacted table, our union read on S3 (s3) vs on local disk (local)",
-                    names.get(q),
-                    sql.formatted(OURS_S3 + compacted),
-                    sql.formatted(OURS_LOCAL + compacted),
-                    Double.NaN,
-                    true));
-        }
-        for (int q = 0; q < queries.size(); q++) {
-            String sql = queries.get(q);
-            comparisons.add(new Comparison(
-                    "(3) reference: the compacted table, the stock connector on S3 (iceberg) vs on local disk"
-                            + " (iceberg_local)",
-                    names.get(q),
-                    sql.formatted(STOCK_S3 + compacted),
-                    sql.formatted(STOCK_LOCAL + compacted),
-                    Double.NaN,
-                    true));
-        }
-        for (int q = 0; q < 2; q++) {
-            String sql = queries.get(q);
-            comparisons.add(new Comparison(
-                    "(4) the table with a log tail: our union read on S3 (s3) vs on local disk (local)",
-                    names.get(q),
-                    sql.formatted(OURS_S3 + tail),
-                    sql.formatted(OURS_LOCAL + tail),
-                    Double.NaN,
-                    true));
-        }
-        for (int q = 0; q < 2; q++) {
-            String sql = queries.get(q);
-            comparisons.add(new Comparison(
-                    "(5) reference: on S3, the union read of the table with a log tail vs a read of its lake alone"
-                            + " (the tail not read: another state)",
-                    names.get(q),
-                    sql.formatted(OURS_S3 + tail),
-                    sql.formatted(OURS_S3 + tailLake),
-                    Double.NaN,
-                    false));
-        }
+        QueryTemplates queries = new QueryTemplates(options.rows() / 2 + 7);
+        List<Comparison> comparisons = new ArrayList<>();
+        comparisons.addAll(queries.section(
+                "(1) compacted table on S3: our union read (s3) vs Trino's stock Iceberg connector (iceberg)",
+                OURS_S3 + compacted,
+                STOCK_S3 + compacted,
+                1.1,
+                true,
+                3));
+        comparisons.addAll(queries.section(
+                "(2) reference: the compacted table, our union read on S3 (s3) vs on local disk (local)",
+                OURS_S3 + compacted,
+                OURS_LOCAL + compacted,
+                Double.NaN,
+                true,
+                3));
+        comparisons.addAll(queries.section(
+                "(3) reference: the compacted table, the stock connector on S3 (iceberg) vs on local disk (iceberg_local)",
+                STOCK_S3 + compacted,
+                STOCK_LOCAL + compacted,
+                Double.NaN,
+                true,
+                3));
+        comparisons.addAll(queries.section(
+                "(4) the table with a log tail: our union read on S3 (s3) vs on local disk (local)",
+                OURS_S3 + tail,
+                OURS_LOCAL + tail,
+                Double.NaN,
+                true,
+                2));
+        comparisons.addAll(queries.section(
+                "(5) reference: on S3, the union read of the table with a log tail vs a read of its lake alone"
+                        + " (the tail not read: another state)",
+                OURS_S3 + tail,
+                OURS_S3 + tailLake,
+                Double.NaN,
+                false,
+                2));
         return List.copyOf(comparisons);
+    }
+
+    /** The queries of every section: two scans and a point lookup of a key that exists. */
+    private record QueryTemplates(long lookupKey) {
+        private static final List<String> NAMES =
+                List.of("scan 4 columns", "scan with filter qty < 10", "point lookup");
+
+        /** The first {@code queries} queries, on table {@code ours} against table {@code theirs}. */
+        List<Comparison> section(
+                String title, String ours, String theirs, double goal, boolean sameState, int queries) {
+            List<String> templates = List.of(
+                    "SELECT count(*), sum(qty), sum(price), max(name) FROM %s",
+                    "SELECT count(*), sum(qty), max(name) FROM %s WHERE qty < 10",
+                    "SELECT id, name, qty, price FROM %s WHERE id = " + lookupKey);
+            List<Comparison> comparisons = new ArrayList<>();
+            for (int q = 0; q < queries; q++) {
+                comparisons.add(new Comparison(
+                        title,
+                        NAMES.get(q),
+                        templates.get(q).formatted(ours),
+                        templates.get(q).formatted(theirs),
+                        goal,
+                        sameState));
+            }
+            return comparisons;
+        }
     }
 
     /** Whether every scan counted every row written, on both sides (the first column of a scan is {@code count(*)}). */
