@@ -16,7 +16,9 @@ public final class BenchmarkMain {
             "union-read",
             UnionReadBenchmark::run,
             "catalog-locking",
-            CatalogLockingBenchmark::run);
+            CatalogLockingBenchmark::run,
+            "log-commits",
+            LogCommitBenchmark::run);
 
     private BenchmarkMain() {}
 

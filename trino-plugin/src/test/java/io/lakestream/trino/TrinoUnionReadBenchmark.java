@@ -387,7 +387,7 @@ public final class TrinoUnionReadBenchmark {
         OUT.printf("profile of '%s': %d runs in %d s, %s%n", sql, runs, seconds, file);
     }
     /** Tiers until the log has nothing left: one pass tiers at most the configured records per bucket. */
-    private static void tierFully(TableTiering tiering, LakestreamTable table) {
+    public static void tierFully(TableTiering tiering, LakestreamTable table) {
         while (tiering.tier(table).changesTiered() > 0) {
             // another round
         }
@@ -515,8 +515,11 @@ public final class TrinoUnionReadBenchmark {
         return values[values.length / 2];
     }
 
-    /** Writes {@code count} rows: keys 0..count-1, or upserts of distinct random existing keys. */
-    private static void write(
+    /**
+     * Writes {@code count} rows of the benchmark's table ({@code id bigint, name varchar, qty integer, price double}):
+     * keys 0..count-1, or upserts of distinct random existing keys.
+     */
+    public static void write(
             LakestreamTable table, RootAllocator allocator, Random random, int count, int keys, boolean newKeys) {
         int[] ids =
                 newKeys ? null : random.ints(0, keys).distinct().limit(count).toArray();
