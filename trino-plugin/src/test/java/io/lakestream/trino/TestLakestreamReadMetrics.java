@@ -5,10 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The union-read counters reach the engine's statistics and {@code EXPLAIN ANALYZE VERBOSE}. */
 final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
+    /** The counters of a read right after another catalog tiered: the read must pin that lake, not a recent one. */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
     @Test
     void unionReadCounters() {
         assertUpdate("CREATE TABLE counted (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
