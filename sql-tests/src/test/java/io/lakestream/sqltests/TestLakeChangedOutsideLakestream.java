@@ -40,7 +40,10 @@ final class TestLakeChangedOutsideLakestream {
         engines.trino(
                 "ALTER TABLE iceberg.%s.t EXECUTE rollback_to_snapshot(%s)".formatted(schema, lakestreamSnapshot));
         String ordered = "SELECT id, v FROM %s ORDER BY id".formatted(table);
-        assertThat(engines.trino(ordered)).containsExactly(List.of(1L, "a"), List.of(3L, "c"));
+        // a Trino union read may still pin the (foreign) lake it read before the repair, until its next refresh
+        // (docs/trino.md): the repaired lake shows at once through the catalog that reads the lake every time
+        assertThat(engines.trino(ordered.replace(TrinoEngine.CATALOG + ".", TrinoEngine.EXACT_LAKE_CATALOG + ".")))
+                .containsExactly(List.of(1L, "a"), List.of(3L, "c"));
         assertThat(engines.spark(ordered)).containsExactly(List.of(1L, "a"), List.of(3L, "c"));
         engines.trino("INSERT INTO %s VALUES (2, 'b', 20)".formatted(table));
         assertThat(engines.spark(ordered)).containsExactly(List.of(1L, "a"), List.of(2L, "b"), List.of(3L, "c"));
