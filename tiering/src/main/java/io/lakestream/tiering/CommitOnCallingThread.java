@@ -12,12 +12,12 @@ import org.apache.iceberg.SnapshotUpdate;
  * A tiering commit adds a few files and Iceberg keeps the manifest count bounded by merging, so the
  * pool's parallelism buys nothing here.
  */
-final class CommitOnCallingThread {
+public final class CommitOnCallingThread {
     private static final ExecutorService CALLING_THREAD = MoreExecutors.newDirectExecutorService();
 
     private CommitOnCallingThread() {}
 
-    static <T extends SnapshotUpdate<?>> T configure(T update) {
+    public static <T extends SnapshotUpdate<?>> T configure(T update) {
         update.scanManifestsWith(CALLING_THREAD);
         update.writeManifestsWith(CALLING_THREAD, 1);
         return update;

@@ -1,5 +1,6 @@
 package io.lakestream.tiering;
 
+import io.lakestream.tiering.parquet.ArrowRow;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;

@@ -21,7 +21,7 @@ import org.apache.iceberg.data.Record;
  * value ({@code bucket(N, key)} or the hidden {@code __bucket} identity column); an append-only table
  * without a bucket key is unpartitioned.
  */
-final class LakeRows {
+public final class LakeRows {
     private final Schema lakeSchema;
     private final PartitionSpec spec;
     private final int columnCount;
@@ -30,7 +30,7 @@ final class LakeRows {
     // its JSON) in the constructor, which was a few percent of a tiering round's writer CPU when done per task.
     private final PartitionData emptyPartition;
 
-    LakeRows(Schema lakeSchema, PartitionSpec spec, TableDefinition definition) {
+    public LakeRows(Schema lakeSchema, PartitionSpec spec, TableDefinition definition) {
         this.lakeSchema = requireNonNull(lakeSchema, "lakeSchema is null");
         this.spec = requireNonNull(spec, "spec is null");
         this.columnCount = definition.schema().columns().size();
@@ -48,7 +48,7 @@ final class LakeRows {
     }
 
     /** The lake partition of a bucket's files; null for an unpartitioned table (what Iceberg's writers expect). */
-    StructLike partition(int bucket) {
+    public StructLike partition(int bucket) {
         if (spec.isUnpartitioned()) {
             return null;
         }

@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.tiering.parquet.ArrowRow;
+import io.lakestream.tiering.parquet.ReusePool;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;

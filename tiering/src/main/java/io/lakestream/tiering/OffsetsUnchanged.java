@@ -20,14 +20,14 @@ import org.apache.iceberg.SnapshotAncestryValidator;
  * current metadata is still that base. A check before {@code commit()} would not be enough: on a
  * retry Iceberg refreshes and re-applies the change on top of whatever another writer committed.
  */
-final class OffsetsUnchanged implements SnapshotAncestryValidator {
+public final class OffsetsUnchanged implements SnapshotAncestryValidator {
     private final OffsetMap expected;
     private final int bucketCount;
     private final Runnable duringCommit;
     private volatile Optional<LakePosition> conflicting = Optional.empty();
     private volatile boolean foreignChange;
 
-    OffsetsUnchanged(OffsetMap expected, int bucketCount, Runnable duringCommit) {
+    public OffsetsUnchanged(OffsetMap expected, int bucketCount, Runnable duringCommit) {
         this.expected = requireNonNull(expected, "expected is null");
         this.bucketCount = bucketCount;
         this.duringCommit = requireNonNull(duringCommit, "duringCommit is null");

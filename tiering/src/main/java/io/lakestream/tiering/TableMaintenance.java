@@ -2,6 +2,7 @@ package io.lakestream.tiering;
 
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.orphan.OrphanSweeper;
 import java.time.Clock;
 import java.time.Duration;
 

@@ -6,6 +6,8 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.compaction.BucketCompactor;
+import io.lakestream.tiering.orphan.OrphanSweeper;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;

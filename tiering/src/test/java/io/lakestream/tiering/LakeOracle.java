@@ -25,7 +25,7 @@ import org.apache.iceberg.types.Types;
  * (a bucket's offsets are assigned in commit order, and the tests commit from one writer at a time).
  * The table state at an offset map is the fold of each bucket's changes below its offset.
  */
-final class LakeOracle {
+public final class LakeOracle {
     record Change(ChangeType type, List<Object> row) {}
 
     private final LakestreamTable table;
@@ -33,7 +33,7 @@ final class LakeOracle {
     private final List<Integer> keyPositions;
     private final Map<Integer, List<Change>> buckets = new HashMap<>();
 
-    LakeOracle(LakestreamTable table) {
+    public LakeOracle(LakestreamTable table) {
         this.table = table;
         this.schema = table.definition().schema();
         this.keyPositions = table.definition().primaryKey().stream()
@@ -42,7 +42,7 @@ final class LakeOracle {
     }
 
     /** Writes the changes in one log commit and records them. */
-    void commit(BufferAllocator allocator, List<Change> changes) {
+    public void commit(BufferAllocator allocator, List<Change> changes) {
         try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
             List<Map.Entry<Integer, Change>> written = new ArrayList<>();
             for (Change change : changes) {
@@ -86,7 +86,7 @@ final class LakeOracle {
     }
 
     /** The table's rows after every change below the offsets, sorted for comparison. */
-    List<List<Object>> stateAt(OffsetMap offsets) {
+    public List<List<Object>> stateAt(OffsetMap offsets) {
         List<List<Object>> rows = new ArrayList<>();
         Map<List<Object>, List<Object>> byKey = new LinkedHashMap<>();
         buckets.forEach((bucket, changes) -> {
@@ -120,7 +120,7 @@ final class LakeOracle {
     }
 
     /** The lake's rows (user columns only) read with Iceberg's own generic reader, sorted. */
-    static List<List<Object>> readLake(Table lake, Schema userSchema) {
+    public static List<List<Object>> readLake(Table lake, Schema userSchema) {
         lake.refresh();
         return lake.currentSnapshot() == null
                 ? List.of()
@@ -128,7 +128,7 @@ final class LakeOracle {
     }
 
     /** The rows of one snapshot of the lake, read with Iceberg's own generic reader, sorted. */
-    static List<List<Object>> readLake(Table lake, Schema userSchema, long snapshotId) {
+    public static List<List<Object>> readLake(Table lake, Schema userSchema, long snapshotId) {
         List<List<Object>> rows = new ArrayList<>();
         List<String> names =
                 userSchema.columns().stream().map(Types.NestedField::name).toList();

@@ -9,6 +9,7 @@ import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.MutableClock;
 import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.tiering.orphan.LakeReferences;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

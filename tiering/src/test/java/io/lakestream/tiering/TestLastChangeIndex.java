@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.testing.Seeds;
+import io.lakestream.tiering.parquet.ArrowRow;
+import io.lakestream.tiering.parquet.ReusePool;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;

@@ -6,6 +6,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.tiering.parquet.TieredParquetTesting;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -22,11 +22,11 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 
 /** Small helpers shared by the tiering tests. */
-final class TieringTests {
+public final class TieringTests {
     private TieringTests() {}
 
     /** {@code count} upserts (or appends) of ids {@code first, first + 1, ...}. */
-    static List<LakeOracle.Change> rows(ChangeType type, long first, int count, String name) {
+    public static List<LakeOracle.Change> rows(ChangeType type, long first, int count, String name) {
         List<LakeOracle.Change> changes = new ArrayList<>(count);
         for (long id = first; id < first + count; id++) {
             changes.add(new LakeOracle.Change(type, List.of(id, name + id, (int) (id % 100))));
@@ -34,7 +34,7 @@ final class TieringTests {
         return changes;
     }
 
-    static List<LakeOracle.Change> deletes(long first, int count) {
+    public static List<LakeOracle.Change> deletes(long first, int count) {
         List<LakeOracle.Change> changes = new ArrayList<>(count);
         for (long id = first; id < first + count; id++) {
             List<Object> row = new ArrayList<>();

@@ -1,0 +1,299 @@
+package io.lakestream.tiering.compaction;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.lake.LakePosition;
+import io.lakestream.table.LakestreamProperties;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.CommitOnCallingThread;
+import io.lakestream.tiering.LakeRows;
+import io.lakestream.tiering.OffsetsUnchanged;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringStep;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compaction: rewrites one bucket's data files with its deletes applied, once the bucket has too
+ * many delete files or small data files. The new files keep the data sequence number of the
+ * snapshot the rewrite read, so equality deletes committed by tiering meanwhile still apply to
+ * them. The commit carries the offset map forward, guarded like a tiering commit, so the offsets
+ * stay on every snapshot Lakestream writes (and survive snapshot expiration of older ones).
+ */
+public final class BucketCompactor {
+    private static final Logger log = LoggerFactory.getLogger(BucketCompactor.class);
+
+    /** Bucket id used for the single group of an unpartitioned (append-only, no bucket key) table. */
+    private static final int WHOLE_TABLE = 0;
+
+    private final TieringConfig config;
+    private final TieringHooks hooks;
+    private final BucketContentCache contents = new BucketContentCache();
+
+    public BucketCompactor(TieringConfig config, TieringHooks hooks) {
+        this.config = requireNonNull(config, "config is null");
+        this.hooks = requireNonNull(hooks, "hooks is null");
+    }
+
+    /** Files of one bucket at one snapshot. */
+    record BucketContent(int bucket, List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {}
+
+    /** Compacts every bucket past a threshold; returns the buckets compacted. */
+    public List<Integer> compact(LakestreamTable table) {
+        Table lake = table.lake();
+        lake.refresh();
+        Snapshot snapshot = lake.currentSnapshot();
+        if (snapshot == null || !mayNeedCompaction(snapshot)) {
+            return List.of();
+        }
+        List<Integer> compacted = new ArrayList<>();
+        for (BucketContent content : contents.contentByBucket(lake, snapshot).values()) {
+            if (needsCompaction(content)) {
+                if (rewrite(table, snapshot, content)) {
+                    compacted.add(content.bucket());
+                } else {
+                    break; // the lake moved on: the remaining plan is stale, the next round re-plans
+                }
+            }
+        }
+        return compacted;
+    }
+
+    /**
+     * False when the snapshot summary's file totals show that no bucket can reach a threshold: then the
+     * manifests need not be read at all. Iceberg keeps the totals in every snapshot it writes; without them
+     * the answer is true.
+     */
+    private boolean mayNeedCompaction(Snapshot snapshot) {
+        Map<String, String> summary = snapshot.summary();
+        String dataFiles = summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP);
+        String deleteFiles = summary.get(SnapshotSummary.TOTAL_DELETE_FILES_PROP);
+        if (dataFiles == null || deleteFiles == null) {
+            return true;
+        }
+        try {
+            return Long.parseLong(deleteFiles) >= config.compactionDeleteFiles()
+                    || Long.parseLong(dataFiles) >= config.compactionSmallFiles();
+        } catch (NumberFormatException e) {
+            return true;
+        }
+    }
+
+    boolean needsCompaction(BucketContent content) {
+        long smallFiles = content.dataFiles().stream()
+                .filter(file -> file.fileSizeInBytes() < config.compactionSmallFileBytes())
+                .count();
+        return content.deleteFiles().size() >= config.compactionDeleteFiles()
+                || (smallFiles >= config.compactionSmallFiles()
+                        && content.dataFiles().size() > 1);
+    }
+
+    /**
+     * Live data files (from a scan) and live delete files (from the delete manifests) per bucket. Delete
+     * files are read from the manifests, not from scan tasks: a tiering commit's equality deletes apply to
+     * no file of their own commit, so a scan never lists those, yet they must be counted and removed.
+     */
+    static Map<Integer, BucketContent> contentByBucket(Table lake, Snapshot snapshot) {
+        Map<Integer, Map<String, DataFile>> data = new TreeMap<>();
+        Map<Integer, Map<String, DeleteFile>> deletes = new TreeMap<>();
+        try (CloseableIterable<FileScanTask> tasks =
+                lake.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+            for (FileScanTask task : tasks) {
+                data.computeIfAbsent(bucketOf(task.file().partition(), lake), ignored -> new LinkedHashMap<>())
+                        .putIfAbsent(task.file().location(), task.file());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (ManifestFile manifest : snapshot.deleteManifests(lake.io())) {
+            try (ManifestReader<DeleteFile> reader =
+                    ManifestFiles.readDeleteManifest(manifest, lake.io(), lake.specs())) {
+                for (DeleteFile delete : reader) {
+                    deletes.computeIfAbsent(bucketOf(delete.partition(), lake), ignored -> new LinkedHashMap<>())
+                            .putIfAbsent(delete.location(), delete.copy());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        Map<Integer, BucketContent> result = new TreeMap<>();
+        // A bucket whose keys were all deleted has delete files but no data files: compaction removes them.
+        Set<Integer> buckets = new TreeSet<>(data.keySet());
+        buckets.addAll(deletes.keySet());
+        for (int bucket : buckets) {
+            result.put(
+                    bucket,
+                    new BucketContent(
+                            bucket,
+                            List.copyOf(data.getOrDefault(bucket, Map.of()).values()),
+                            List.copyOf(deletes.getOrDefault(bucket, Map.of()).values())));
+        }
+        return result;
+    }
+
+    static int bucketOf(StructLike partition, Table lake) {
+        if (lake.spec().isUnpartitioned() || partition == null || partition.size() == 0) {
+            return WHOLE_TABLE;
+        }
+        return partition.get(0, Integer.class);
+    }
+
+    private boolean rewrite(LakestreamTable table, Snapshot snapshot, BucketContent content) {
+        Table lake = table.lake();
+        LakePosition position = LakePosition.at(lake, snapshot.snapshotId());
+        LakeRows lakeRows = new LakeRows(lake.schema(), lake.spec(), table.definition());
+        GenericFileWriterFactory writerFactory = new GenericFileWriterFactory.Builder(lake)
+                .dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(lake.schema())
+                .build();
+        OutputFileFactory fileFactory = OutputFileFactory.builderFor(lake, content.bucket(), snapshot.snapshotId())
+                .format(FileFormat.PARQUET)
+                .operationId("compaction-" + UUID.randomUUID())
+                .build();
+        RollingDataWriter<Record> writer = new RollingDataWriter<>(
+                writerFactory,
+                fileFactory,
+                lake.io(),
+                config.targetFileSizeBytes(),
+                lake.spec(),
+                lakeRows.partition(content.bucket()));
+        DataWriteResult result;
+        try (CloseableIterable<Record> rows = IcebergGenerics.read(lake)
+                        .useSnapshot(snapshot.snapshotId())
+                        .where(bucketFilter(table, content.bucket()))
+                        .build();
+                CloseableIterator<Record> iterator = rows.iterator()) {
+            long rowCount = content.dataFiles().stream()
+                    .mapToLong(DataFile::recordCount)
+                    .sum();
+            Iterator<Record> ordered = KeyOrderedRows.sorts(
+                            table.definition(), rowCount, config.compactionSortMaxRecords())
+                    ? KeyOrderedRows.sorted(table.definition(), iterator).iterator()
+                    : iterator;
+            while (ordered.hasNext()) {
+                writer.write(ordered.next());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            try {
+                writer.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        result = writer.result();
+        List<DataFile> newFiles = result.dataFiles();
+
+        OffsetsUnchanged validator = new OffsetsUnchanged(
+                position.offsets(),
+                table.definition().bucketCount(),
+                () -> hooks.reached(table.identifier(), TieringStep.COMPACTION_COMMITTING, content.bucket()));
+        RewriteFiles rewrite = lake.newRewrite()
+                .rewriteFiles(
+                        Set.copyOf(content.dataFiles()),
+                        Set.copyOf(content.deleteFiles()),
+                        Set.copyOf(newFiles),
+                        Set.of())
+                .dataSequenceNumber(snapshot.sequenceNumber())
+                .validateFromSnapshot(snapshot.snapshotId());
+        LakePosition.summary(position.offsets(), position.logVersion()).forEach(rewrite::set);
+        rewrite.validateWith(validator);
+        CommitOnCallingThread.configure(rewrite);
+        try {
+            rewrite.commit();
+        } catch (ValidationException e) {
+            newFiles.forEach(file -> deleteQuietly(lake, file.location()));
+            log.info(
+                    "Compaction of bucket {} of {} skipped: the lake changed meanwhile ({})",
+                    content.bucket(),
+                    table,
+                    e.getMessage());
+            return false;
+        } catch (RuntimeException e) {
+            lake.refresh();
+            boolean landed =
+                    newFiles.isEmpty() || lake.currentSnapshot() != null && referenced(lake, newFiles.getFirst());
+            if (!landed) {
+                newFiles.forEach(file -> deleteQuietly(lake, file.location()));
+            }
+            throw e;
+        }
+        log.info(
+                "Compacted bucket {} of {}: {} data files and {} delete files into {} data files",
+                content.bucket(),
+                table,
+                content.dataFiles().size(),
+                content.deleteFiles().size(),
+                newFiles.size());
+        return true;
+    }
+
+    private static boolean referenced(Table lake, DataFile file) {
+        try (CloseableIterable<FileScanTask> tasks = lake.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                if (task.file().location().equals(file.location())) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return false;
+    }
+
+    private static Expression bucketFilter(LakestreamTable table, int bucket) {
+        List<String> bucketKey = table.definition().bucketKey();
+        if (bucketKey.isEmpty()) {
+            return Expressions.alwaysTrue();
+        }
+        if (bucketKey.size() == 1) {
+            return Expressions.equal(
+                    Expressions.bucket(bucketKey.getFirst(), table.definition().bucketCount()), bucket);
+        }
+        return Expressions.equal(LakestreamProperties.BUCKET_COLUMN, bucket);
+    }
+
+    private static void deleteQuietly(Table lake, String location) {
+        try {
+            lake.io().deleteFile(location);
+        } catch (RuntimeException e) {
+            log.warn("Could not delete uncommitted compaction file {}; it is an orphan", location, e);
+        }
+    }
+}
