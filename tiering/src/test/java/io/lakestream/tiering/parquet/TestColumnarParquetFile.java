@@ -35,7 +35,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -47,7 +46,6 @@ import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.column.Encoding;
@@ -390,6 +388,13 @@ class TestColumnarParquetFile {
                 .isEmpty();
         assertThat(ColumnarParquetSettings.of(Map.of(TableProperties.PARQUET_PAGE_VERSION, "v2"), Map.of()))
                 .isEmpty();
+        // parquet-mr's own properties reach parquet-mr only through Iceberg's writer, but the dictionary switch
+        assertThat(ColumnarParquetSettings.of(Map.of("parquet.columnindex.truncate.length", "16"), Map.of()))
+                .isEmpty();
+        assertThat(ColumnarParquetSettings.of(Map.of("parquet.enable.dictionary#s", "false"), Map.of()))
+                .isEmpty();
+        assertThat(ColumnarParquetSettings.of(Map.of("parquet.enable.dictionary", "false"), Map.of()))
+                .isPresent();
         assertThat(ColumnarParquetSettings.forDeletes(
                         Map.of(TableProperties.DELETE_PARQUET_COMPRESSION, "gzip"), Map.of()))
                 .isEmpty();
@@ -450,16 +455,7 @@ class TestColumnarParquetFile {
 
     private ColumnarFileWriter.Target target(
             Table table, Schema logSchema, long targetFileSizeBytes, String operation) {
-        return new ColumnarFileWriter.Target(
-                OutputFileFactory.builderFor(table, 1, 1).operationId(operation).build(),
-                new ReusedFileBuilders(table.spec()),
-                scratch,
-                null,
-                positions(logSchema),
-                7,
-                ColumnarParquetSettings.of(table.properties(), Map.of()).orElseThrow(),
-                MetricsConfig.forTable(table),
-                targetFileSizeBytes);
+        return TieredParquetTesting.columnarTarget(table, logSchema, scratch, targetFileSizeBytes, operation);
     }
 
     /** Writes the rows as batches, all or a random selection of each; {@code written} gets the rows written. */

@@ -37,6 +37,7 @@ import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Type;
@@ -74,6 +75,25 @@ public final class TieredParquetTesting {
             positions.put(schema.columns().get(i).fieldId(), i + LogSchema.SYSTEM_COLUMN_COUNT);
         }
         return positions;
+    }
+
+    /** Where the columnar writer puts a table's data files, with the table's own Parquet settings. */
+    static ColumnarFileWriter.Target columnarTarget(
+            Table table,
+            Schema logSchema,
+            ReusePool<GrowableBytes> scratch,
+            long targetFileSizeBytes,
+            String operation) {
+        return new ColumnarFileWriter.Target(
+                OutputFileFactory.builderFor(table, 1, 1).operationId(operation).build(),
+                new ReusedFileBuilders(table.spec()),
+                scratch,
+                null,
+                positions(logSchema),
+                7,
+                ColumnarParquetSettings.of(table.properties(), Map.of()).orElseThrow(),
+                MetricsConfig.forTable(table),
+                targetFileSizeBytes);
     }
 
     static EncryptedOutputFile output(Table table, Path path) {
