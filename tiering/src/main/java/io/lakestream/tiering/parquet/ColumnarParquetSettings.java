@@ -18,7 +18,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * The Parquet writer settings of a table as the columnar writer ({@link ColumnarParquetFile}) applies
  * them: Iceberg's table properties over tiering's defaults ({@link TieredFileProperties}), read with
  * Iceberg's property names and defaults. A table that sets any other {@code write.parquet.*} property
- * (bloom filters, column statistics switches, page version, ...) has no settings here and is written
+ * (bloom filters, column statistics switches, page version, ...) or any parquet-mr property
+ * ({@code parquet.*}) other than {@code parquet.enable.dictionary} has no settings here and is written
  * through Iceberg's own Parquet writer instead, which honours all of them.
  *
  * @param dictionaryEnabled whether columns are dictionary-encoded unless {@code columnDictionary} says otherwise
@@ -35,6 +36,7 @@ public record ColumnarParquetSettings(
         Map<String, Boolean> columnDictionary) {
     private static final String PARQUET_PREFIX = "write.parquet.";
     private static final String DELETE_PARQUET_PREFIX = "write.delete.parquet.";
+    private static final String PARQUET_MR_PREFIX = "parquet.";
     /** parquet-mr's switch for dictionary encoding, which Iceberg passes on from the table properties. */
     private static final String DICTIONARY_ENABLED = "parquet.enable.dictionary";
 
@@ -79,6 +81,12 @@ public record ColumnarParquetSettings(
             if (key.startsWith(PARQUET_PREFIX)
                     && !SUPPORTED.contains(key)
                     && !key.startsWith(TableProperties.PARQUET_DICT_ENCODING_ENABLED_COLUMN_PREFIX)) {
+                return Optional.empty();
+            }
+            // Iceberg's writer hands every table property to parquet-mr's configuration, which reads its own
+            // parquet.* keys (parquet.columnindex.truncate.length, parquet.enable.dictionary#column, ...); the
+            // columnar writer implements only the dictionary switch
+            if (key.startsWith(PARQUET_MR_PREFIX) && !key.equals(DICTIONARY_ENABLED)) {
                 return Optional.empty();
             }
         }
