@@ -26,8 +26,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * Iceberg's writer is chosen the way a table chooses it: with a {@code parquet.*} property the columnar
  * writer does not implement, here {@code parquet.columnindex.truncate.length=64}, parquet-mr's default, so
  * both writers make the same files. Printed per repeat and as medians: the tiering time and the CPU time
- * of the tiering writer threads (the part the writer changes, and less sensitive to other load than the
- * wall time) of each writer, and their ratio (Iceberg's / columnar's).
+ * of the process (all threads, GC included) and of the tiering writer threads alone (CPU times are less
+ * sensitive to other load than the wall time) of each writer, and their ratios (Iceberg's / columnar's).
  *
  * <p>Run: {@code java -cp <test class path> io.lakestream.tiering.WriterGainBenchmark [rows] [buckets] [repeats]}
  * (docs/tiering.md, "The columnar Parquet writer").
@@ -65,32 +65,38 @@ public final class WriterGainBenchmark {
                     Tiered iceberg = icebergFirst ? first : second;
                     Tiered columnar = icebergFirst ? second : first;
                     double[] ratio = {
-                        iceberg.seconds() / columnar.seconds(), iceberg.writerCpuSeconds() / columnar.writerCpuSeconds()
+                        iceberg.seconds() / columnar.seconds(),
+                        iceberg.writerCpuSeconds() / columnar.writerCpuSeconds(),
+                        iceberg.cpuSeconds() / columnar.cpuSeconds()
                     };
                     if (repeat >= 0) {
                         ratios.computeIfAbsent(kind, ignored -> new ArrayList<>())
                                 .add(ratio);
                     }
                     System.out.printf(
-                            "%s%-11s columnar %.3f s (writer threads CPU %.3f s) | Iceberg %.3f s (%.3f s) | Iceberg/columnar: time %.2fx, writer CPU %.2fx | load %.2f%n",
+                            "%s%-11s columnar %.3f s (CPU %.3f s, writer threads %.3f s) | Iceberg %.3f s (CPU %.3f s, writer threads %.3f s) | Iceberg/columnar: time %.2fx, CPU %.2fx, writer threads CPU %.2fx | load %.2f%n",
                             repeat < 0 ? "warm-up " : "",
                             kind,
                             columnar.seconds(),
+                            columnar.cpuSeconds(),
                             columnar.writerCpuSeconds(),
                             iceberg.seconds(),
+                            iceberg.cpuSeconds(),
                             iceberg.writerCpuSeconds(),
                             ratio[0],
+                            ratio[2],
                             ratio[1],
                             ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
                 }
             }
         }
         ratios.forEach((kind, measured) -> System.out.printf(
-                "Median %-11s Iceberg/columnar: time %.2fx, writer threads CPU %.2fx%n",
-                kind, median(measured, 0), median(measured, 1)));
+                "Median %-11s Iceberg/columnar: time %.2fx, process CPU %.2fx, writer threads CPU %.2fx%n",
+                kind, median(measured, 0), median(measured, 2), median(measured, 1)));
     }
 
-    record Tiered(double seconds, double writerCpuSeconds) {}
+    /** {@code cpuSeconds}: the process's CPU time (all threads, GC included) while tiering. */
+    record Tiered(double seconds, double cpuSeconds, double writerCpuSeconds) {}
 
     private static Tiered tier(
             LakestreamCatalog catalog,
@@ -114,6 +120,7 @@ public final class WriterGainBenchmark {
                 .compactionSmallFiles(Integer.MAX_VALUE)
                 .build();
         System.gc();
+        long startCpu = processCpuNanos();
         long start = System.nanoTime();
         long writerCpu;
         try (TieringService service = new TieringService(catalog, config)) {
@@ -124,8 +131,9 @@ public final class WriterGainBenchmark {
             writerCpu = writerThreadsCpuNanos(); // before the service stops its writer threads
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double cpuSeconds = (processCpuNanos() - startCpu) / 1e9;
         catalog.dropTable(identifier);
-        return new Tiered(seconds, writerCpu / 1e9);
+        return new Tiered(seconds, cpuSeconds, writerCpu / 1e9);
     }
 
     /** TieringBenchmark's rows: upserts over half as many keys for a primary key, distinct ids otherwise. */
@@ -150,6 +158,11 @@ public final class WriterGainBenchmark {
                 written += batch;
             }
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static long writerThreadsCpuNanos() {
