@@ -70,26 +70,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(Seeds.class)
 class TestColumnarParquetFile {
-    private static final Schema SCHEMA = new Schema(
-            Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "i", Types.IntegerType.get()),
-            Types.NestedField.optional(3, "l", Types.LongType.get()),
-            Types.NestedField.optional(4, "f", Types.FloatType.get()),
-            Types.NestedField.optional(5, "d", Types.DoubleType.get()),
-            Types.NestedField.optional(6, "dec_9", Types.DecimalType.of(9, 2)),
-            Types.NestedField.optional(7, "dec_18", Types.DecimalType.of(18, 6)),
-            Types.NestedField.optional(8, "day", Types.DateType.get()),
-            Types.NestedField.optional(9, "t", Types.TimeType.get()),
-            Types.NestedField.optional(10, "ts", Types.TimestampType.withoutZone()),
-            Types.NestedField.optional(11, "tstz", Types.TimestampType.withZone()),
-            Types.NestedField.optional(12, "s", Types.StringType.get()),
-            Types.NestedField.optional(13, "bin", Types.BinaryType.get()),
-            Types.NestedField.optional(14, "few_s", Types.StringType.get()),
-            Types.NestedField.optional(15, "few_i", Types.IntegerType.get()),
-            Types.NestedField.optional(16, "null_i", Types.IntegerType.get()),
-            Types.NestedField.optional(17, "null_s", Types.StringType.get()),
-            Types.NestedField.required(18, "req_s", Types.StringType.get()),
-            Types.NestedField.required(19, "req_d", Types.DoubleType.get()));
+    private static final Schema SCHEMA = TieredParquetTesting.COLUMNAR_TYPES;
 
     @TempDir
     Path directory;

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,31 +58,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(Seeds.class)
 class TestPageIndexesMatchParquetMr {
-    private static final Schema SCHEMA = new Schema(
-            Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "i", Types.IntegerType.get()),
-            Types.NestedField.optional(3, "l", Types.LongType.get()),
-            Types.NestedField.optional(4, "f", Types.FloatType.get()),
-            Types.NestedField.optional(5, "d", Types.DoubleType.get()),
-            Types.NestedField.optional(6, "dec_9", Types.DecimalType.of(9, 2)),
-            Types.NestedField.optional(7, "dec_18", Types.DecimalType.of(18, 6)),
-            Types.NestedField.optional(8, "day", Types.DateType.get()),
-            Types.NestedField.optional(9, "t", Types.TimeType.get()),
-            Types.NestedField.optional(10, "ts", Types.TimestampType.withoutZone()),
-            Types.NestedField.optional(11, "tstz", Types.TimestampType.withZone()),
-            Types.NestedField.optional(12, "s", Types.StringType.get()),
-            Types.NestedField.optional(13, "bin", Types.BinaryType.get()),
-            Types.NestedField.optional(14, "few_s", Types.StringType.get()),
-            Types.NestedField.optional(15, "few_i", Types.IntegerType.get()),
-            Types.NestedField.optional(16, "null_i", Types.IntegerType.get()),
-            Types.NestedField.optional(17, "null_s", Types.StringType.get()),
-            Types.NestedField.required(18, "req_s", Types.StringType.get()),
-            Types.NestedField.optional(19, "gap_s", Types.StringType.get()),
-            Types.NestedField.optional(20, "gap_l", Types.LongType.get()),
-            Types.NestedField.required(21, "sorted_l", Types.LongType.get()),
-            Types.NestedField.optional(22, "mid_s", Types.StringType.get()),
-            Types.NestedField.optional(23, "mid_l", Types.LongType.get()),
-            Types.NestedField.optional(24, "prefix_s", Types.StringType.get()));
+    private static final Schema SCHEMA = withColumns(
+            TieredParquetTesting.COLUMNAR_TYPES,
+            Types.NestedField.optional(101, "gap_s", Types.StringType.get()),
+            Types.NestedField.optional(102, "gap_l", Types.LongType.get()),
+            Types.NestedField.required(103, "sorted_l", Types.LongType.get()),
+            Types.NestedField.optional(104, "mid_s", Types.StringType.get()),
+            Types.NestedField.optional(105, "mid_l", Types.LongType.get()),
+            Types.NestedField.optional(106, "prefix_s", Types.StringType.get()));
 
     @TempDir
     Path directory;
@@ -161,6 +145,12 @@ class TestPageIndexesMatchParquetMr {
                 ascendingChunks += index.getBoundaryOrder() == BoundaryOrder.ASCENDING ? 1 : 0;
             }
         }
+    }
+
+    private static Schema withColumns(Schema schema, Types.NestedField... more) {
+        List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+        columns.addAll(List.of(more));
+        return new Schema(columns);
     }
 
     private static Map<String, String> randomProperties(Random random) {
