@@ -26,17 +26,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.aws.s3.S3FileIO;
@@ -203,47 +197,9 @@ class TestUnionReadOnS3 {
         LakestreamTable created = createTable("raced", true, 2);
         int writers = 4;
         int commitsEach = 4;
-        List<LakestreamCatalog> catalogs = new ArrayList<>();
-        ExecutorService sessions = Executors.newFixedThreadPool(writers);
-        Set<Long> versions = new HashSet<>();
-        Map<Long, List<Object>> oracle = new TreeMap<>();
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Long>>> results = new ArrayList<>();
-            for (int writer = 0; writer < writers; writer++) {
-                LakestreamCatalog own = LakestreamCatalog.open(config);
-                catalogs.add(own);
-                LakestreamTable table = own.loadTable(created.identifier());
-                int id = writer;
-                results.add(sessions.submit(() -> {
-                    start.await();
-                    List<Long> committed = new ArrayList<>();
-                    for (int commit = 0; commit < commitsEach; commit++) {
-                        try (LakestreamWriter session = new LakestreamWriter(table, allocator)) {
-                            long key = id * 100L + commit;
-                            session.upsert(row(key, "w" + id, commit));
-                            committed.add(session.commit().version());
-                        }
-                    }
-                    return committed;
-                }));
-                for (int commit = 0; commit < commitsEach; commit++) {
-                    long key = id * 100L + commit;
-                    oracle.put(key, List.of(key, "w" + id, commit));
-                }
-            }
-            start.countDown();
-            for (Future<List<Long>> result : results) {
-                versions.addAll(result.get());
-            }
-        } finally {
-            sessions.shutdownNow();
-            for (LakestreamCatalog own : catalogs) {
-                own.close();
-            }
-        }
         long total = (long) writers * commitsEach;
-        assertThat(versions).hasSize((int) total).allMatch(version -> version >= 1 && version <= total);
+        Map<Long, List<Object>> oracle =
+                ConcurrentCatalogWriters.race(config, created.identifier(), writers, commitsEach, allocator);
         LakestreamTable table = catalog.loadTable(created.identifier());
         assertThat(table.log().latestSnapshot().version()).isEqualTo(total);
         assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator)))
