@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 /**
  * The log on Azure Blob Storage ({@code abfs[s]://container@account-host/path}, {@code wasb[s]://...}) through
@@ -40,16 +41,18 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Clients, one per account host, are configured by the catalog properties Iceberg's Azure {@code FileIO}
  * reads, so the lake and the log of a table are configured once: {@code adls.connection-string.<account
- * host>} (endpoint and credentials, e.g. for an emulator), {@code adls.sas-token.<account host>}, or {@code
- * adls.auth.shared-key.account.name} with {@code adls.auth.shared-key.account.key}. A connection string wins,
- * as in Iceberg; with none of them an operation fails saying which to set (Azure AD credentials are not
- * supported for the log).
+ * host>} (as in Iceberg, an endpoint URL, e.g. an emulator's; or an Azure connection string with endpoint and
+ * credentials), {@code adls.sas-token.<account host>}, or {@code adls.auth.shared-key.account.name} with
+ * {@code adls.auth.shared-key.account.key}. Without credentials an operation fails saying which properties
+ * to set (Azure AD credentials are not supported for the log).
  */
 public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     public static final String CONNECTION_STRING_PREFIX = "adls.connection-string.";
     public static final String SAS_TOKEN_PREFIX = "adls.sas-token.";
     public static final String SHARED_KEY_ACCOUNT_NAME = "adls.auth.shared-key.account.name";
     public static final String SHARED_KEY_ACCOUNT_KEY = "adls.auth.shared-key.account.key";
+
+    private static final Pattern URL = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
 
     private final Map<String, String> properties;
     private final Map<String, BlobServiceClient> clients = new ConcurrentHashMap<>();
@@ -78,11 +81,15 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     private BlobServiceClient client(AzureLocation location) throws IOException {
         String account = location.accountHost();
         BlobServiceClientBuilder builder = new BlobServiceClientBuilder().httpClient(httpClient);
-        Optional<String> connectionString = property(CONNECTION_STRING_PREFIX + account);
-        if (connectionString.isPresent()) {
-            return builder.connectionString(connectionString.get()).buildClient();
+        Optional<String> endpointOrConnectionString = property(CONNECTION_STRING_PREFIX + account);
+        if (endpointOrConnectionString
+                .filter(AzureLogFileSystem::isConnectionString)
+                .isPresent()) {
+            // endpoint and credentials in one value
+            return builder.connectionString(endpointOrConnectionString.get()).buildClient();
         }
-        builder.endpoint(location.blobEndpoint());
+        // Iceberg's ADLSFileIO takes the property's value as the endpoint URL (its tests point it at Azurite so)
+        builder.endpoint(endpointOrConnectionString.orElse(location.blobEndpoint()));
         Optional<String> sasToken = property(SAS_TOKEN_PREFIX + account);
         Optional<String> keyName = property(SHARED_KEY_ACCOUNT_NAME);
         Optional<String> key = property(SHARED_KEY_ACCOUNT_KEY);
@@ -106,6 +113,11 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
                                     SHARED_KEY_ACCOUNT_KEY));
         }
         return builder.buildClient();
+    }
+
+    /** An Azure connection string ({@code AccountName=...;AccountKey=...;BlobEndpoint=...}) rather than a URL. */
+    private static boolean isConnectionString(String value) {
+        return value.contains("=") && !URL.matcher(value).lookingAt();
     }
 
     private Optional<String> property(String name) {

@@ -81,6 +81,19 @@ class TestAzureLogFileSystem extends LogFileSystemContract {
     }
 
     @Test
+    void anAzureConnectionStringGivesEndpointAndCredentials() throws Exception {
+        // the other form of adls.connection-string.<host>: a connection string (the tests' own properties give
+        // Iceberg's form, the endpoint URL, with a shared key)
+        AzureLogFileSystem connected =
+                new AzureLogFileSystem(Map.of("adls.connection-string." + DFS_HOST, azurite.connectionString()));
+        String commit = root() + "/connection-string/_commits/00000000000000000001.json";
+        assertThat(connected.createExclusive(commit, bytes("by connection string")))
+                .isTrue();
+        assertThat(connected.createExclusive(commit, bytes("another"))).isFalse();
+        assertThat(text(fileSystem.readIfExists(commit).orElseThrow())).isEqualTo("by connection string");
+    }
+
+    @Test
     void anAccountWithoutCredentialsFailsSayingWhatToSet() {
         AzureLogFileSystem unconfigured = new AzureLogFileSystem(Map.of());
         assertThatThrownBy(() -> unconfigured.readIfExists("abfss://c@other.dfs.core.windows.net/t/log/x"))

@@ -226,15 +226,18 @@ public final class AzuriteServer implements AutoCloseable {
     }
 
     /**
-     * The catalog properties that point the log (and Iceberg's Azure FileIO) at this server for locations on
-     * the given account hosts (e.g. {@code devstoreaccount1.dfs.core.windows.net}): a connection string each,
-     * the key Iceberg's {@code ADLSFileIO} reads too.
+     * The catalog properties that point the log and Iceberg's Azure FileIO ({@code ADLSFileIO}) at this server
+     * for locations on the given account hosts (e.g. {@code devstoreaccount1.dfs.core.windows.net}): Iceberg's
+     * keys, the endpoint as {@code adls.connection-string.<host>} (Iceberg takes the value as the endpoint URL)
+     * and the account's shared key.
      */
     public Map<String, String> catalogProperties(String... accountHosts) {
         Map<String, String> properties = new HashMap<>();
         for (String host : accountHosts) {
-            properties.put("adls.connection-string." + host, connectionString());
+            properties.put("adls.connection-string." + host, blobEndpoint());
         }
+        properties.put("adls.auth.shared-key.account.name", ACCOUNT);
+        properties.put("adls.auth.shared-key.account.key", ACCOUNT_KEY);
         return Map.copyOf(properties);
     }
 
