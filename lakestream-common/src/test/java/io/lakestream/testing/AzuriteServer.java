@@ -6,9 +6,7 @@ import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +61,7 @@ public final class AzuriteServer implements AutoCloseable {
         Path executable = install().resolve("node_modules/.bin/azurite-blob");
         try {
             Path root = Files.createTempDirectory("lakestream-azurite");
-            int port = freeLoopbackPort();
+            int port = ServerProcesses.freeLoopbackPort();
             Process process = new ProcessBuilder(List.of(
                             executable.toString(),
                             "--blobHost",
@@ -79,7 +76,11 @@ public final class AzuriteServer implements AutoCloseable {
                     .redirectOutput(root.resolve("azurite.log").toFile())
                     .start();
             AzuriteServer server = new AzuriteServer(process, root, port);
-            Runtime.getRuntime().addShutdownHook(new Thread(server::stopProcesses));
+            // a JVM that exits without close() leaves no server behind (node runs it as a child of its launcher)
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+            }));
             server.awaitReady();
             BlobServiceClient client = server.client();
             for (String container : containers) {
@@ -168,36 +169,17 @@ public final class AzuriteServer implements AutoCloseable {
         Files.deleteIfExists(log);
     }
 
-    private static int freeLoopbackPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+    private void awaitReady() {
+        ServerProcesses.awaitReady("Azurite", process, this::listens, START_TIMEOUT, this::log);
     }
 
-    private void awaitReady() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("Azurite exited with %s before it answered; its log:%n%s"
-                        .formatted(process.exitValue(), log()));
-            }
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
-                return;
-            } catch (IOException e) {
-                // not listening yet
-            }
-            try {
-                // polling a starting server: how long it takes says nothing about what a test checks
-                TimeUnit.MILLISECONDS.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while Azurite started", e);
-            }
+    private boolean listens() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
-        stopProcesses();
-        throw new IllegalStateException(
-                "Azurite did not answer within %s; its log:%n%s".formatted(START_TIMEOUT, log()));
     }
 
     /** The server's log so far (for failure messages). */
@@ -241,30 +223,9 @@ public final class AzuriteServer implements AutoCloseable {
         return Map.copyOf(properties);
     }
 
-    /** Stops Azurite and every process it started (npm's launchers may leave a child). */
-    private void stopProcesses() {
-        List<ProcessHandle> children = process.descendants().toList();
-        process.destroy();
-        children.forEach(ProcessHandle::destroy);
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-    }
-
     @Override
     public void close() {
-        stopProcesses();
-        try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory: the system removes it eventually
-        }
+        ServerProcesses.stop(process);
+        ServerProcesses.deleteRecursively(root);
     }
 }

@@ -119,21 +119,7 @@ class TestUnionReadOnAzure {
         int segmentsRemoved = 0;
         try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
             for (int round = 0; round < 3; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
-                    for (int change = 0; change < 40; change++) {
-                        long id = random.nextInt(100);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(Map.of("id", id));
-                            oracle.remove(id);
-                        } else {
-                            String name = "r" + round + "-" + change;
-                            int score = random.nextInt(1000);
-                            writer.upsert(row(id, name, score));
-                            oracle.put(id, List.of(id, name, score));
-                        }
-                    }
-                    writer.commit();
-                }
+                RandomChanges.commitRound(table, allocator, random, round, 40, 100, oracle);
                 if (round % 2 == 1) {
                     TieringResult result = tiering.tierTable(table.identifier());
                     assertThat(result.error()).isEmpty();
