@@ -39,6 +39,9 @@ import java.util.concurrent.TimeUnit;
 public final class AzuriteServer implements AutoCloseable {
     public static final String VERSION = "3.37.0";
     public static final String HOME_PROPERTY = "lakestream.azurite.home";
+    /** The npm command (default {@code npm}, found on the PATH). */
+    public static final String NPM_PROPERTY = "lakestream.npm";
+
     public static final String ACCOUNT = "devstoreaccount1";
     public static final String ACCOUNT_KEY =
             "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
@@ -112,7 +115,14 @@ public final class AzuriteServer implements AutoCloseable {
                     return home;
                 }
                 Path staging = home.resolveSibling(home.getFileName() + ".tmp-" + UUID.randomUUID());
-                npmInstall(staging);
+                try {
+                    npmInstall(staging);
+                } catch (RuntimeException | IOException e) {
+                    // the message carries npm's log; leave no half-installed copy
+                    ServerProcesses.deleteRecursively(staging);
+                    Files.deleteIfExists(staging.resolveSibling(staging.getFileName() + ".log"));
+                    throw e;
+                }
                 try {
                     Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
                 } catch (AtomicMoveNotSupportedException e) {
@@ -125,13 +135,19 @@ public final class AzuriteServer implements AutoCloseable {
         return home;
     }
 
+    /** The final directory of a staging directory ({@code <home>.tmp-<uuid>}). */
+    private static Path home(Path staging) {
+        String name = staging.getFileName().toString();
+        return staging.resolveSibling(name.substring(0, name.indexOf(".tmp-")));
+    }
+
     private static void npmInstall(Path directory) throws IOException {
         Files.createDirectories(directory);
         Path log = directory.resolveSibling(directory.getFileName() + ".log");
         Process npm;
         try {
             npm = new ProcessBuilder(
-                            "npm",
+                            System.getProperty(NPM_PROPERTY, "npm"),
                             "install",
                             "--prefix",
                             directory.toString(),
@@ -144,10 +160,12 @@ public final class AzuriteServer implements AutoCloseable {
                     .start();
         } catch (IOException e) {
             throw new IllegalStateException(
-                    ("The Azure log tests need Azurite, installed with npm, and npm could not be run (%s). Install"
-                                    + " Node.js with npm (the CI machine's setup does), or install Azurite %s yourself"
-                                    + " into %s (npm install --prefix %s azurite@%s)")
-                            .formatted(e.getMessage(), VERSION, directory, directory, VERSION),
+                    ("The Azure tests need Azurite, installed with npm, and npm could not be run (%s). Install"
+                                    + " Node.js with npm (this project's machines have Node.js 20 and npm), point the system"
+                                    + " property %s at npm, or install Azurite %s yourself into %s (npm install --prefix %s"
+                                    + " azurite@%s)")
+                            .formatted(
+                                    e.getMessage(), NPM_PROPERTY, VERSION, home(directory), home(directory), VERSION),
                     e);
         }
         try {
