@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.azure.core.exception.AzureException;
 import com.azure.core.http.HttpClient;
+import com.azure.core.http.policy.HttpPipelinePolicy;
 import com.azure.core.util.BinaryData;
 import com.azure.core.util.Context;
 import com.azure.storage.blob.BlobClient;
@@ -59,8 +60,16 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     /** One HTTP client (connection pool) for every account. */
     private final HttpClient httpClient = HttpClient.createDefault();
 
+    /** Policies added to every client's HTTP pipeline (tests: a lost response). */
+    private final List<HttpPipelinePolicy> policies;
+
     public AzureLogFileSystem(Map<String, String> catalogProperties) {
+        this(catalogProperties, List.of());
+    }
+
+    AzureLogFileSystem(Map<String, String> catalogProperties, List<HttpPipelinePolicy> policies) {
         this.properties = Map.copyOf(requireNonNull(catalogProperties, "catalogProperties is null"));
+        this.policies = List.copyOf(requireNonNull(policies, "policies is null"));
     }
 
     private BlobContainerClient container(AzureLocation location) throws IOException {
@@ -81,6 +90,7 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     private BlobServiceClient client(AzureLocation location) throws IOException {
         String account = location.accountHost();
         BlobServiceClientBuilder builder = new BlobServiceClientBuilder().httpClient(httpClient);
+        policies.forEach(builder::addPolicy);
         Optional<String> endpointOrConnectionString = property(CONNECTION_STRING_PREFIX + account);
         if (endpointOrConnectionString
                 .filter(AzureLogFileSystem::isConnectionString)

@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,6 +41,45 @@ abstract class LogFileSystemContract {
 
     /** A directory on the server in another URI form of the store (e.g. {@code s3a://bucket}). */
     protected abstract String alternateRoot();
+
+    /**
+     * A file system on the same server whose client loses the response to its first successful conditional
+     * create, as a reset connection would, so that the SDK retries the request.
+     */
+    protected abstract LossyFileSystem losingFirstConditionalResponse();
+
+    /**
+     * @param lostResponses how many conditional responses were lost so far
+     * @param resources what the test closes afterwards (a client)
+     */
+    protected record LossyFileSystem(LogFileSystem fileSystem, IntSupplier lostResponses, AutoCloseable resources) {}
+
+    @Test
+    void aCommitWhoseResponseWasLostIsPublishedOnce() throws Exception {
+        // The SDK retries a request whose response it did not get (a reset connection, a timeout), and the first
+        // attempt may have stored the object: the retry then fails its condition ("exists"), on the writer's own
+        // commit. Taken for a lost race, the writer would publish the same commit again at the next version,
+        // and its rows would be read twice.
+        LossyFileSystem lossy = losingFirstConditionalResponse();
+        try (AutoCloseable _ = lossy.resources()) {
+            LogFileSystem flaky = lossy.fileSystem();
+            String root = root() + "/logs/lost-response";
+            FileStreamLog log = new FileStreamLog(root, flaky, 1);
+            String segment = "bucket-0000/only.arrow";
+            try (OutputStream out = flaky.create(root + "/" + segment)) {
+                out.write(bytes("rows"));
+            }
+            long version = log.commit(List.of(new StagedSegment(0, segment, 3, 4, 0, 0)), Optional.empty())
+                    .version();
+            assertThat(lossy.lostResponses().getAsInt())
+                    .as("conditional responses lost")
+                    .isEqualTo(1);
+            assertThat(version).isEqualTo(1);
+            LogSnapshot snapshot = new FileStreamLog(root, fileSystem(), 1).latestSnapshot();
+            assertThat(snapshot.version()).as("the commit is published once").isEqualTo(1);
+            assertThat(snapshot.bucket(0).endOffset()).isEqualTo(3);
+        }
+    }
 
     @Test
     void conditionalCreatePublishesOnceAndNeverReplaces() throws IOException {
