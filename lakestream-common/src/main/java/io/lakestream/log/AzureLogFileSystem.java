@@ -141,13 +141,8 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
 
     @Override
     public OutputStream create(String location) throws IOException {
-        BlobClient blob = blob(location);
-        try {
-            // uploads blocks as it fills them and commits the block list on close: the blob appears whole
-            return blob.getBlockBlobClient().getBlobOutputStream(true);
-        } catch (AzureException e) {
-            throw failure("write", location, e);
-        }
+        // uploads blocks as it fills them and commits the block list on close: the blob appears whole
+        return onBlob("write", location, blob -> blob.getBlockBlobClient().getBlobOutputStream(true));
     }
 
     /**
@@ -183,57 +178,34 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
 
     @Override
     public void replace(String location, byte[] content) throws IOException {
-        BlobClient blob = blob(location);
-        try {
-            // one Put Blob: Azure replaces a blob atomically
+        // one Put Blob: Azure replaces a blob atomically
+        onBlob("write", location, blob -> {
             blob.upload(BinaryData.fromBytes(content), true);
-        } catch (AzureException | UncheckedIOException e) {
-            throw failure("write", location, e);
-        }
+            return content.length;
+        });
     }
 
     @Override
     public Optional<byte[]> readIfExists(String location) throws IOException {
-        BlobClient blob = blob(location);
-        try {
-            return Optional.of(blob.downloadContent().toBytes());
-        } catch (BlobStorageException e) {
-            if (e.getStatusCode() == 404) {
-                return Optional.empty();
-            }
-            throw failure("read", location, e);
-        } catch (AzureException | UncheckedIOException e) {
-            throw failure("read", location, e);
-        }
+        return ifFound("read", location, blob -> blob.downloadContent().toBytes());
     }
 
     @Override
     protected OptionalLong objectSize(String location) throws IOException {
-        BlobClient blob = blob(location);
-        try {
-            return OptionalLong.of(blob.getProperties().getBlobSize());
-        } catch (BlobStorageException e) {
-            if (e.getStatusCode() == 404) {
-                return OptionalLong.empty();
-            }
-            throw failure("look up", location, e);
-        } catch (AzureException | UncheckedIOException e) {
-            throw failure("look up", location, e);
-        }
+        Optional<Long> size =
+                ifFound("look up", location, blob -> blob.getProperties().getBlobSize());
+        return size.map(OptionalLong::of).orElse(OptionalLong.empty());
     }
 
     @Override
     protected void readRange(String location, long position, byte[] buffer, int offset, int length) throws IOException {
-        BlobClient blob = blob(location);
-        byte[] range;
-        try {
-            range = blob.downloadContentWithResponse(
-                            null, null, new BlobRange(position, (long) length), false, null, Context.NONE)
-                    .getValue()
-                    .toBytes();
-        } catch (AzureException | UncheckedIOException e) {
-            throw failure("read %s bytes at %s of".formatted(length, position), location, e);
-        }
+        byte[] range = onBlob(
+                "read %s bytes at %s of".formatted(length, position),
+                location,
+                blob -> blob.downloadContentWithResponse(
+                                null, null, new BlobRange(position, (long) length), false, null, Context.NONE)
+                        .getValue()
+                        .toBytes());
         if (range.length != length) {
             throw new EOFException(
                     "%s: %s bytes at %s, the blob ended after %s".formatted(location, length, position, range.length));
@@ -243,12 +215,7 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
 
     @Override
     public void delete(String location) throws IOException {
-        BlobClient blob = blob(location);
-        try {
-            blob.deleteIfExists();
-        } catch (AzureException | UncheckedIOException e) {
-            throw failure("delete", location, e);
-        }
+        onBlob("delete", location, BlobClient::deleteIfExists);
     }
 
     @Override
@@ -286,6 +253,36 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     /** A flat listing: every blob below the prefix, at any depth. */
     private static Iterable<BlobItem> list(BlobContainerClient container, AzureLocation directory) {
         return container.listBlobs(new ListBlobsOptions().setPrefix(directory.directoryPrefix()), null);
+    }
+
+    /** A call of the SDK on one blob. */
+    private interface BlobCall<T> {
+        T call(BlobClient blob);
+    }
+
+    /** Runs the call; the SDK's failures (unchecked) become an IOException naming the action and the location. */
+    private <T> T onBlob(String action, String location, BlobCall<T> call) throws IOException {
+        BlobClient blob = blob(location);
+        try {
+            return call.call(blob);
+        } catch (AzureException | UncheckedIOException e) {
+            throw failure(action, location, e);
+        }
+    }
+
+    /** Like {@link #onBlob}, with a missing blob (404) as empty. */
+    private <T> Optional<T> ifFound(String action, String location, BlobCall<T> call) throws IOException {
+        BlobClient blob = blob(location);
+        try {
+            return Optional.of(call.call(blob));
+        } catch (BlobStorageException e) {
+            if (e.getStatusCode() == 404) {
+                return Optional.empty();
+            }
+            throw failure(action, location, e);
+        } catch (AzureException | UncheckedIOException e) {
+            throw failure(action, location, e);
+        }
     }
 
     private static IOException failure(String action, String location, RuntimeException e) {
