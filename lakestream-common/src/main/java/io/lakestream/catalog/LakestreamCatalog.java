@@ -288,8 +288,11 @@ public final class LakestreamCatalog implements Closeable {
                     INVALID_TABLE_DEFINITION,
                     ("Cannot create table %s: its log would be at %s, where log commits cannot be published (no atomic"
                                     + " create-if-absent on '%s'). Put the log on the local file system (file:), HDFS (hdfs:,"
-                                    + " viewfs:) or S3 (s3:, s3a:; commits use S3's conditional create), with the table property"
-                                    + " %s or a warehouse there; the lake may stay where it is")
+                                    + " viewfs:), S3 (s3:, s3a:) or Azure Blob Storage (abfs:, abfss:, wasb:, wasbs:, with the"
+                                    + " Azure Storage SDK com.azure:azure-storage-blob on the class path); both object stores"
+                                    + " publish commits with a conditional create. Google Cloud Storage (gs:) is not supported"
+                                    + " for the log. Set the table property %s or a warehouse there; the lake may stay where"
+                                    + " it is")
                             .formatted(
                                     identifier,
                                     logLocation,

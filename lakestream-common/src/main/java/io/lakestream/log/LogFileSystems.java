@@ -11,11 +11,17 @@ import org.apache.hadoop.conf.Configuration;
  * The log's file system for a log location, by its scheme: the local file system for a path or a {@code
  * file:} location ({@link LocalLogFileSystem}, hard-link publish), S3 for {@code s3:}, {@code s3a:} and
  * {@code s3n:} ({@link S3LogFileSystem}, conditional-create publish, configured by the catalog's {@code s3.*}
- * properties like Iceberg's {@code S3FileIO}), Hadoop's file system API for any other ({@link
- * HadoopLogFileSystem}: HDFS and viewfs publish by rename; other schemes are readable, and writing there is
- * refused with an error that says what to do).
+ * properties like Iceberg's {@code S3FileIO}), Azure Blob Storage for {@code abfs:}, {@code abfss:}, {@code
+ * wasb:} and {@code wasbs:} ({@link AzureLogFileSystem}, conditional-create publish, configured by the catalog's
+ * {@code adls.*} properties like Iceberg's Azure {@code FileIO}) when the Azure Storage SDK is on the class
+ * path, Hadoop's file system API for any other ({@link HadoopLogFileSystem}: HDFS and viewfs publish by rename;
+ * other schemes, Azure without the SDK and {@code gs:} among them, are readable, and writing there is refused
+ * with an error that says what to do; {@code CREATE TABLE} refuses a log there up front).
  */
 public final class LogFileSystems implements Function<String, LogFileSystem>, Closeable {
+    /** Whether the Azure Storage SDK is on the class path (lakestream-common declares it optional). */
+    private static final boolean AZURE_SDK_PRESENT = classPresent("com.azure.storage.blob.BlobServiceClientBuilder");
+
     private final LocalLogFileSystem local = new LocalLogFileSystem();
     private final HadoopLogFileSystem hadoop;
     private final Map<String, String> catalogProperties;
@@ -24,6 +30,8 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
      * runtime jar leaves it to the user, as Iceberg's does).
      */
     private LogFileSystem s3;
+    /** Made at the first Azure location, if the Azure Storage SDK is on the class path (an optional dependency). */
+    private LogFileSystem azure;
 
     public LogFileSystems(Configuration configuration) {
         this(configuration, Map.of());
@@ -42,7 +50,29 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
         if (LogPublishing.isLocal(location)) {
             return local;
         }
-        return LogPublishing.isS3(location) ? s3() : hadoop;
+        if (LogPublishing.isS3(location)) {
+            return s3();
+        }
+        if (LogPublishing.isAzure(location) && AZURE_SDK_PRESENT) {
+            return azure();
+        }
+        return hadoop;
+    }
+
+    private static boolean classPresent(String name) {
+        try {
+            Class.forName(name, false, LogFileSystems.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private synchronized LogFileSystem azure() {
+        if (azure == null) {
+            azure = new AzureLogFileSystem(catalogProperties);
+        }
+        return azure;
     }
 
     private synchronized LogFileSystem s3() {

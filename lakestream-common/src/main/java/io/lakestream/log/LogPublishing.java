@@ -30,6 +30,12 @@ public final class LogPublishing {
     /** Schemes of S3 (one object store, three names for it): the log publishes there with a conditional create. */
     public static final Set<String> S3_SCHEMES = Set.of("s3", "s3a", "s3n");
 
+    /**
+     * Schemes of Azure Blob Storage (Hadoop's ABFS and WASB forms): the log publishes there with a conditional
+     * create when the Azure Storage SDK is on the class path ({@link AzureLogFileSystem}).
+     */
+    public static final Set<String> AZURE_SCHEMES = AzureLocation.SCHEMES;
+
     private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*):");
 
     private LogPublishing() {}
@@ -55,6 +61,11 @@ public final class LogPublishing {
         return scheme(location).filter(S3_SCHEMES::contains).isPresent();
     }
 
+    /** Whether the location is on Azure Blob Storage ({@link AzureLogFileSystem}). */
+    public static boolean isAzure(String location) {
+        return scheme(location).filter(AZURE_SCHEMES::contains).isPresent();
+    }
+
     public static boolean publishesByRename(String location) {
         return scheme(location).filter(RENAME_PUBLISH_SCHEMES::contains).isPresent();
     }
@@ -70,8 +81,9 @@ public final class LogPublishing {
                 ("Cannot write the log at %s: through Hadoop's file system API, a rename on '%s' is not an atomic"
                                 + " create-if-absent (it may replace a commit another writer published), so log commits"
                                 + " could be lost. The Java writer, Spark and the tiering service write the log on the local"
-                                + " file system (file:), on HDFS (hdfs:, viewfs:) and on S3 (s3:, s3a:, with a conditional"
-                                + " create). Set the table property %s to a location on one of those (the lake may stay where"
+                                + " file system (file:), on HDFS (hdfs:, viewfs:), on S3 (s3:, s3a:) and on Azure Blob Storage"
+                                + " (abfs:, abfss:, wasb:, wasbs:, with the Azure Storage SDK on the class path), the last two"
+                                + " with a conditional create; not on Google Cloud Storage (gs:). Set the table property %s to a location on one of those (the lake may stay where"
                                 + " it is), or write through Trino, which publishes with the object store's conditional create")
                         .formatted(location, scheme, LakestreamProperties.LOG_PATH));
     }

@@ -2,20 +2,16 @@ package io.lakestream.log;
 
 import static java.util.Objects.requireNonNull;
 
-import io.lakestream.io.PositionedReadChannel;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.iceberg.aws.AwsClientFactories;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -50,13 +46,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * one); segments are read with ranged GETs through a read-ahead block; the orphan sweep lists a prefix.
  * Hints and lease files are replaced with a plain {@code PutObject} (S3 replaces an object atomically).
  */
-public final class S3LogFileSystem implements LogFileSystem, Closeable {
-    /** How many times a conditional create is retried after {@code 409 ConditionalRequestConflict}. */
-    private static final int CONFLICT_RETRIES = 10;
-
-    /** Bytes fetched by one ranged GET when a reader asks for less (Arrow reads a segment in many small reads). */
-    static final int READ_AHEAD_BYTES = 4 * 1024 * 1024;
-
+public final class S3LogFileSystem extends ObjectStoreLogFileSystem implements Closeable {
     private final Supplier<S3Client> factory;
     private final boolean ownsClient;
     private S3Client client;
@@ -88,58 +78,38 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
     }
 
     /**
-     * Stores {@code content} at {@code location} only if no object has that key.
-     *
-     * <ul>
-     *   <li>{@code 412 Precondition Failed}: an object exists. It may be our own: when a response is lost
-     *       (a broken connection, a timeout) the SDK retries the request, the first attempt may have stored
-     *       the object, and the retry then fails its condition. So the existing object is read: if it has
-     *       exactly our bytes, the commit is ours (or byte for byte the same commit, which publishes the
-     *       same log state: a checkpoint, or two sweeps of the same files), and it is published; otherwise
-     *       another writer won.
-     *   <li>{@code 409 ConditionalRequestConflict}: another conditional write of the same key is under way;
-     *       S3 asks the client to retry, and the retry gets a success or a 412.
-     * </ul>
+     * {@code PutObject} with {@code If-None-Match: *}: {@code 412 Precondition Failed} when an object exists
+     * (which {@link #createExclusive} then reads: it may be our own, stored by an attempt the SDK retried),
+     * {@code 409 ConditionalRequestConflict} when another conditional write of the key is under way (S3 asks
+     * the client to retry, and the retry gets a success or a 412).
      */
     @Override
-    public boolean createExclusive(String location, byte[] content) throws IOException {
+    protected PutResult putIfAbsent(String location, byte[] content) throws IOException {
         S3Location target = S3Location.of(location);
         PutObjectRequest request = PutObjectRequest.builder()
                 .bucket(target.bucket())
                 .key(target.key())
                 .ifNoneMatch("*")
                 .build();
-        for (int attempt = 0; ; attempt++) {
-            try {
-                client().putObject(request, RequestBody.fromBytes(content));
-                return true;
-            } catch (S3Exception e) {
-                if (e.statusCode() == 412) {
-                    return readIfExists(location)
-                            .map(existing -> Arrays.equals(existing, content))
-                            .orElseThrow(() -> new IOException(
-                                    "S3 refused to create %s because an object exists, but no object is there: was it deleted?"
-                                            .formatted(location),
-                                    e));
-                }
-                if (e.statusCode() == 409 && attempt < CONFLICT_RETRIES) {
-                    backOff(attempt);
-                    continue;
-                }
-                throw failure("create (If-None-Match: *)", location, e);
-            } catch (SdkException e) {
-                throw failure("create (If-None-Match: *)", location, e);
+        try {
+            client().putObject(request, RequestBody.fromBytes(content));
+            return PutResult.CREATED;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412) {
+                return PutResult.EXISTS;
             }
+            if (e.statusCode() == 409) {
+                return PutResult.RETRY;
+            }
+            throw failure("create (If-None-Match: *)", location, e);
+        } catch (SdkException e) {
+            throw failure("create (If-None-Match: *)", location, e);
         }
     }
 
-    private static void backOff(int attempt) throws IOException {
-        try {
-            TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(10, 50L * (attempt + 1)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while retrying a conditional create", e);
-        }
+    @Override
+    protected String storeName() {
+        return "S3";
     }
 
     @Override
@@ -175,33 +145,36 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
     }
 
     @Override
-    public SeekableByteChannel openForRead(String location) throws IOException {
+    protected OptionalLong objectSize(String location) throws IOException {
         S3Location source = S3Location.of(location);
-        long length;
         try {
-            length = client().headObject(
+            return OptionalLong.of(client().headObject(
                             builder -> builder.bucket(source.bucket()).key(source.key()))
-                    .contentLength();
+                    .contentLength());
         } catch (SdkException e) {
             if (isNotFound(e)) {
-                throw new NoSuchFileException(location);
+                return OptionalLong.empty();
             }
-            throw failure("open", location, e);
+            throw failure("look up", location, e);
         }
-        return new RangedReadChannel(client(), source, length);
     }
 
     @Override
-    public boolean exists(String location) throws IOException {
+    protected void readRange(String location, long position, byte[] buffer, int offset, int length) throws IOException {
         S3Location source = S3Location.of(location);
-        try {
-            client().headObject(builder -> builder.bucket(source.bucket()).key(source.key()));
-            return true;
-        } catch (SdkException e) {
-            if (isNotFound(e)) {
-                return false;
+        String range = "bytes=%s-%s".formatted(position, position + length - 1);
+        try (ResponseInputStream<GetObjectResponse> in = client().getObject(GetObjectRequest.builder()
+                .bucket(source.bucket())
+                .key(source.key())
+                .range(range)
+                .build())) {
+            int read = in.readNBytes(buffer, offset, length);
+            if (read != length) {
+                throw new EOFException(
+                        "%s: %s bytes at %s, the object ended after %s".formatted(location, length, position, read));
             }
-            throw failure("look up", location, e);
+        } catch (SdkException e) {
+            throw failure("read " + range + " of", location, e);
         }
     }
 
@@ -248,24 +221,21 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
     }
 
     @Override
-    public List<FileEntry> listRecursively(String location) throws IOException {
-        String base = location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
-        S3Location directory = S3Location.of(base);
+    protected List<ListedObject> listObjects(String location) throws IOException {
+        S3Location directory = S3Location.of(location);
         String prefix = directory.directoryPrefix();
-        List<FileEntry> entries = new ArrayList<>();
+        List<ListedObject> objects = new ArrayList<>();
         try {
             for (S3Object object : list(directory)) {
-                // in the caller's form (its root plus the key below it): the sweep compares them with the log's
-                // locations
-                entries.add(new FileEntry(
-                        base + "/" + object.key().substring(prefix.length()),
+                objects.add(new ListedObject(
+                        object.key().substring(prefix.length()),
                         object.size(),
                         object.lastModified().toEpochMilli()));
             }
         } catch (SdkException e) {
             throw failure("list", location, e);
         }
-        return entries;
+        return objects;
     }
 
     private Iterable<S3Object> list(S3Location directory) {
@@ -290,66 +260,6 @@ public final class S3LogFileSystem implements LogFileSystem, Closeable {
         if (ownsClient && client != null) {
             client.close();
             client = null;
-        }
-    }
-
-    /**
-     * Positioned reads through ranged GETs. A read smaller than {@link #READ_AHEAD_BYTES} fetches that many
-     * bytes from its position (or up to the end) and later reads inside them are served from memory: Arrow
-     * reads a segment front to back in many small reads, and a GET per read would cost a round trip each.
-     */
-    private static final class RangedReadChannel extends PositionedReadChannel {
-        private final S3Client client;
-        private final S3Location source;
-        private final long size;
-        private byte[] block = new byte[0];
-        private long blockStart;
-
-        RangedReadChannel(S3Client client, S3Location source, long size) {
-            super(size);
-            this.client = client;
-            this.source = source;
-            this.size = size;
-        }
-
-        @Override
-        protected void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-            if (position >= blockStart && position + length <= blockStart + block.length) {
-                System.arraycopy(block, (int) (position - blockStart), buffer, offset, length);
-                return;
-            }
-            if (length >= READ_AHEAD_BYTES) {
-                get(position, buffer, offset, length);
-                return;
-            }
-            int fetched = (int) Math.min(READ_AHEAD_BYTES, size - position);
-            byte[] next = new byte[fetched];
-            get(position, next, 0, fetched);
-            block = next;
-            blockStart = position;
-            System.arraycopy(block, 0, buffer, offset, length);
-        }
-
-        private void get(long position, byte[] buffer, int offset, int length) throws IOException {
-            String range = "bytes=%s-%s".formatted(position, position + length - 1);
-            try (ResponseInputStream<GetObjectResponse> in = client.getObject(GetObjectRequest.builder()
-                    .bucket(source.bucket())
-                    .key(source.key())
-                    .range(range)
-                    .build())) {
-                int read = in.readNBytes(buffer, offset, length);
-                if (read != length) {
-                    throw new EOFException(
-                            "%s: %s bytes at %s, the object ended after %s".formatted(source, length, position, read));
-                }
-            } catch (SdkException e) {
-                throw failure("read " + range + " of", source.toString(), e);
-            }
-        }
-
-        @Override
-        protected void closeInput() {
-            block = new byte[0];
         }
     }
 

@@ -72,12 +72,18 @@ class TestLakestreamCatalog {
 
     @Test
     void aLogWhereCommitsCannotBePublishedIsRefusedAtCreateTable() {
-        // Hadoop's Azure and GCS connectors have no atomic create-if-absent (a rename may replace): such a log
-        // could never take a commit, so the table is refused now, not at its first commit
-        for (String logPath :
-                new String[] {"abfs://container@account.dfs.core.windows.net/t/log", "gs://bucket/t/log"}) {
-            for (String message :
-                    new String[] {"Cannot create table db.refused", logPath, "S3 (s3:, s3a:", "lakestream.log.path"}) {
+        // Hadoop's GCS connector (and any other through Hadoop) has no atomic create-if-absent (a rename may
+        // replace), and no log file system of this process publishes on GCS: such a log could never take a
+        // commit, so the table is refused now, not at its first commit, naming what is supported
+        for (String logPath : new String[] {"gs://bucket/t/log", "oss://bucket/t/log"}) {
+            for (String message : new String[] {
+                "Cannot create table db.refused",
+                logPath,
+                "S3 (s3:, s3a:",
+                "Azure Blob Storage (abfs:, abfss:, wasb:, wasbs:",
+                "Google Cloud Storage (gs:) is not supported",
+                "lakestream.log.path"
+            }) {
                 assertLakestreamError(
                         () -> warehouse.create(
                                 "refused",

@@ -1,31 +1,13 @@
 package io.lakestream.log;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.testing.S3MockServer;
-import io.lakestream.testing.Seeds;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.NoSuchFileException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -37,12 +19,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * The log on a real S3 protocol server (S3Mock, in its own JVM): conditional creates publish each commit
- * version once however many writers race for it, with no rename; objects are written, read with ranged
- * GETs, listed and deleted as the log, its readers and the orphan sweep need.
+ * The log on a real S3 protocol server (S3Mock, in its own JVM): the object store contract ({@link
+ * LogFileSystemContract}: one winner per commit version, no rename, multipart writes, ranged GETs, listing and
+ * deleting) plus what is S3's own (a retried conditional request, the three schemes of S3).
  */
-@ExtendWith(Seeds.class)
-class TestS3LogFileSystem {
+class TestS3LogFileSystem extends LogFileSystemContract {
     private static final String BUCKET = "lakestream";
 
     private static S3MockServer s3;
@@ -56,6 +37,21 @@ class TestS3LogFileSystem {
         fileSystem = (S3LogFileSystem) fileSystems.apply("s3://" + BUCKET + "/any");
     }
 
+    @Override
+    protected LogFileSystem fileSystem() {
+        return fileSystem;
+    }
+
+    @Override
+    protected String root() {
+        return "s3://" + BUCKET;
+    }
+
+    @Override
+    protected String alternateRoot() {
+        return "s3a://" + BUCKET;
+    }
+
     @AfterAll
     static void stopS3() {
         if (fileSystems != null) {
@@ -66,56 +62,18 @@ class TestS3LogFileSystem {
         }
     }
 
-    @Test
-    void conditionalCreatePublishesOnceAndNeverReplaces() throws IOException {
-        String commit = "s3://%s/exclusive/_commits/%020d.json".formatted(BUCKET, 1);
-        assertThat(fileSystem.readIfExists(commit)).isEmpty();
-        assertThat(fileSystem.createExclusive(commit, bytes("first"))).isTrue();
-        // the server checks If-None-Match: * (S3Mock since 4.10): another writer's content is refused
-        assertThat(fileSystem.createExclusive(commit, bytes("second"))).isFalse();
-        assertThat(text(fileSystem.readIfExists(commit).orElseThrow())).isEqualTo("first");
-        // exactly the bytes already there: the answer to a retried request of the same writer, whose first
-        // attempt landed (see S3LogFileSystem#createExclusive); the object is not written again
-        assertThat(fileSystem.createExclusive(commit, bytes("first"))).isTrue();
-        assertThat(text(fileSystem.readIfExists(commit).orElseThrow())).isEqualTo("first");
-        assertThat(fileSystem.canPublish(commit)).isTrue();
-        // a hint is replaced in place
-        String hint = "s3://%s/exclusive/_commits/_last_checkpoint".formatted(BUCKET);
-        fileSystem.replace(hint, bytes("1"));
-        fileSystem.replace(hint, bytes("2"));
-        assertThat(text(fileSystem.readIfExists(hint).orElseThrow())).isEqualTo("2");
-    }
-
-    @Test
-    void aCommitWhoseResponseWasLostIsPublishedOnce() throws Exception {
-        // The SDK retries a request whose response it did not get (a reset connection, a timeout), and the first
-        // attempt may have stored the object: the retry then fails its condition with 412, on the writer's own
-        // commit. Taken for a lost race, the writer would publish the same commit again at the next version,
-        // and its rows would be read twice.
+    @Override
+    protected LossyFileSystem losingFirstConditionalResponse() {
         LoseFirstConditionalResponse lostResponse = new LoseFirstConditionalResponse();
-        try (S3Client client = S3Client.builder()
+        S3Client client = S3Client.builder()
                 .endpointOverride(java.net.URI.create(s3.endpoint()))
                 .region(Region.of(S3MockServer.REGION))
                 .forcePathStyle(true)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3MockServer.ACCESS_KEY, S3MockServer.SECRET_KEY)))
                 .overrideConfiguration(configuration -> configuration.addExecutionInterceptor(lostResponse))
-                .build()) {
-            S3LogFileSystem flaky = new S3LogFileSystem(client);
-            String root = "s3://%s/logs/lost-response".formatted(BUCKET);
-            FileStreamLog log = new FileStreamLog(root, flaky, 1);
-            String segment = "bucket-0000/only.arrow";
-            try (OutputStream out = flaky.create(root + "/" + segment)) {
-                out.write(bytes("rows"));
-            }
-            long version = log.commit(List.of(new StagedSegment(0, segment, 3, 4, 0, 0)), Optional.empty())
-                    .version();
-            assertThat(lostResponse.lost).as("a conditional response was lost").isEqualTo(1);
-            assertThat(version).isEqualTo(1);
-            LogSnapshot snapshot = new FileStreamLog(root, fileSystem, 1).latestSnapshot();
-            assertThat(snapshot.version()).as("the commit is published once").isEqualTo(1);
-            assertThat(snapshot.bucket(0).endOffset()).isEqualTo(3);
-        }
+                .build();
+        return new LossyFileSystem(new S3LogFileSystem(client), lostResponse::lost, client);
     }
 
     /**
@@ -124,6 +82,10 @@ class TestS3LogFileSystem {
      */
     private static final class LoseFirstConditionalResponse implements ExecutionInterceptor {
         private int lost;
+
+        synchronized int lost() {
+            return lost;
+        }
 
         @Override
         public synchronized void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
@@ -146,181 +108,5 @@ class TestS3LogFileSystem {
         assertThat(fileSystems.apply("gs://bucket/t/log")).isInstanceOf(HadoopLogFileSystem.class);
         assertThat(fileSystems.apply("/data/t/log")).isInstanceOf(LocalLogFileSystem.class);
         assertThatThrownBy(() -> fileSystem.exists("s3://bucket-only")).hasMessageContaining("bucket and a key");
-    }
-
-    @Test
-    void racingWritersHaveExactlyOneWinnerPerVersion() throws Exception {
-        int writers = 4;
-        String directory = "s3://%s/race/_commits".formatted(BUCKET);
-        ExecutorService threads = Executors.newFixedThreadPool(writers);
-        try {
-            for (int version = 0; version < 8; version++) {
-                String commit = "%s/%020d.json".formatted(directory, version);
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<Boolean>> attempts = new ArrayList<>();
-                for (int writer = 0; writer < writers; writer++) {
-                    byte[] content = bytes("writer " + writer);
-                    attempts.add(threads.submit(() -> {
-                        start.await();
-                        return fileSystem.createExclusive(commit, content);
-                    }));
-                }
-                start.countDown();
-                List<Integer> winners = new ArrayList<>();
-                for (int writer = 0; writer < writers; writer++) {
-                    if (attempts.get(writer).get()) {
-                        winners.add(writer);
-                    }
-                }
-                assertThat(winners).as("winners of version %s", version).hasSize(1);
-                assertThat(text(fileSystem.readIfExists(commit).orElseThrow()))
-                        .isEqualTo("writer " + winners.getFirst());
-            }
-        } finally {
-            threads.shutdownNow();
-        }
-        // nothing but the commits: no temporary object, no rename
-        assertThat(fileSystem.listRecursively("s3://%s/race".formatted(BUCKET)))
-                .extracting(LogFileSystem.FileEntry::location)
-                .hasSize(8)
-                .allMatch(location -> location.startsWith(directory + "/"));
-    }
-
-    @Test
-    void logsCommittedByRacingWritersLoseNothing() throws Exception {
-        // writers of one log committing at once, each through its own handle: every commit gets a version of
-        // its own, the losers of a version re-read and retry, every segment is referenced exactly once
-        String root = "s3://%s/logs/raced".formatted(BUCKET);
-        int writers = 4;
-        int commitsEach = 5;
-        ExecutorService threads = Executors.newFixedThreadPool(writers);
-        List<Future<List<Long>>> results = new ArrayList<>();
-        CountDownLatch start = new CountDownLatch(1);
-        try {
-            for (int writer = 0; writer < writers; writer++) {
-                int id = writer;
-                results.add(threads.submit(() -> {
-                    FileStreamLog log = new FileStreamLog(root, fileSystem, 2);
-                    start.await();
-                    List<Long> versions = new ArrayList<>();
-                    for (int commit = 0; commit < commitsEach; commit++) {
-                        String segment = "bucket-%04d/w%s-c%s.arrow".formatted(id % 2, id, commit);
-                        try (OutputStream out = fileSystem.create(root + "/" + segment)) {
-                            out.write(bytes("segment of writer " + id));
-                        }
-                        StagedSegment staged = new StagedSegment(id % 2, segment, 1, 24, 0, 0);
-                        versions.add(
-                                log.commit(List.of(staged), Optional.empty()).version());
-                    }
-                    return versions;
-                }));
-            }
-            start.countDown();
-            Set<Long> versions = new HashSet<>();
-            for (Future<List<Long>> result : results) {
-                versions.addAll(result.get());
-            }
-            long total = (long) writers * commitsEach;
-            assertThat(versions).hasSize((int) total).allMatch(version -> version >= 1 && version <= total);
-        } finally {
-            threads.shutdownNow();
-        }
-        LogSnapshot snapshot = new FileStreamLog(root, fileSystem, 2).latestSnapshot();
-        assertThat(snapshot.version()).isEqualTo(writers * commitsEach);
-        // every segment of every writer is in the log once, offsets dense in each bucket
-        List<String> committed = new ArrayList<>();
-        for (int bucket = 0; bucket < 2; bucket++) {
-            TestFileStreamLog.assertDense(snapshot.bucket(bucket));
-            snapshot.bucket(bucket).segments().forEach(segment -> committed.add(segment.path()));
-        }
-        assertThat(committed).doesNotHaveDuplicates().hasSize(writers * commitsEach);
-    }
-
-    @Test
-    void segmentsAreWrittenInPartsAndReadWithRangedGets() throws IOException {
-        // larger than one part of a multipart upload and than the read-ahead block
-        byte[] content = new byte[20 * 1024 * 1024 + 12_345];
-        Seeds.random(7).nextBytes(content);
-        String segment = "s3a://%s/segments/bucket-0000/large.arrow".formatted(BUCKET);
-        try (OutputStream out = fileSystem.create(segment)) {
-            // in uneven pieces, as a writer hands them over
-            int offset = 0;
-            Random sizes = Seeds.random(11);
-            while (offset < content.length) {
-                int length = Math.min(content.length - offset, 1 + sizes.nextInt(3 * 1024 * 1024));
-                out.write(content, offset, length);
-                offset += length;
-            }
-        }
-        try (SeekableByteChannel channel = fileSystem.openForRead(segment)) {
-            assertThat(channel.size()).isEqualTo(content.length);
-            Random positions = Seeds.random(13);
-            for (int read = 0; read < 200; read++) {
-                int position = positions.nextInt(content.length);
-                // mostly small reads (served from the read-ahead block), a few larger than it
-                int length = Math.min(
-                        content.length - position, read % 20 == 0 ? 5 * 1024 * 1024 : 1 + positions.nextInt(64 * 1024));
-                ByteBuffer buffer = ByteBuffer.allocate(length);
-                channel.position(position);
-                while (buffer.hasRemaining() && channel.read(buffer) > 0) {
-                    // fill it
-                }
-                assertThat(buffer.array())
-                        .as("%s bytes at %s", length, position)
-                        .isEqualTo(java.util.Arrays.copyOfRange(content, position, position + length));
-            }
-        }
-        String small = "s3://%s/segments/bucket-0001/small.arrow".formatted(BUCKET);
-        try (OutputStream out = fileSystem.create(small)) {
-            out.write(bytes("tiny"));
-        }
-        assertThat(text(fileSystem.readIfExists(small).orElseThrow())).isEqualTo("tiny");
-        assertThatThrownBy(() -> fileSystem.openForRead("s3://%s/segments/missing.arrow".formatted(BUCKET)))
-                .isInstanceOf(NoSuchFileException.class);
-    }
-
-    @Test
-    void listingExistsAndDeleteServeTheOrphanSweepAndDrop() throws IOException {
-        String root = "s3a://%s/listed/log".formatted(BUCKET);
-        List<String> files = List.of(
-                root + "/_commits/00000000000000000001.json",
-                root + "/_commits/" + LogPublishing.newTemporaryName(),
-                root + "/bucket-0000/a.arrow",
-                root + "/bucket-0001/b.arrow");
-        long before = System.currentTimeMillis();
-        for (String file : files) {
-            fileSystem.replace(file, bytes(file));
-        }
-        // a sibling with the same name prefix is not below the directory
-        fileSystem.replace("s3a://%s/listed/logbook/x".formatted(BUCKET), bytes("x"));
-        List<LogFileSystem.FileEntry> listed = fileSystem.listRecursively(root + "/");
-        assertThat(listed).extracting(LogFileSystem.FileEntry::location).containsExactlyInAnyOrderElementsOf(files);
-        assertThat(listed).allSatisfy(entry -> {
-            assertThat(entry.sizeBytes()).isEqualTo(bytes(entry.location()).length);
-            // the server's clock, in whole seconds (S3 keeps no finer time)
-            assertThat(entry.lastModifiedMillis()).isBetween(before - 60_000, System.currentTimeMillis() + 60_000);
-        });
-        assertThat(fileSystem.exists(files.get(2))).isTrue();
-        fileSystem.delete(files.get(2));
-        assertThat(fileSystem.exists(files.get(2))).isFalse();
-        // deleting what is gone is no error
-        fileSystem.delete(files.get(2));
-        assertThat(fileSystem.listRecursively(root)).hasSize(3);
-        assertThat(fileSystem.listRecursively("s3://%s/missing".formatted(BUCKET)))
-                .isEmpty();
-
-        fileSystem.deleteRecursively(root);
-        assertThat(fileSystem.listRecursively(root)).isEmpty();
-        assertThat(fileSystem.exists("s3a://%s/listed/logbook/x".formatted(BUCKET)))
-                .isTrue();
-        fileSystem.deleteRecursively(root);
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(UTF_8);
-    }
-
-    private static String text(byte[] bytes) {
-        return new String(bytes, UTF_8);
     }
 }

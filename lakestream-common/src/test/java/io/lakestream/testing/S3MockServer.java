@@ -5,8 +5,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real S3 protocol server for tests: Adobe's S3Mock (the runnable {@code exec} jar of {@code
@@ -57,7 +54,7 @@ public final class S3MockServer implements AutoCloseable {
         }
         try {
             Path root = Files.createTempDirectory("lakestream-s3mock");
-            int port = freeLoopbackPort();
+            int port = ServerProcesses.freeLoopbackPort();
             List<String> command = new ArrayList<>(List.of(
                     ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"),
                     "-Xmx384m",
@@ -90,33 +87,8 @@ public final class S3MockServer implements AutoCloseable {
         }
     }
 
-    private static int freeLoopbackPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private void awaitReady() throws IOException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(
-                        "S3Mock exited with %s before it answered; its log:%n%s".formatted(process.exitValue(), log()));
-            }
-            if (answers()) {
-                return;
-            }
-            try {
-                // polling a starting server: how long it takes says nothing about what a test checks
-                TimeUnit.MILLISECONDS.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while S3Mock started", e);
-            }
-        }
-        process.destroyForcibly();
-        throw new IllegalStateException(
-                "S3Mock did not answer within %s; its log:%n%s".formatted(START_TIMEOUT, log()));
+    private void awaitReady() {
+        ServerProcesses.awaitReady("S3Mock", process, this::answers, START_TIMEOUT, this::log);
     }
 
     private boolean answers() {
@@ -163,24 +135,7 @@ public final class S3MockServer implements AutoCloseable {
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        deleteRecursively(root);
-    }
-
-    private static void deleteRecursively(Path directory) {
-        try (var paths = Files.walk(directory)) {
-            paths.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory: the system removes it eventually
-        }
+        ServerProcesses.stop(process);
+        ServerProcesses.deleteRecursively(root);
     }
 }

@@ -113,21 +113,7 @@ class TestUnionReadOnHdfs {
         int tiered = 0;
         try (TieringService tiering = new TieringService(catalog, config)) {
             for (int round = 0; round < 6; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
-                    for (int change = 0; change < 60; change++) {
-                        long id = random.nextInt(150);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(Map.of("id", id));
-                            oracle.remove(id);
-                        } else {
-                            String name = "r" + round + "-" + change;
-                            int score = random.nextInt(1000);
-                            writer.upsert(row(id, name, score));
-                            oracle.put(id, List.of(id, name, score));
-                        }
-                    }
-                    writer.commit();
-                }
+                RandomChanges.commitRound(table, allocator, random, round, 60, 150, oracle);
                 if (round % 3 != 1) {
                     TieringResult result = tiering.tierTable(table.identifier());
                     assertThat(result.error()).isEmpty();

@@ -1,0 +1,161 @@
+package io.lakestream.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.azure.core.http.HttpHeaderName;
+import com.azure.core.http.HttpMethod;
+import com.azure.core.http.HttpPipelineCallContext;
+import com.azure.core.http.HttpPipelineNextPolicy;
+import com.azure.core.http.HttpPipelineNextSyncPolicy;
+import com.azure.core.http.HttpResponse;
+import com.azure.core.http.policy.HttpPipelinePolicy;
+import io.lakestream.testing.AzuriteServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/**
+ * The log on a real Azure Blob Storage protocol server (Azurite, in a process of its own): the object store
+ * contract ({@link LogFileSystemContract}: one winner per commit version with Put Blob and {@code
+ * If-None-Match: *}, no rename, block uploads, ranged reads, listing and deleting), reached through the ABFS
+ * and the WASB forms of a location, plus how Azure locations and credentials are found.
+ */
+class TestAzureLogFileSystem extends LogFileSystemContract {
+    private static final String CONTAINER = "logs";
+    private static final String DFS_HOST = AzuriteServer.ACCOUNT + ".dfs.core.windows.net";
+    private static final String BLOB_HOST = AzuriteServer.ACCOUNT + ".blob.core.windows.net";
+
+    private static AzuriteServer azurite;
+    private static LogFileSystems fileSystems;
+    private static AzureLogFileSystem fileSystem;
+
+    @BeforeAll
+    static void startAzurite() {
+        azurite = AzuriteServer.start(CONTAINER);
+        fileSystems = new LogFileSystems(new Configuration(), azurite.catalogProperties(DFS_HOST, BLOB_HOST));
+        fileSystem = (AzureLogFileSystem) fileSystems.apply("abfss://%s@%s/any".formatted(CONTAINER, DFS_HOST));
+    }
+
+    @AfterAll
+    static void stopAzurite() {
+        if (fileSystems != null) {
+            fileSystems.close();
+        }
+        if (azurite != null) {
+            azurite.close();
+        }
+    }
+
+    @Override
+    protected LogFileSystem fileSystem() {
+        return fileSystem;
+    }
+
+    @Override
+    protected String root() {
+        return "abfs://%s@%s".formatted(CONTAINER, DFS_HOST);
+    }
+
+    @Override
+    protected String alternateRoot() {
+        return "wasbs://%s@%s".formatted(CONTAINER, BLOB_HOST);
+    }
+
+    @Override
+    protected LossyFileSystem losingFirstConditionalResponse() {
+        LoseFirstConditionalResponse policy = new LoseFirstConditionalResponse();
+        return new LossyFileSystem(
+                new AzureLogFileSystem(azurite.catalogProperties(DFS_HOST, BLOB_HOST), List.of(policy)),
+                policy.lost::get,
+                () -> {});
+    }
+
+    /**
+     * Fails the first conditional Put Blob after the server has stored the blob (201), as a connection reset
+     * would: the SDK's retry policy sends it again, and Azure answers 409 BlobAlreadyExists.
+     */
+    private static final class LoseFirstConditionalResponse implements HttpPipelinePolicy {
+        private final AtomicInteger lost = new AtomicInteger();
+
+        @Override
+        public Mono<HttpResponse> process(HttpPipelineCallContext context, HttpPipelineNextPolicy next) {
+            return next.process()
+                    .flatMap(response -> loses(context, response)
+                            ? Mono.error(new IOException("Connection reset (simulated)"))
+                            : Mono.just(response));
+        }
+
+        @Override
+        public HttpResponse processSync(HttpPipelineCallContext context, HttpPipelineNextSyncPolicy next) {
+            HttpResponse response = next.processSync();
+            if (loses(context, response)) {
+                throw new UncheckedIOException(new IOException("Connection reset (simulated)"));
+            }
+            return response;
+        }
+
+        private boolean loses(HttpPipelineCallContext context, HttpResponse response) {
+            boolean conditionalPut = context.getHttpRequest().getHttpMethod() == HttpMethod.PUT
+                    && "*".equals(context.getHttpRequest().getHeaders().getValue(HttpHeaderName.IF_NONE_MATCH));
+            if (conditionalPut && response.getStatusCode() == 201 && lost.compareAndSet(0, 1)) {
+                response.close();
+                return true;
+            }
+            return false;
+        }
+    }
+
+    @Test
+    void theSchemesOfAzurePickTheAzureFileSystem() {
+        for (String location : new String[] {
+            "abfs://c@a.dfs.core.windows.net/t/log",
+            "ABFSS://c@a.dfs.core.windows.net/t/log",
+            "wasb://c@a.blob.core.windows.net/t/log",
+            "wasbs://c@a.blob.core.windows.net/t/log"
+        }) {
+            assertThat(fileSystems.apply(location)).as(location).isSameAs(fileSystem);
+            assertThat(fileSystems.apply(location).canPublish(location))
+                    .as(location)
+                    .isTrue();
+        }
+        // Google Cloud Storage: no log file system publishes there (docs/storage.md); read only through Hadoop
+        assertThat(fileSystems.apply("gs://bucket/t/log")).isInstanceOf(HadoopLogFileSystem.class);
+        assertThat(fileSystems.apply("gs://bucket/t/log").canPublish("gs://bucket/t/log"))
+                .isFalse();
+        assertThatThrownBy(() -> fileSystem.exists("abfss://a.dfs.core.windows.net/t/log"))
+                .hasMessageContaining("needs a container and an account");
+        assertThat(AzureLocation.of("abfss://c@a.dfs.core.windows.net/t/log").blobEndpoint())
+                .isEqualTo("https://a.blob.core.windows.net");
+    }
+
+    @Test
+    void anAzureConnectionStringGivesEndpointAndCredentials() throws Exception {
+        // the other form of adls.connection-string.<host>: a connection string (the tests' own properties give
+        // Iceberg's form, the endpoint URL, with a shared key)
+        AzureLogFileSystem connected =
+                new AzureLogFileSystem(Map.of("adls.connection-string." + DFS_HOST, azurite.connectionString()));
+        String commit = root() + "/connection-string/_commits/00000000000000000001.json";
+        assertThat(connected.createExclusive(commit, bytes("by connection string")))
+                .isTrue();
+        assertThat(connected.createExclusive(commit, bytes("another"))).isFalse();
+        assertThat(text(fileSystem.readIfExists(commit).orElseThrow())).isEqualTo("by connection string");
+    }
+
+    @Test
+    void anAccountWithoutCredentialsFailsSayingWhatToSet() {
+        AzureLogFileSystem unconfigured = new AzureLogFileSystem(Map.of());
+        assertThatThrownBy(() -> unconfigured.readIfExists("abfss://c@other.dfs.core.windows.net/t/log/x"))
+                .hasMessageContaining("No credentials for the Azure account other.dfs.core.windows.net")
+                .hasMessageContaining("adls.connection-string.other.dfs.core.windows.net")
+                .hasMessageContaining("adls.sas-token.other.dfs.core.windows.net")
+                .hasMessageContaining("adls.auth.shared-key.account.name");
+    }
+}
