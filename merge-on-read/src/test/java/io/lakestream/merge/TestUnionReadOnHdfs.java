@@ -3,8 +3,6 @@ package io.lakestream.merge;
 import static io.lakestream.merge.UnionReads.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.CatalogConfig;
-import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.HadoopLogFileSystem;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPublishing;
@@ -12,7 +10,6 @@ import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringResult;
 import io.lakestream.tiering.TieringService;
@@ -26,20 +23,15 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.iceberg.hadoop.HadoopFileIO;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,43 +45,22 @@ class TestUnionReadOnHdfs extends UnionReadOnStoreScenarios {
     @TempDir
     static Path hdfsData;
 
-    @TempDir
-    static Path catalogDirectory;
+    private MiniDFSCluster hdfs;
 
-    private static MiniDFSCluster hdfs;
-    private static CatalogConfig config;
-    private static LakestreamCatalog catalog;
-    private static BufferAllocator allocator;
-
-    @BeforeAll
-    static void startHdfs() throws IOException {
+    @Override
+    Store startStore() throws IOException {
         hdfs = new MiniDFSCluster.Builder(new Configuration(), hdfsData.toFile())
                 .numDataNodes(1)
                 .build();
         hdfs.waitActive();
-        config = new CatalogConfig(
-                "jdbc",
-                hdfs.getURI() + "/warehouse",
-                Optional.of("jdbc:sqlite:" + catalogDirectory.resolve("catalog.db")),
-                Map.of());
-        catalog = LakestreamCatalog.open(config);
-        catalog.createNamespace(TestingWarehouse.NAMESPACE);
-        allocator = new RootAllocator();
+        return new Store(hdfs.getURI() + "/warehouse", Map.of());
     }
 
     @Override
-    CatalogConfig config() {
-        return config;
-    }
-
-    @Override
-    LakestreamCatalog catalog() {
-        return catalog;
-    }
-
-    @Override
-    BufferAllocator allocator() {
-        return allocator;
+    void stopStore() {
+        if (hdfs != null) {
+            hdfs.shutdown();
+        }
     }
 
     @Override
@@ -97,13 +68,6 @@ class TestUnionReadOnHdfs extends UnionReadOnStoreScenarios {
         assertThat(table.lake().location()).startsWith("hdfs://");
         assertThat(table.lake().io()).isInstanceOf(HadoopFileIO.class);
         assertThat(table.log().fileSystem()).isInstanceOf(HadoopLogFileSystem.class);
-    }
-
-    @AfterAll
-    static void stopHdfs() throws IOException {
-        allocator.close();
-        catalog.close();
-        hdfs.shutdown();
     }
 
     @Test

@@ -3,8 +3,6 @@ package io.lakestream.merge;
 import static io.lakestream.merge.UnionReads.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.CatalogConfig;
-import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPublishing;
 import io.lakestream.log.S3LogFileSystem;
@@ -12,7 +10,6 @@ import io.lakestream.log.StagedSegment;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.S3MockServer;
-import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
@@ -20,18 +17,11 @@ import io.lakestream.tiering.TieringService;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link UnionReadOnStoreScenarios} with the lake and the log on S3 (S3Mock, a real S3 protocol server in its
@@ -42,40 +32,19 @@ import org.junit.jupiter.api.io.TempDir;
 class TestUnionReadOnS3 extends UnionReadOnStoreScenarios {
     private static final String BUCKET = "lakestream";
 
-    @TempDir
-    static Path catalogDirectory;
+    private S3MockServer s3;
 
-    private static S3MockServer s3;
-    private static CatalogConfig config;
-    private static LakestreamCatalog catalog;
-    private static BufferAllocator allocator;
-
-    @BeforeAll
-    static void startS3() {
+    @Override
+    Store startStore() {
         s3 = S3MockServer.start(BUCKET);
-        config = new CatalogConfig(
-                "jdbc",
-                "s3://" + BUCKET + "/warehouse",
-                Optional.of("jdbc:sqlite:" + catalogDirectory.resolve("catalog.db")),
-                s3.catalogProperties());
-        catalog = LakestreamCatalog.open(config);
-        catalog.createNamespace(TestingWarehouse.NAMESPACE);
-        allocator = new RootAllocator();
+        return new Store("s3://" + BUCKET + "/warehouse", s3.catalogProperties());
     }
 
     @Override
-    CatalogConfig config() {
-        return config;
-    }
-
-    @Override
-    LakestreamCatalog catalog() {
-        return catalog;
-    }
-
-    @Override
-    BufferAllocator allocator() {
-        return allocator;
+    void stopStore() {
+        if (s3 != null) {
+            s3.close();
+        }
     }
 
     @Override
@@ -83,19 +52,6 @@ class TestUnionReadOnS3 extends UnionReadOnStoreScenarios {
         assertThat(table.lake().location()).startsWith("s3://" + BUCKET + "/warehouse/");
         assertThat(table.lake().io()).isInstanceOf(S3FileIO.class);
         assertThat(table.log().fileSystem()).isInstanceOf(S3LogFileSystem.class);
-    }
-
-    @AfterAll
-    static void stopS3() throws IOException {
-        if (allocator != null) {
-            allocator.close();
-        }
-        if (catalog != null) {
-            catalog.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
     }
 
     @Test

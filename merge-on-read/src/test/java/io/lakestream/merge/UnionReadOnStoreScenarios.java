@@ -18,11 +18,13 @@ import io.lakestream.tiering.TieringResult;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -31,35 +33,78 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The scenarios every store the lake and the log can live on must pass, with the catalog in a local SQLite
  * file: the Java writer publishes log commits with the store's create-if-absent, the tiering service writes
  * the lake through the store's Iceberg file IO with compaction and retention, and the union read equals an
  * oracle built from what the test wrote; stock Iceberg reads the lake from the store; writers of several
- * processes' worth of catalogs racing for the same versions lose nothing. A subclass starts its store, opens
- * the catalog on it, and adds what only its store can show (how files age for the orphan sweep, for one).
+ * processes' worth of catalogs racing for the same versions lose nothing. A subclass only starts and stops its
+ * store, and adds what only its store can show (how files age for the orphan sweep, for one).
  */
 @ExtendWith(Seeds.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class UnionReadOnStoreScenarios {
     static final List<String> COLUMNS = List.of("id", "name", "score");
 
-    /** How to open the store's catalog: a new process (a catalog of its own) opens the same. */
-    abstract CatalogConfig config();
+    @TempDir
+    static Path catalogDirectory;
 
-    /** The catalog of this test class, on the store. */
-    abstract LakestreamCatalog catalog();
+    CatalogConfig config;
+    LakestreamCatalog catalog;
+    BufferAllocator allocator;
 
-    abstract BufferAllocator allocator();
+    /**
+     * Where a started store holds the warehouse.
+     *
+     * @param warehouse the warehouse location on the store
+     * @param catalogProperties what the catalog needs to reach the store (endpoint, credentials)
+     */
+    record Store(String warehouse, Map<String, String> catalogProperties) {}
+
+    /** Starts the store (once for the test class). */
+    abstract Store startStore() throws IOException;
+
+    /** Stops the store; called even if {@link #startStore} failed part way. */
+    abstract void stopStore() throws IOException;
 
     /** Checks that the table's lake and log are on the store, through its file IO and log file system. */
     abstract void assertOnStore(LakestreamTable table);
+
+    @BeforeAll
+    void openCatalog() throws IOException {
+        Store store = startStore();
+        config = new CatalogConfig(
+                "jdbc",
+                store.warehouse(),
+                Optional.of("jdbc:sqlite:" + catalogDirectory.resolve("catalog.db")),
+                store.catalogProperties());
+        catalog = LakestreamCatalog.open(config);
+        catalog.createNamespace(TestingWarehouse.NAMESPACE);
+        allocator = new RootAllocator();
+    }
+
+    @AfterAll
+    void closeCatalog() throws IOException {
+        if (allocator != null) {
+            allocator.close();
+        }
+        if (catalog != null) {
+            catalog.close();
+        }
+        stopStore();
+    }
 
     @Test
     void primaryKeyTableWrittenTieredAndRead() throws IOException {
@@ -76,9 +121,9 @@ abstract class UnionReadOnStoreScenarios {
         int compactions = 0;
         int segmentsRemoved = 0;
         int tiered = 0;
-        try (TieringService tiering = new TieringService(catalog(), tieringConfig)) {
+        try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
             for (int round = 0; round < 6; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
                     for (int change = 0; change < 60; change++) {
                         long id = random.nextInt(150);
                         if (random.nextInt(4) == 0) {
@@ -102,8 +147,8 @@ abstract class UnionReadOnStoreScenarios {
                     segmentsRemoved += result.segmentsRemoved();
                 }
                 // a fresh handle: the tiering service committed through its own
-                LakestreamTable current = catalog().loadTable(table.identifier());
-                assertThat(sorted(UnionReads.read(current, ReadOptions.UNION, COLUMNS, allocator())))
+                LakestreamTable current = catalog.loadTable(table.identifier());
+                assertThat(sorted(UnionReads.read(current, ReadOptions.UNION, COLUMNS, allocator)))
                         .as("union read after round %s", round)
                         .isEqualTo(List.copyOf(oracle.values()));
             }
@@ -115,7 +160,7 @@ abstract class UnionReadOnStoreScenarios {
         assertThat(segmentsRemoved).as("log segments removed by retention").isPositive();
 
         // everything is tiered: stock Iceberg reads the same rows from the store (through its file IO)
-        LakestreamTable reloaded = catalog().loadTable(table.identifier());
+        LakestreamTable reloaded = catalog.loadTable(table.identifier());
         List<List<Object>> lake = new ArrayList<>();
         try (CloseableIterable<Record> records =
                 IcebergGenerics.read(reloaded.lake()).build()) {
@@ -124,9 +169,9 @@ abstract class UnionReadOnStoreScenarios {
         assertThat(sorted(lake)).isEqualTo(List.copyOf(oracle.values()));
 
         // a new process (a new catalog, its own clients) reads the same union
-        try (LakestreamCatalog other = LakestreamCatalog.open(config())) {
+        try (LakestreamCatalog other = LakestreamCatalog.open(config)) {
             assertThat(sorted(UnionReads.read(
-                            other.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator())))
+                            other.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
                     .isEqualTo(List.copyOf(oracle.values()));
         }
 
@@ -143,9 +188,9 @@ abstract class UnionReadOnStoreScenarios {
     void appendOnlyTable() {
         LakestreamTable table = createTable("events", false, 2);
         List<List<Object>> expected = new ArrayList<>();
-        try (TieringService tiering = new TieringService(catalog(), TieringConfig.defaults())) {
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
             for (int round = 0; round < 3; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
                     for (long id = 0; id < 50; id++) {
                         // the same id in every round: an append-only table keeps every row
                         writer.append(row(id, "e" + round, round));
@@ -158,8 +203,8 @@ abstract class UnionReadOnStoreScenarios {
                 }
             }
         }
-        assertThat(sorted(UnionReads.read(
-                        catalog().loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator())))
+        assertThat(sorted(
+                        UnionReads.read(catalog.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
                 .isEqualTo(sorted(expected));
     }
 
@@ -179,7 +224,7 @@ abstract class UnionReadOnStoreScenarios {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<List<Long>>> results = new ArrayList<>();
             for (int writer = 0; writer < writers; writer++) {
-                LakestreamCatalog own = LakestreamCatalog.open(config());
+                LakestreamCatalog own = LakestreamCatalog.open(config);
                 catalogs.add(own);
                 LakestreamTable table = own.loadTable(created.identifier());
                 int id = writer;
@@ -187,7 +232,7 @@ abstract class UnionReadOnStoreScenarios {
                     start.await();
                     List<Long> committed = new ArrayList<>();
                     for (int commit = 0; commit < commitsEach; commit++) {
-                        try (LakestreamWriter session = new LakestreamWriter(table, allocator())) {
+                        try (LakestreamWriter session = new LakestreamWriter(table, allocator)) {
                             long key = id * 100L + commit;
                             session.upsert(row(key, "w" + id, commit));
                             committed.add(session.commit().version());
@@ -212,16 +257,16 @@ abstract class UnionReadOnStoreScenarios {
         }
         long total = (long) writers * commitsEach;
         assertThat(versions).hasSize((int) total).allMatch(version -> version >= 1 && version <= total);
-        LakestreamTable table = catalog().loadTable(created.identifier());
+        LakestreamTable table = catalog.loadTable(created.identifier());
         assertThat(table.log().latestSnapshot().version()).isEqualTo(total);
-        assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator())))
+        assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator)))
                 .isEqualTo(List.copyOf(oracle.values()));
         // and after tiering, from the lake
-        try (TieringService tiering = new TieringService(catalog(), TieringConfig.defaults())) {
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
             assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
         }
         assertThat(sorted(UnionReads.read(
-                        catalog().loadTable(table.identifier()), ReadOptions.of(ReadMode.LAKE), COLUMNS, allocator())))
+                        catalog.loadTable(table.identifier()), ReadOptions.of(ReadMode.LAKE), COLUMNS, allocator)))
                 .isEqualTo(List.copyOf(oracle.values()));
     }
 
@@ -231,7 +276,7 @@ abstract class UnionReadOnStoreScenarios {
         if (primaryKey) {
             spec.primaryKey("id");
         }
-        return catalog().createTable(TableIdentifier.of(TestingWarehouse.NAMESPACE, name), spec.build());
+        return catalog.createTable(TableIdentifier.of(TestingWarehouse.NAMESPACE, name), spec.build());
     }
 
     static List<List<Object>> sorted(List<List<Object>> rows) {
