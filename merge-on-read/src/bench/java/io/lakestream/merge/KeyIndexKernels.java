@@ -2,16 +2,9 @@ package io.lakestream.merge;
 
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The key indexes of the tail: {@link LongKeyIndex} (one long key) and {@link KeyIndex} (any key, as its
@@ -19,13 +12,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * batch of 4,096 keys of which about 5% are changed. The probes of the long index are the merge's: its bit
  * filter first, then the table ({@link LongKeyIndex#retainAbsent}).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class KeyIndexKernels {
+public class KeyIndexKernels extends KernelBenchmark {
     private static final int BATCH = 4096;
 
     @Param({"37500"})

@@ -3,30 +3,18 @@ package io.lakestream.merge;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link LongRadixSort} of random keys against {@link Arrays#sort(long[])}, alone and with the change value
  * carried along (the pairs the tail index sorts). Each invocation sorts a fresh copy of the same keys; the
  * copy is made outside the measured time (the arrays are large enough for that to be exact).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class LongRadixSortKernels {
+public class LongRadixSortKernels extends KernelBenchmark {
     @Param({"250000"})
     public int size;
 

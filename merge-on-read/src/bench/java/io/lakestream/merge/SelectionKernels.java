@@ -2,29 +2,17 @@ package io.lakestream.merge;
 
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Narrowing a lake batch's selection of 4,096 rows: by a row predicate ({@link Selection#retain}, how deletes
  * and filters narrow it), and by the changed keys ({@link ChangedLongKeys#retainUnchanged}) for a lake file
  * in key order (merged with the sorted changed keys) and out of key order (probed in the hash index).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class SelectionKernels {
+public class SelectionKernels extends KernelBenchmark {
     private static final int BATCH = 4096;
 
     /** The share of the batch's keys the tail changes, in percent. */

@@ -3,16 +3,9 @@ package io.lakestream.merge;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Indexing one bucket's log tail of a single long key: the sort-based index the merge builds ({@link
@@ -24,13 +17,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * one bucket's keys), {@code random50pct} the union-read benchmark's 50% tail (250,000 changes of random keys
  * of 500,000, many changed twice or more), {@code small} 1,000 changes of random keys of 3M.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class TailIndexBuildKernels {
+public class TailIndexBuildKernels extends KernelBenchmark {
     @Param({"distinct5pct", "random50pct", "small"})
     public String tail;
 
