@@ -2,11 +2,9 @@ package io.lakestream.benchmarks;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.log.ForwardingLogFileSystem;
 import io.lakestream.log.LogFileSystem;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -16,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * retry follows), the time they took, and the reads that find the latest version. Everything else is passed
  * through unchanged, so the writer under measurement runs its real code path.
  */
-final class CountingLogFileSystem implements LogFileSystem {
+final class CountingLogFileSystem extends ForwardingLogFileSystem {
     /** Counters shared by every writer of one measurement. */
     static final class Counters {
         private final AtomicLong publishAttempts = new AtomicLong();
@@ -43,18 +41,17 @@ final class CountingLogFileSystem implements LogFileSystem {
         }
     }
 
-    private final LogFileSystem delegate;
     private final Counters counters;
 
     CountingLogFileSystem(LogFileSystem delegate, Counters counters) {
-        this.delegate = requireNonNull(delegate, "delegate is null");
+        super(delegate);
         this.counters = requireNonNull(counters, "counters is null");
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
         long start = System.nanoTime();
-        boolean created = delegate.createExclusive(location, content);
+        boolean created = super.createExclusive(location, content);
         // commits and checkpoints alike: a checkpoint is part of what publishing costs every 50 versions
         counters.publishNanos.addAndGet(System.nanoTime() - start);
         counters.publishAttempts.incrementAndGet();
@@ -67,56 +64,6 @@ final class CountingLogFileSystem implements LogFileSystem {
     @Override
     public Optional<byte[]> readIfExists(String location) throws IOException {
         counters.reads.incrementAndGet();
-        return delegate.readIfExists(location);
-    }
-
-    @Override
-    public OutputStream create(String location) throws IOException {
-        return delegate.create(location);
-    }
-
-    @Override
-    public OutputChannel createChannel(String location) throws IOException {
-        return delegate.createChannel(location);
-    }
-
-    @Override
-    public void syncDirectory(String location) throws IOException {
-        delegate.syncDirectory(location);
-    }
-
-    @Override
-    public boolean canPublish(String location) {
-        return delegate.canPublish(location);
-    }
-
-    @Override
-    public void replace(String location, byte[] content) throws IOException {
-        delegate.replace(location, content);
-    }
-
-    @Override
-    public SeekableByteChannel openForRead(String location) throws IOException {
-        return delegate.openForRead(location);
-    }
-
-    @Override
-    public boolean exists(String location) throws IOException {
-        return delegate.exists(location);
-    }
-
-    @Override
-    public void delete(String location) throws IOException {
-        delegate.delete(location);
-    }
-
-    @Override
-    public void deleteRecursively(String location) throws IOException {
-        delegate.deleteRecursively(location);
-    }
-
-    @Override
-    public List<FileEntry> listRecursively(String location) throws IOException {
-        return delegate.listRecursively(location);
+        return super.readIfExists(location);
     }
 }

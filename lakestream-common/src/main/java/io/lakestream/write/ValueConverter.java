@@ -1,6 +1,7 @@
 package io.lakestream.write;
 
 import io.lakestream.bucket.BucketFunction;
+import io.lakestream.bucket.Murmur3;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.testing.ConcurrentLoadGate;
 import io.lakestream.testing.LogFiles;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,13 +75,12 @@ class TestFileStreamLogOnAWorker {
     }
 
     /** Counts reads of commit files ({@code _commits/<version>.json}), each held at the gate. */
-    private static final class CountingLogFileSystem implements LogFileSystem {
-        private final LogFileSystem delegate;
+    private static final class CountingLogFileSystem extends RequiredOnlyForwardingLogFileSystem {
         private final AtomicInteger commitReads = new AtomicInteger();
         private volatile ConcurrentLoadGate gate = new ConcurrentLoadGate(0);
 
         CountingLogFileSystem(LogFileSystem delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -92,47 +89,7 @@ class TestFileStreamLogOnAWorker {
                 commitReads.incrementAndGet();
                 gate.arrive();
             }
-            return delegate.readIfExists(location);
-        }
-
-        @Override
-        public OutputStream create(String location) throws IOException {
-            return delegate.create(location);
-        }
-
-        @Override
-        public boolean createExclusive(String location, byte[] content) throws IOException {
-            return delegate.createExclusive(location, content);
-        }
-
-        @Override
-        public void replace(String location, byte[] content) throws IOException {
-            delegate.replace(location, content);
-        }
-
-        @Override
-        public SeekableByteChannel openForRead(String location) throws IOException {
-            return delegate.openForRead(location);
-        }
-
-        @Override
-        public boolean exists(String location) throws IOException {
-            return delegate.exists(location);
-        }
-
-        @Override
-        public void delete(String location) throws IOException {
-            delegate.delete(location);
-        }
-
-        @Override
-        public void deleteRecursively(String location) throws IOException {
-            delegate.deleteRecursively(location);
-        }
-
-        @Override
-        public List<FileEntry> listRecursively(String location) throws IOException {
-            return delegate.listRecursively(location);
+            return super.readIfExists(location);
         }
     }
 }

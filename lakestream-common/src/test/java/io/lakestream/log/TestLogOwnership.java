@@ -8,8 +8,6 @@ import io.lakestream.table.TableDefinition;
 import io.lakestream.testing.LogFiles;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -170,12 +168,11 @@ class TestLogOwnership {
     }
 
     /** Runs an action (a drop and re-create) right before the first commit file is published. */
-    private static final class DropBeforePublish implements LogFileSystem {
-        private final LogFileSystem delegate;
+    private static final class DropBeforePublish extends RequiredOnlyForwardingLogFileSystem {
         private IoAction beforePublish;
 
         DropBeforePublish(LogFileSystem delegate, IoAction beforePublish) {
-            this.delegate = delegate;
+            super(delegate);
             this.beforePublish = beforePublish;
         }
 
@@ -186,47 +183,7 @@ class TestLogOwnership {
                 beforePublish = null;
                 action.run();
             }
-            return delegate.createExclusive(location, content);
-        }
-
-        @Override
-        public OutputStream create(String location) throws IOException {
-            return delegate.create(location);
-        }
-
-        @Override
-        public void replace(String location, byte[] content) throws IOException {
-            delegate.replace(location, content);
-        }
-
-        @Override
-        public Optional<byte[]> readIfExists(String location) throws IOException {
-            return delegate.readIfExists(location);
-        }
-
-        @Override
-        public SeekableByteChannel openForRead(String location) throws IOException {
-            return delegate.openForRead(location);
-        }
-
-        @Override
-        public boolean exists(String location) throws IOException {
-            return delegate.exists(location);
-        }
-
-        @Override
-        public void delete(String location) throws IOException {
-            delegate.delete(location);
-        }
-
-        @Override
-        public void deleteRecursively(String location) throws IOException {
-            delegate.deleteRecursively(location);
-        }
-
-        @Override
-        public List<FileEntry> listRecursively(String location) throws IOException {
-            return delegate.listRecursively(location);
+            return super.createExclusive(location, content);
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.lakestream.testing;
 
-import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.log.ForwardingLogFileSystem;
 import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogJson;
@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,7 +25,7 @@ import java.util.stream.IntStream;
  * created, forced and closed, a directory synced, a commit published. {@link #assertCommitsDurable} then
  * checks every published commit against that history.
  */
-public final class RecordingLogFileSystem implements LogFileSystem {
+public final class RecordingLogFileSystem extends ForwardingLogFileSystem {
     private static final Pattern COMMIT_FILE = Pattern.compile(".*/_commits/\\d{20}\\.json");
 
     public enum Kind {
@@ -45,11 +44,10 @@ public final class RecordingLogFileSystem implements LogFileSystem {
         }
     }
 
-    private final LogFileSystem delegate;
     private final List<Event> events = new ArrayList<>();
 
     public RecordingLogFileSystem(LogFileSystem delegate) {
-        this.delegate = requireNonNull(delegate, "delegate is null");
+        super(delegate);
     }
 
     public synchronized List<Event> events() {
@@ -128,7 +126,7 @@ public final class RecordingLogFileSystem implements LogFileSystem {
 
     @Override
     public OutputStream create(String location) throws IOException {
-        OutputStream stream = delegate.create(location);
+        OutputStream stream = super.create(location);
         record(Kind.CREATE, location);
         return new FilterOutputStream(stream) {
             @Override
@@ -146,7 +144,7 @@ public final class RecordingLogFileSystem implements LogFileSystem {
 
     @Override
     public OutputChannel createChannel(String location) throws IOException {
-        OutputChannel channel = delegate.createChannel(location);
+        OutputChannel channel = super.createChannel(location);
         record(Kind.CREATE, location);
         return new OutputChannel() {
             @Override
@@ -175,53 +173,18 @@ public final class RecordingLogFileSystem implements LogFileSystem {
 
     @Override
     public void syncDirectory(String location) throws IOException {
-        delegate.syncDirectory(location);
+        super.syncDirectory(location);
         record(Kind.SYNC_DIRECTORY, location);
     }
 
     @Override
     public boolean createExclusive(String location, byte[] content) throws IOException {
-        boolean created = delegate.createExclusive(location, content);
+        boolean created = super.createExclusive(location, content);
         if (created) {
             synchronized (this) {
                 events.add(new Event(Kind.PUBLISH, location, Optional.of(content.clone())));
             }
         }
         return created;
-    }
-
-    @Override
-    public void replace(String location, byte[] content) throws IOException {
-        delegate.replace(location, content);
-    }
-
-    @Override
-    public Optional<byte[]> readIfExists(String location) throws IOException {
-        return delegate.readIfExists(location);
-    }
-
-    @Override
-    public SeekableByteChannel openForRead(String location) throws IOException {
-        return delegate.openForRead(location);
-    }
-
-    @Override
-    public boolean exists(String location) throws IOException {
-        return delegate.exists(location);
-    }
-
-    @Override
-    public void delete(String location) throws IOException {
-        delegate.delete(location);
-    }
-
-    @Override
-    public void deleteRecursively(String location) throws IOException {
-        delegate.deleteRecursively(location);
-    }
-
-    @Override
-    public List<FileEntry> listRecursively(String location) throws IOException {
-        return delegate.listRecursively(location);
     }
 }

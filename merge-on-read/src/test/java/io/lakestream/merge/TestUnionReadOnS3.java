@@ -3,18 +3,13 @@ package io.lakestream.merge;
 import static io.lakestream.merge.UnionReads.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.CatalogConfig;
-import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPublishing;
 import io.lakestream.log.S3LogFileSystem;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.table.TableSpec;
 import io.lakestream.testing.S3MockServer;
-import io.lakestream.testing.Seeds;
-import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
@@ -22,184 +17,41 @@ import io.lakestream.tiering.TieringService;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
-import java.util.TreeMap;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Lakestream table whose lake and log are both on S3 (S3Mock, a real S3 protocol server in its own JVM),
- * with the catalog in a local SQLite file: the Java writer publishes log commits with S3's conditional
- * create, the tiering service writes the lake through Iceberg's {@code S3FileIO} with compaction and
- * retention, and the union read equals an oracle; stock Iceberg reads the lake from S3; writers of several
- * processes' worth of catalogs racing for the same versions lose nothing; the orphan sweep works there.
+ * {@link UnionReadOnStoreScenarios} with the lake and the log on S3 (S3Mock, a real S3 protocol server in its
+ * own JVM): log commits are published with S3's conditional create, the lake written through Iceberg's
+ * {@code S3FileIO}. And the orphan sweep on S3, whose objects keep the server's time: a service whose clock is
+ * past the orphan ages removes them.
  */
-@ExtendWith(Seeds.class)
-class TestUnionReadOnS3 {
-    private static final List<String> COLUMNS = List.of("id", "name", "score");
+class TestUnionReadOnS3 extends UnionReadOnStoreScenarios {
     private static final String BUCKET = "lakestream";
 
-    @TempDir
-    static Path catalogDirectory;
+    private S3MockServer s3;
 
-    private static S3MockServer s3;
-    private static CatalogConfig config;
-    private static LakestreamCatalog catalog;
-    private static BufferAllocator allocator;
-
-    @BeforeAll
-    static void startS3() {
+    @Override
+    Store startStore() {
         s3 = S3MockServer.start(BUCKET);
-        config = new CatalogConfig(
-                "jdbc",
-                "s3://" + BUCKET + "/warehouse",
-                Optional.of("jdbc:sqlite:" + catalogDirectory.resolve("catalog.db")),
-                s3.catalogProperties());
-        catalog = LakestreamCatalog.open(config);
-        catalog.createNamespace(TestingWarehouse.NAMESPACE);
-        allocator = new RootAllocator();
+        return new Store("s3://" + BUCKET + "/warehouse", s3.catalogProperties());
     }
 
-    @AfterAll
-    static void stopS3() throws IOException {
-        if (allocator != null) {
-            allocator.close();
-        }
-        if (catalog != null) {
-            catalog.close();
-        }
+    @Override
+    void stopStore() {
         if (s3 != null) {
             s3.close();
         }
     }
 
-    @Test
-    void primaryKeyTableWrittenTieredAndReadOnS3() throws IOException {
-        LakestreamTable table = createTable("pk", true, 3);
+    @Override
+    void assertOnStore(LakestreamTable table) {
         assertThat(table.lake().location()).startsWith("s3://" + BUCKET + "/warehouse/");
         assertThat(table.lake().io()).isInstanceOf(S3FileIO.class);
         assertThat(table.log().fileSystem()).isInstanceOf(S3LogFileSystem.class);
-
-        TieringConfig tieringConfig = TieringConfig.builder()
-                .writerThreads(2)
-                .retention(Duration.ZERO)
-                .compactionDeleteFiles(2)
-                .build();
-        long seed = Seeds.seed(20261201L);
-        Random random = new Random(seed);
-        Map<Long, List<Object>> oracle = new TreeMap<>();
-        int compactions = 0;
-        int segmentsRemoved = 0;
-        try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
-            for (int round = 0; round < 6; round++) {
-                RandomChanges.commitRound(table, allocator, random, round, 60, 150, oracle);
-                if (round % 3 != 1) {
-                    TieringResult result = tiering.tierTable(table.identifier());
-                    assertThat(result.error()).isEmpty();
-                    assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
-                    compactions += result.bucketsCompacted().size();
-                    segmentsRemoved += result.segmentsRemoved();
-                }
-                LakestreamTable current = catalog.loadTable(table.identifier());
-                assertThat(sorted(UnionReads.read(current, ReadOptions.UNION, COLUMNS, allocator)))
-                        .as("union read after round %s (seed %s)", round, seed)
-                        .isEqualTo(List.copyOf(oracle.values()));
-            }
-            assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.UP_TO_DATE);
-        }
-        assertThat(compactions).as("buckets compacted").isPositive();
-        assertThat(segmentsRemoved).as("log segments removed by retention").isPositive();
-
-        // everything is tiered: stock Iceberg reads the same rows from S3 (through S3FileIO)
-        LakestreamTable reloaded = catalog.loadTable(table.identifier());
-        List<List<Object>> lake = new ArrayList<>();
-        try (CloseableIterable<Record> records =
-                IcebergGenerics.read(reloaded.lake()).build()) {
-            records.forEach(record -> lake.add(List.of(record.get(0), record.get(1), record.get(2))));
-        }
-        assertThat(sorted(lake)).as("seed %s", seed).isEqualTo(List.copyOf(oracle.values()));
-
-        // a new process (a new catalog, its own clients) reads the same union
-        try (LakestreamCatalog other = LakestreamCatalog.open(config)) {
-            assertThat(sorted(UnionReads.read(
-                            other.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
-                    .isEqualTo(List.copyOf(oracle.values()));
-        }
-
-        // log and lake objects are in the bucket; no temporary object is left
-        LogFileSystem files = table.log().fileSystem();
-        assertThat(files.listRecursively(table.log().paths().root() + "/_commits"))
-                .extracting(entry -> entry.location().substring(entry.location().lastIndexOf('/') + 1))
-                .contains("00000000000000000001.json", "00000000000000000006.json")
-                .noneMatch(name -> name.startsWith(LogPublishing.TEMPORARY_PREFIX));
-        assertThat(files.listRecursively(reloaded.lake().location() + "/data")).isNotEmpty();
-    }
-
-    @Test
-    void appendOnlyTableOnS3() {
-        LakestreamTable table = createTable("events", false, 2);
-        List<List<Object>> expected = new ArrayList<>();
-        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
-            for (int round = 0; round < 3; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
-                    for (long id = 0; id < 50; id++) {
-                        writer.append(row(id, "e" + round, round));
-                        expected.add(List.of(id, "e" + round, round));
-                    }
-                    writer.commit();
-                }
-                if (round < 2) {
-                    assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
-                }
-            }
-        }
-        assertThat(sorted(
-                        UnionReads.read(catalog.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
-                .isEqualTo(sorted(expected));
-    }
-
-    @Test
-    void writersOfSeveralCatalogsRacingForTheSameVersionsLoseNothing() throws Exception {
-        // each writer has a catalog of its own (its own S3 clients and log cache), as separate processes would:
-        // all of them read version V and race to publish V + 1; exactly one wins each version, the others
-        // re-read and retry, and every acknowledged row is read back once
-        LakestreamTable created = createTable("raced", true, 2);
-        int writers = 4;
-        int commitsEach = 4;
-        long total = (long) writers * commitsEach;
-        Map<Long, List<Object>> oracle =
-                ConcurrentCatalogWriters.race(config, created.identifier(), writers, commitsEach, allocator);
-        LakestreamTable table = catalog.loadTable(created.identifier());
-        assertThat(table.log().latestSnapshot().version()).isEqualTo(total);
-        assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator)))
-                .isEqualTo(List.copyOf(oracle.values()));
-        // and after tiering, from the lake
-        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
-            assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
-        }
-        assertThat(sorted(UnionReads.read(
-                        catalog.loadTable(table.identifier()),
-                        ReadOptions.of(io.lakestream.plan.ReadMode.LAKE),
-                        COLUMNS,
-                        allocator)))
-                .isEqualTo(List.copyOf(oracle.values()));
     }
 
     @Test
@@ -266,23 +118,5 @@ class TestUnionReadOnS3 {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-    }
-
-    private static LakestreamTable createTable(String name, boolean primaryKey, int buckets) {
-        TableSpec.Builder spec =
-                TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA).bucketCount(buckets);
-        if (primaryKey) {
-            spec.primaryKey("id");
-        }
-        return catalog.createTable(TableIdentifier.of(TestingWarehouse.NAMESPACE, name), spec.build());
-    }
-
-    private static List<List<Object>> sorted(List<List<Object>> rows) {
-        List<List<Object>> result = new ArrayList<>(rows);
-        result.sort((left, right) -> {
-            int byId = Long.compare((Long) left.get(0), (Long) right.get(0));
-            return byId != 0 ? byId : left.toString().compareTo(right.toString());
-        });
-        return result;
     }
 }

@@ -1,14 +1,10 @@
 package io.lakestream.sqltests;
 
-import java.io.File;
+import io.lakestream.testing.IsolatedClassPath;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.net.MalformedURLException;
-import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,13 +27,11 @@ public final class SparkEngine implements AutoCloseable {
     private final Method get;
 
     public SparkEngine(Path warehouse) {
-        loader = new URLClassLoader("isolated-spark", classPath(), ClassLoader.getPlatformClassLoader());
+        loader = IsolatedClassPath.loader("isolated-spark", classPath());
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
         try {
-            // DriverManager hands a driver only to callers whose class loader sees the same driver class:
-            // register the isolated copy of the SQLite driver (the embedded catalog) too.
-            Class.forName("org.sqlite.JDBC", true, loader);
+            IsolatedClassPath.registerSqliteDriver(loader);
             session = loader.loadClass("io.lakestream.spark.runner.LakestreamSparkSql")
                     .getMethod("session", Path.class)
                     .invoke(null, warehouse);
@@ -177,27 +171,11 @@ public final class SparkEngine implements AutoCloseable {
         loader.close();
     }
 
-    private static URL[] classPath() {
-        String runner = System.getProperty("sqltests.spark.runner");
-        String classPathFile = System.getProperty("sqltests.spark.classpath.file");
-        if (runner == null || classPathFile == null || !Files.isRegularFile(Path.of(classPathFile))) {
-            throw new IllegalStateException("the Spark class path is missing (" + classPathFile + "): run the tests"
-                    + " through Maven after lakestream-spark-runner is packaged, e.g. ./lakestream test, or"
-                    + " mvn install -pl lakestream-spark-runner -am -DskipTests && mvn test -pl sql-tests");
-        }
-        List<URL> urls = new ArrayList<>();
-        try {
-            urls.add(Path.of(runner).toUri().toURL());
-            for (String entry : Files.readString(Path.of(classPathFile)).trim().split(File.pathSeparator)) {
-                if (!entry.isBlank()) {
-                    urls.add(Path.of(entry).toUri().toURL());
-                }
-            }
-        } catch (MalformedURLException e) {
-            throw new IllegalArgumentException(e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return urls.toArray(URL[]::new);
+    /** lakestream-spark-runner's jar and its runtime class path, which the build names in system properties. */
+    private static List<Path> classPath() {
+        List<Path> entries = new ArrayList<>();
+        entries.add(IsolatedClassPath.file("sqltests.spark.runner"));
+        entries.addAll(IsolatedClassPath.classPathFile("sqltests.spark.classpath.file"));
+        return entries;
     }
 }

@@ -9,13 +9,13 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.IsolatedStockIcebergSpark;
 import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,28 +33,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class TestTieringSparkRead {
     private Path directory;
     private TestingWarehouse warehouse;
-    private IsolatedSpark spark;
+    private IsolatedStockIcebergSpark spark;
 
     @BeforeAll
     void startSpark() throws Exception {
         directory = Files.createTempDirectory("tiering-spark");
         warehouse = new TestingWarehouse(directory);
         CatalogConfig config = CatalogConfig.embedded(directory);
-        String catalog = "spark.sql.catalog." + LakestreamCatalog.DEFAULT_NAME;
-        // The JDBC catalog keys tables by catalog name, so Spark's catalog has the same name as ours.
-        spark = new IsolatedSpark(Map.of(
-                catalog,
-                "org.apache.iceberg.spark.SparkCatalog",
-                catalog + ".catalog-impl",
-                "org.apache.iceberg.jdbc.JdbcCatalog",
-                catalog + ".uri",
-                config.icebergProperties().get("uri"),
-                catalog + ".jdbc.schema-version",
-                "V1",
-                catalog + ".warehouse",
-                directory.toString(),
-                catalog + ".cache-enabled",
-                "false"));
+        // The JDBC catalog keys tables by catalog name, so Spark's catalog has the same name as ours; the
+        // runtime is on this module's test class path
+        spark = new IsolatedStockIcebergSpark(
+                List.of(),
+                IsolatedStockIcebergSpark.jdbcCatalog(
+                        LakestreamCatalog.DEFAULT_NAME,
+                        config.icebergProperties().get("uri"),
+                        directory.toString()));
     }
 
     @AfterAll

@@ -1,7 +1,6 @@
 package io.lakestream.spark.runtime;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import io.lakestream.testing.IsolatedClassPath;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,10 +24,8 @@ final class IsolatedSpark implements AutoCloseable {
     IsolatedSpark(String name, String master, List<Path> classPath, Map<String, String> config) {
         loader = IsolatedClassPath.loader(name, classPath);
         session = call(() -> {
-            // DriverManager discovers drivers once per JVM and hands one only to callers whose loader sees the
-            // same driver class: with several isolated sessions in one JVM, register this loader's SQLite driver
-            // (the embedded catalog) itself
-            Class.forName("org.sqlite.JDBC", true, loader);
+            // with several isolated sessions in one JVM, each registers its own loader's SQLite driver
+            IsolatedClassPath.registerSqliteDriver(loader);
             Object builder = invokeOn(loader.loadClass("org.apache.spark.sql.SparkSession"), null, "builder");
             builder = invoke(builder, "master", master);
             builder = invoke(builder, "appName", name);
@@ -100,51 +97,17 @@ final class IsolatedSpark implements AutoCloseable {
         return rows;
     }
 
-    /** Calls the public method of that name and arity (Spark's builder and reader methods are not overloaded on it). */
     private static Object invoke(Object target, String method, Object... args) throws ReflectiveOperationException {
-        return invokeOn(target.getClass(), target, method, args);
+        return IsolatedClassPath.invoke(target, method, args);
     }
 
     private static Object invokeOn(Class<?> type, Object target, String method, Object... args)
             throws ReflectiveOperationException {
-        for (Method candidate : type.getMethods()) {
-            if (candidate.getName().equals(method) && parametersMatch(candidate.getParameterTypes(), args)) {
-                return candidate.invoke(target, args);
-            }
-        }
-        throw new NoSuchMethodException(type.getName() + "." + method + " with " + args.length + " arguments");
+        return IsolatedClassPath.invokeOn(type, target, method, args);
     }
 
-    private static boolean parametersMatch(Class<?>[] types, Object[] args) {
-        if (types.length != args.length) {
-            return false;
-        }
-        for (int i = 0; i < types.length; i++) {
-            Class<?> type = types[i] == int.class ? Integer.class : types[i];
-            if (!type.isInstance(args[i])) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private interface Action<T> {
-        T run() throws ReflectiveOperationException;
-    }
-
-    private <T> T call(Action<T> action) {
-        return IsolatedClassPath.withContext(loader, () -> {
-            try {
-                return action.run();
-            } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof RuntimeException runtime) {
-                    throw runtime;
-                }
-                throw new IllegalStateException(e.getCause());
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+    private <T> T call(IsolatedClassPath.Call<T> action) {
+        return IsolatedClassPath.call(loader, action);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lakestream.spark.runtime;
 
+import io.lakestream.testing.IsolatedClassPath;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;

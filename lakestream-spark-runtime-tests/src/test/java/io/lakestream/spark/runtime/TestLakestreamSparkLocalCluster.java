@@ -3,6 +3,7 @@ package io.lakestream.spark.runtime;
 import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.IsolatedClassPath;
 import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.io.UncheckedIOException;

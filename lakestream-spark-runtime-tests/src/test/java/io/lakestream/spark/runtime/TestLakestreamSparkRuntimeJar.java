@@ -2,6 +2,7 @@ package io.lakestream.spark.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.IsolatedClassPath;
 import io.lakestream.testing.S3MockServer;
 import io.lakestream.testing.TestingPostgres;
 import java.io.IOException;

@@ -14,10 +14,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** What the test fixtures that run a server in a process of its own (S3Mock, Azurite) share. */
-final class ServerProcesses {
+public final class ServerProcesses {
     private ServerProcesses() {}
 
-    static int freeLoopbackPort() {
+    public static int freeLoopbackPort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -29,7 +29,7 @@ final class ServerProcesses {
      * Polls {@code answers} until it is true; fails with the server's log if the process exits first or the
      * timeout passes (then the process is stopped).
      */
-    static void awaitReady(
+    public static void awaitReady(
             String name, Process process, BooleanSupplier answers, Duration timeout, Supplier<String> log) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -54,7 +54,7 @@ final class ServerProcesses {
     }
 
     /** Stops the process and every process it started, forcibly after 30 s. */
-    static void stop(Process process) {
+    public static void stop(Process process) {
         List<ProcessHandle> children = process.descendants().toList();
         process.destroy();
         children.forEach(ProcessHandle::destroy);
@@ -69,7 +69,7 @@ final class ServerProcesses {
         children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     }
 
-    static void deleteRecursively(Path directory) {
+    public static void deleteRecursively(Path directory) {
         try (var paths = Files.walk(directory)) {
             paths.sorted(Comparator.reverseOrder())
                     .forEach(path -> path.toFile().delete());

@@ -1,4 +1,4 @@
-package io.lakestream.write;
+package io.lakestream.bucket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

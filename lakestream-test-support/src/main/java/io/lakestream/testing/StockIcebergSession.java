@@ -1,4 +1,4 @@
-package io.lakestream.spark;
+package io.lakestream.testing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,9 +7,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A local Spark session with the stock Iceberg runtime. It runs inside {@link StockIcebergSpark}'s
+ * A local Spark session with the stock Iceberg runtime. It runs inside {@link IsolatedStockIcebergSpark}'s
  * class loader, so it may reference only Spark and the JDK: values cross the loader boundary as JDK
- * types.
+ * types. (Spark is a provided dependency of this module: a test class path that uses this class has it.)
  */
 public final class StockIcebergSession implements AutoCloseable {
     private final SparkSession spark;

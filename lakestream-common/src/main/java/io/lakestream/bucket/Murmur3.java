@@ -1,19 +1,20 @@
-package io.lakestream.write;
+package io.lakestream.bucket;
 
 /**
  * Iceberg's bucket hash of an int or long column value (and of dates, times and timestamps, held as
  * ints and longs): murmur3 x86 32-bit, seed 0, of the value widened to a long's 8 little-endian bytes.
  * The same as Iceberg's {@code BucketUtil.hash(long)} (Guava's {@code murmur3_32_fixed().hashLong}),
- * written out so the writer's per-row bucket loop allocates no {@code HashCode}. {@code TestMurmur3}
+ * written out so the writer's per-row bucket loop allocates no {@code HashCode}; it sits next to
+ * {@link BucketFunction}, whose per-value {@code hash} it must agree with. {@code TestMurmur3}
  * compares the two.
  */
-final class Murmur3 {
+public final class Murmur3 {
     private static final int C1 = 0xcc9e2d51;
     private static final int C2 = 0x1b873593;
 
     private Murmur3() {}
 
-    static int hashLong(long value) {
+    public static int hashLong(long value) {
         int h1 = mixH1(0, mixK1((int) value));
         h1 = mixH1(h1, mixK1((int) (value >>> 32)));
         return finish(h1, Long.BYTES);

@@ -1,0 +1,290 @@
+package io.lakestream.merge;
+
+import static io.lakestream.merge.UnionReads.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.catalog.CatalogConfig;
+import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogPublishing;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringResult;
+import io.lakestream.tiering.TieringService;
+import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scenarios every store the lake and the log can live on must pass, with the catalog in a local SQLite
+ * file: the Java writer publishes log commits with the store's create-if-absent, the tiering service writes
+ * the lake through the store's Iceberg file IO with compaction and retention, and the union read equals an
+ * oracle built from what the test wrote; stock Iceberg reads the lake from the store; writers of several
+ * processes' worth of catalogs racing for the same versions lose nothing. A subclass only starts and stops its
+ * store, and adds what only its store can show (how files age for the orphan sweep, for one).
+ */
+@ExtendWith(Seeds.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class UnionReadOnStoreScenarios {
+    static final List<String> COLUMNS = List.of("id", "name", "score");
+
+    @TempDir
+    static Path catalogDirectory;
+
+    CatalogConfig config;
+    LakestreamCatalog catalog;
+    BufferAllocator allocator;
+
+    /**
+     * Where a started store holds the warehouse.
+     *
+     * @param warehouse the warehouse location on the store
+     * @param catalogProperties what the catalog needs to reach the store (endpoint, credentials)
+     */
+    record Store(String warehouse, Map<String, String> catalogProperties) {}
+
+    /** Starts the store (once for the test class). */
+    abstract Store startStore() throws IOException;
+
+    /** Stops the store; called even if {@link #startStore} failed part way. */
+    abstract void stopStore() throws IOException;
+
+    /** Checks that the table's lake and log are on the store, through its file IO and log file system. */
+    abstract void assertOnStore(LakestreamTable table);
+
+    @BeforeAll
+    void openCatalog() throws IOException {
+        Store store = startStore();
+        config = new CatalogConfig(
+                "jdbc",
+                store.warehouse(),
+                Optional.of("jdbc:sqlite:" + catalogDirectory.resolve("catalog.db")),
+                store.catalogProperties());
+        catalog = LakestreamCatalog.open(config);
+        catalog.createNamespace(TestingWarehouse.NAMESPACE);
+        allocator = new RootAllocator();
+    }
+
+    @AfterAll
+    void closeCatalog() throws IOException {
+        if (allocator != null) {
+            allocator.close();
+        }
+        if (catalog != null) {
+            catalog.close();
+        }
+        stopStore();
+    }
+
+    @Test
+    void primaryKeyTableWrittenTieredAndRead() throws IOException {
+        LakestreamTable table = createTable("pk", true, 3);
+        assertOnStore(table);
+
+        TieringConfig tieringConfig = TieringConfig.builder()
+                .writerThreads(2)
+                .retention(Duration.ZERO)
+                .compactionDeleteFiles(2)
+                .build();
+        Random random = Seeds.random(20261201L);
+        Map<Long, List<Object>> oracle = new TreeMap<>();
+        int compactions = 0;
+        int segmentsRemoved = 0;
+        int tiered = 0;
+        try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
+            for (int round = 0; round < 6; round++) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+                    for (int change = 0; change < 60; change++) {
+                        long id = random.nextInt(150);
+                        if (random.nextInt(4) == 0) {
+                            writer.delete(Map.of("id", id));
+                            oracle.remove(id);
+                        } else {
+                            String name = "r" + round + "-" + change;
+                            int score = random.nextInt(1000);
+                            writer.upsert(row(id, name, score));
+                            oracle.put(id, List.of(id, name, score));
+                        }
+                    }
+                    writer.commit();
+                }
+                if (round % 3 != 1) {
+                    TieringResult result = tiering.tierTable(table.identifier());
+                    assertThat(result.error()).isEmpty();
+                    assertThat(result.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+                    tiered++;
+                    compactions += result.bucketsCompacted().size();
+                    segmentsRemoved += result.segmentsRemoved();
+                }
+                // a fresh handle: the tiering service committed through its own
+                LakestreamTable current = catalog.loadTable(table.identifier());
+                assertThat(sorted(UnionReads.read(current, ReadOptions.UNION, COLUMNS, allocator)))
+                        .as("union read after round %s", round)
+                        .isEqualTo(List.copyOf(oracle.values()));
+            }
+            // the last round was tiered: the lake holds the whole log
+            assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.UP_TO_DATE);
+        }
+        assertThat(tiered).isEqualTo(4);
+        assertThat(compactions).as("buckets compacted").isPositive();
+        assertThat(segmentsRemoved).as("log segments removed by retention").isPositive();
+
+        // everything is tiered: stock Iceberg reads the same rows from the store (through its file IO)
+        LakestreamTable reloaded = catalog.loadTable(table.identifier());
+        List<List<Object>> lake = new ArrayList<>();
+        try (CloseableIterable<Record> records =
+                IcebergGenerics.read(reloaded.lake()).build()) {
+            records.forEach(record -> lake.add(List.of(record.get(0), record.get(1), record.get(2))));
+        }
+        assertThat(sorted(lake)).isEqualTo(List.copyOf(oracle.values()));
+
+        // a new process (a new catalog, its own clients) reads the same union
+        try (LakestreamCatalog other = LakestreamCatalog.open(config)) {
+            assertThat(sorted(UnionReads.read(
+                            other.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
+                    .isEqualTo(List.copyOf(oracle.values()));
+        }
+
+        // the log and the lake are on the store; no temporary file is left
+        LogFileSystem files = table.log().fileSystem();
+        assertThat(files.listRecursively(table.log().paths().root() + "/_commits"))
+                .extracting(entry -> entry.location().substring(entry.location().lastIndexOf('/') + 1))
+                .contains("00000000000000000001.json", "00000000000000000006.json")
+                .noneMatch(name -> name.startsWith(LogPublishing.TEMPORARY_PREFIX));
+        assertThat(files.listRecursively(reloaded.lake().location() + "/data")).isNotEmpty();
+    }
+
+    @Test
+    void appendOnlyTable() {
+        LakestreamTable table = createTable("events", false, 2);
+        List<List<Object>> expected = new ArrayList<>();
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
+            for (int round = 0; round < 3; round++) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+                    for (long id = 0; id < 50; id++) {
+                        // the same id in every round: an append-only table keeps every row
+                        writer.append(row(id, "e" + round, round));
+                        expected.add(List.of(id, "e" + round, round));
+                    }
+                    writer.commit();
+                }
+                if (round < 2) {
+                    assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+                }
+            }
+        }
+        assertThat(sorted(
+                        UnionReads.read(catalog.loadTable(table.identifier()), ReadOptions.UNION, COLUMNS, allocator)))
+                .isEqualTo(sorted(expected));
+    }
+
+    @Test
+    void writersOfSeveralCatalogsRacingForTheSameVersionsLoseNothing() throws Exception {
+        // each writer has a catalog of its own (its own clients and log cache), as separate processes would:
+        // all of them read version V and race to publish V + 1; exactly one wins each version, the others
+        // re-read and retry, and every acknowledged row is read back once
+        LakestreamTable created = createTable("raced", true, 2);
+        int writers = 4;
+        int commitsEach = 4;
+        List<LakestreamCatalog> catalogs = new ArrayList<>();
+        ExecutorService sessions = Executors.newFixedThreadPool(writers);
+        Set<Long> versions = new HashSet<>();
+        Map<Long, List<Object>> oracle = new TreeMap<>();
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<Long>>> results = new ArrayList<>();
+            for (int writer = 0; writer < writers; writer++) {
+                LakestreamCatalog own = LakestreamCatalog.open(config);
+                catalogs.add(own);
+                LakestreamTable table = own.loadTable(created.identifier());
+                int id = writer;
+                results.add(sessions.submit(() -> {
+                    start.await();
+                    List<Long> committed = new ArrayList<>();
+                    for (int commit = 0; commit < commitsEach; commit++) {
+                        try (LakestreamWriter session = new LakestreamWriter(table, allocator)) {
+                            long key = id * 100L + commit;
+                            session.upsert(row(key, "w" + id, commit));
+                            committed.add(session.commit().version());
+                        }
+                    }
+                    return committed;
+                }));
+                for (int commit = 0; commit < commitsEach; commit++) {
+                    long key = id * 100L + commit;
+                    oracle.put(key, List.of(key, "w" + id, commit));
+                }
+            }
+            start.countDown();
+            for (Future<List<Long>> result : results) {
+                versions.addAll(result.get());
+            }
+        } finally {
+            sessions.shutdownNow();
+            for (LakestreamCatalog own : catalogs) {
+                own.close();
+            }
+        }
+        long total = (long) writers * commitsEach;
+        assertThat(versions).hasSize((int) total).allMatch(version -> version >= 1 && version <= total);
+        LakestreamTable table = catalog.loadTable(created.identifier());
+        assertThat(table.log().latestSnapshot().version()).isEqualTo(total);
+        assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator)))
+                .isEqualTo(List.copyOf(oracle.values()));
+        // and after tiering, from the lake
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
+            assertThat(tiering.tierTable(table.identifier()).outcome()).isEqualTo(TieringResult.Outcome.TIERED);
+        }
+        assertThat(sorted(UnionReads.read(
+                        catalog.loadTable(table.identifier()), ReadOptions.of(ReadMode.LAKE), COLUMNS, allocator)))
+                .isEqualTo(List.copyOf(oracle.values()));
+    }
+
+    LakestreamTable createTable(String name, boolean primaryKey, int buckets) {
+        TableSpec.Builder spec =
+                TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA).bucketCount(buckets);
+        if (primaryKey) {
+            spec.primaryKey("id");
+        }
+        return catalog.createTable(TableIdentifier.of(TestingWarehouse.NAMESPACE, name), spec.build());
+    }
+
+    static List<List<Object>> sorted(List<List<Object>> rows) {
+        List<List<Object>> result = new ArrayList<>(rows);
+        result.sort((left, right) -> {
+            int byId = Long.compare((Long) left.get(0), (Long) right.get(0));
+            return byId != 0 ? byId : left.toString().compareTo(right.toString());
+        });
+        return result;
+    }
+}
