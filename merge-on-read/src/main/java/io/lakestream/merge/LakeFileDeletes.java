@@ -109,7 +109,8 @@ public final class LakeFileDeletes {
 
     private EqualityDeleteKeys loadEquality(LakeDeleteFile delete) {
         KeyColumns columns = equalityColumns(schema, delete);
-        boolean asLongs = longPrimaryKey.isPresent() && longPrimaryKey.get().equals(columns);
+        boolean asLongs =
+                longPrimaryKey.isPresent() && longPrimaryKey.get().fieldIds().equals(columns.fieldIds());
         return new EqualityDeleteKeys(columns, loader.equalityKeys(delete, columns, asLongs));
     }
 
