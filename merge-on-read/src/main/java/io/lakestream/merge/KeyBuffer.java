@@ -24,6 +24,11 @@ public final class KeyBuffer {
         return bytes;
     }
 
+    /** A copy of the encoded key: to compare encodings across engines (tests) and to name a key in a message. */
+    public byte[] toByteArray() {
+        return java.util.Arrays.copyOf(bytes, length);
+    }
+
     public void putByte(byte value) {
         ensure(1);
         bytes[length++] = value;

@@ -68,7 +68,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     private final boolean withOffsets;
     private final ArrowRowFilter rowFilter;
     private final Set<Integer> filterFieldIds;
-    private final EqualityDeletes equalityDeletes;
+    private final LakeFileDeletes deletes;
     private final Deque<Supplier<Iterator<VectorSchemaRoot>>> stages = new ArrayDeque<>();
     private Iterator<VectorSchemaRoot> current = Collections.emptyIterator();
     private VectorSchemaRoot next;
@@ -168,7 +168,8 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         this.outputFields = List.copyOf(fields);
         this.rowFilter = new ArrowRowFilter(readSchema, filter);
         this.filterFieldIds = Set.copyOf(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
-        this.equalityDeletes = new EqualityDeletes(table.lake().io(), schema, allocator);
+        this.deletes =
+                new LakeFileDeletes(new IcebergDeleteFileLoader(table.lake().io(), schema, allocator), table);
         if (indexedTail != null) {
             counters.add(indexedTail.counters());
             stages.add(() -> logBatches(indexedTail.range(), indexedTail.index().winners()));
@@ -216,24 +217,28 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
      * columns, filter columns) are decoded for every row; the others only for the surviving rows.
      */
     private Iterator<VectorSchemaRoot> lakeBatches(LakeFile file, TailIndex index, int pass, int passes) {
+        // the same deletes as the engines' own readers apply (LakeRowSelector), loaded once per split
+        LakeFileDeletes.FileDeletes fileDeletes = deletes.load(file);
+        PositionDeletes positionDeletes = fileDeletes.positions();
         LakeFileReader reader = new LakeFileReader(
                 table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator);
-        PositionDeletes positionDeletes = PositionDeletes.load(table.lake().io(), file);
         int[] keyColumns = index == null
                 ? new int[0]
                 : index.keyColumns().stream()
-                        .mapToInt(id -> EqualityDeletes.indexOf(readSchema, id))
+                        .mapToInt(id -> indexOf(readSchema, id))
                         .toArray();
         boolean[] early = new boolean[readSchema.columns().size()];
         for (int column : keyColumns) {
             early[column] = true;
         }
-        for (int id : EqualityDeletes.requiredFieldIds(file)) {
-            early[EqualityDeletes.indexOf(readSchema, id)] = true;
+        for (LakeFileDeletes.EqualityDeleteKeys equality : fileDeletes.equality()) {
+            for (int id : equality.columns().fieldIds()) {
+                early[indexOf(readSchema, id)] = true;
+            }
         }
         if (!rowFilter.isAlwaysTrue()) {
             for (int id : filterFieldIds) {
-                early[EqualityDeletes.indexOf(readSchema, id)] = true;
+                early[indexOf(readSchema, id)] = true;
             }
         }
         List<FieldVector> keys = new ArrayList<>(keyColumns.length);
@@ -241,7 +246,9 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             if (!positionDeletes.isEmpty()) {
                 selection.retain(row -> !positionDeletes.isDeleted(firstRowPosition + row));
             }
-            equalityDeletes.apply(file, batch, readSchema, selection);
+            for (LakeFileDeletes.EqualityDeleteKeys equality : fileDeletes.equality()) {
+                retainUndeleted(equality, batch, selection);
+            }
             if (pass == 0) {
                 counters.addLakeRows(selection.size());
             }
@@ -483,13 +490,49 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             ids.add(schema.findField(key).fieldId());
         }
         ids.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
-        for (LakeFile file : split.lakeFiles()) {
-            ids.addAll(EqualityDeletes.requiredFieldIds(file));
-        }
+        LakeFileDeletes.equalityFieldIds(split).forEach(ids::addAll);
         return TypeUtil.select(schema, ids);
     }
 
     private static int indexOfColumn(Schema schema, String name) {
-        return EqualityDeletes.indexOf(schema, schema.findField(name).fieldId());
+        return indexOf(schema, schema.findField(name).fieldId());
+    }
+
+    private static int indexOf(Schema schema, int fieldId) {
+        List<Types.NestedField> columns = schema.columns();
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).fieldId() == fieldId) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("field id %s is not read".formatted(fieldId));
+    }
+
+    /** Drops the selected rows of {@code batch} whose values of the delete file's columns it deletes. */
+    private void retainUndeleted(
+            LakeFileDeletes.EqualityDeleteKeys equality, VectorSchemaRoot batch, Selection selection) {
+        if (selection.isEmpty() || equality.keys().size() == 0) {
+            return;
+        }
+        List<FieldVector> vectors = equality.columns().fieldIds().stream()
+                .map(id -> batch.getVector(indexOf(readSchema, id)))
+                .toList();
+        switch (equality.keys()) {
+            case ChangedLongKeys longs -> {
+                long[] values = new long[batch.getRowCount()];
+                LongKeyVectors.load(vectors.getFirst(), batch.getRowCount(), values);
+                // the long layout is the primary key's: a lake row always has it
+                selection.retain(row -> !longs.contains(values[row]));
+            }
+            case ChangedEncodedKeys encoded -> {
+                ArrowKeyEncoder encoder =
+                        new ArrowKeyEncoder(vectors, equality.columns().types());
+                KeyBuffer key = new KeyBuffer();
+                selection.retain(row -> {
+                    encoder.encode(row, key);
+                    return !encoded.contains(key);
+                });
+            }
+        }
     }
 }

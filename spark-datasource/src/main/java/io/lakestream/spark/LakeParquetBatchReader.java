@@ -2,11 +2,17 @@ package io.lakestream.spark;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.merge.KeyColumns;
+import io.lakestream.merge.LakeFileDeletes;
+import io.lakestream.merge.LakeKeyAccessor;
+import io.lakestream.merge.LakeRowSelector;
 import io.lakestream.plan.LakeFile;
 import java.io.IOException;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.execution.datasources.parquet.VectorizedParquetRecordReader;
@@ -14,11 +20,12 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * The fast path: reads the lake files of a split that has no delete files with Spark's own vectorized
- * Parquet reader, and returns its batches as they are when every row is kept. Rows are dropped
- * without copying (a {@link SelectedRowsVector} over the reader's vectors) when the log tail changes
- * their key ({@link HiddenLakeRows}) or they fail the pushed filter ({@link LakeBatchFilter}); the
- * limit hint stops the split early. See {@link LakestreamReadPath}.
+ * The fast path: reads the lake files of a split with Spark's own vectorized Parquet reader, and returns its
+ * batches as they are when every row is kept. Rows are dropped without copying (a {@link SelectedRowsVector}
+ * over the reader's vectors) when the engine-neutral {@link LakeRowSelector} drops them (Iceberg position and
+ * equality deletes, keys the log tail changes; over the batch's vectors through {@link SparkBatchKeys}) or they
+ * fail the pushed filter ({@link LakeBatchFilter}); the limit hint stops the split early. See {@link
+ * io.lakestream.merge.LakeReadPath}.
  */
 final class LakeParquetBatchReader implements SplitBatchReader {
     private final Iterator<LakeFile> files;
@@ -26,20 +33,29 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     private Iterator<LakeFile> ranges = Collections.emptyIterator();
     private final LakeReadColumns columns;
     private final Configuration conf;
-    private final Optional<HiddenLakeRows> hiddenRows;
+    private final LakeRowSelector selector;
+    private final Optional<LakeFileDeletes> deletes;
+    private final AutoCloseable deleteResources;
+    /** The accessor over the batches' vectors of each key the selector matches, made on first use. */
+    private final Map<KeyColumns, SparkBatchKeys> batchKeys = new HashMap<>();
+
     private final LakeBatchFilter filter;
     private long remaining;
 
     private LakeFile file;
     private VectorizedParquetRecordReader current;
+    /** Where the current range's batches are in the file, if its position deletes need it. */
+    private Optional<LakeRowGroupRows> rowGroupRows = Optional.empty();
+
     private int[] rows = new int[0];
     private ColumnarBatch batch;
-    private long lakeRows;
 
     /**
      * @param hadoop the Hadoop configuration that opens the lake's files (see {@link LakeFileIoFileSystem})
      * @param pruner narrows each file to the row groups the pushed filter may match, if there is a filter
-     * @param hiddenRows drops the rows whose key the split's log tail changes, if it has one
+     * @param selector drops the rows Iceberg's deletes remove and those whose key the split's log tail changes
+     * @param deletes the split's delete files, if it has any
+     * @param deleteResources closed with this reader (the memory the delete files are read with)
      * @param limit the most rows to return
      */
     LakeParquetBatchReader(
@@ -47,14 +63,18 @@ final class LakeParquetBatchReader implements SplitBatchReader {
             LakeReadColumns columns,
             Configuration hadoop,
             Optional<LakeRowGroupPruner> pruner,
-            Optional<HiddenLakeRows> hiddenRows,
+            LakeRowSelector selector,
+            Optional<LakeFileDeletes> deletes,
+            AutoCloseable deleteResources,
             LakeBatchFilter filter,
             long limit) {
         this.files = LakeFileRanges.coalesce(files).iterator();
         this.columns = requireNonNull(columns, "columns is null");
         this.pruner = requireNonNull(pruner, "pruner is null");
         this.conf = SparkParquetFiles.configuration(hadoop, columns.sparkSchema());
-        this.hiddenRows = requireNonNull(hiddenRows, "hiddenRows is null");
+        this.selector = requireNonNull(selector, "selector is null");
+        this.deletes = requireNonNull(deletes, "deletes is null");
+        this.deleteResources = requireNonNull(deleteResources, "deleteResources is null");
         this.filter = requireNonNull(filter, "filter is null");
         this.remaining = limit;
     }
@@ -69,12 +89,17 @@ final class LakeParquetBatchReader implements SplitBatchReader {
                         return false;
                     }
                     LakeFile next = files.next();
-                    ranges = pruner.map(rowGroups -> rowGroups.keptRanges(next))
+                    selector.startFile(deletes.map(split -> split.load(next)).orElse(LakeFileDeletes.FileDeletes.NONE));
+                    // position deletes name rows of the file: its range is read whole, to place each batch in it
+                    ranges = pruner.filter(_ -> !selector.needsFileRows())
+                            .map(rowGroups -> rowGroups.keptRanges(next))
                             .orElse(List.of(next))
                             .iterator();
                     continue;
                 }
                 file = ranges.next();
+                rowGroupRows =
+                        selector.needsFileRows() ? Optional.of(LakeRowGroupRows.of(file, conf)) : Optional.empty();
                 current = SparkParquetFiles.open(file, conf);
             }
             ColumnarBatch read = nextFileBatch();
@@ -82,7 +107,6 @@ final class LakeParquetBatchReader implements SplitBatchReader {
                 closeCurrent();
                 continue;
             }
-            lakeRows += read.numRows();
             batch = keptRows(read);
             if (batch != null) {
                 return true;
@@ -103,20 +127,23 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     private ColumnarBatch keptRows(ColumnarBatch read) {
         int rowCount = read.numRows();
         int size = rowCount;
-        boolean selected = hiddenRows.isPresent() || !filter.isAlwaysTrue();
+        long firstFileRow =
+                rowGroupRows.map(groups -> groups.nextBatch(rowCount)).orElse(0L);
+        boolean selected = selector.selects() || !filter.isAlwaysTrue();
         if (selected && rowCount > 0) {
             if (rows.length < rowCount) {
                 rows = new int[rowCount];
             }
-            for (int row = 0; row < rowCount; row++) {
-                rows[row] = row;
-            }
-            if (hiddenRows.isPresent()) {
-                size = hiddenRows.get().retainUnchanged(read, rows, size);
-            }
-            size = filter.retain(read, rows, size);
+            size = selector.select(
+                    columns -> keys(columns, read),
+                    firstFileRow,
+                    rowCount,
+                    rows,
+                    (positions, kept) -> filter.retain(read, positions, kept));
             // every row kept: the reader's vectors serve as they are
             selected = size < rowCount;
+        } else {
+            selector.keepAll(rowCount);
         }
         if (size == 0) {
             return null;
@@ -134,6 +161,12 @@ final class LakeParquetBatchReader implements SplitBatchReader {
         return new ColumnarBatch(output, size);
     }
 
+    private LakeKeyAccessor keys(KeyColumns keyColumns, ColumnarBatch read) {
+        return batchKeys
+                .computeIfAbsent(keyColumns, key -> new SparkBatchKeys(key, columns::indexOf))
+                .over(read);
+    }
+
     @Override
     public ColumnarBatch get() {
         return batch;
@@ -141,7 +174,7 @@ final class LakeParquetBatchReader implements SplitBatchReader {
 
     @Override
     public long lakeRows() {
-        return lakeRows;
+        return selector.lakeRows();
     }
 
     @Override
@@ -151,7 +184,7 @@ final class LakeParquetBatchReader implements SplitBatchReader {
 
     @Override
     public long lakeRowsHidden() {
-        return hiddenRows.map(HiddenLakeRows::hiddenRows).orElse(0L);
+        return selector.lakeRowsHidden();
     }
 
     @Override
@@ -174,6 +207,13 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     @Override
     public void close() {
         batch = null;
-        closeCurrent();
+        // the delete files' memory is released even when closing the file fails
+        try (AutoCloseable resources = deleteResources) {
+            closeCurrent();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot release the memory of the split's delete files", e);
+        }
     }
 }

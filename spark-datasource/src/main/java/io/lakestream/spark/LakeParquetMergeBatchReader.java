@@ -8,7 +8,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * A primary-key split with a log tail, merged on Spark batches: first the lake rows, read by Spark's
  * Parquet reader minus the keys the tail changes ({@link LakeParquetBatchReader} with {@link
- * HiddenLakeRows}), then the tail's last upserts ({@link UnionSplitBatchReader} over the tail alone).
+ * io.lakestream.merge.LakeRowSelector}), then the tail's last upserts ({@link UnionSplitBatchReader} over the tail alone).
  * Each key comes from exactly one side: the lake side drops every key the tail changes, and the tail
  * side returns only the last change of each key, if it is not a delete.
  */

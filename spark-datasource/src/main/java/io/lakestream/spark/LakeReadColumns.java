@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,8 +15,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The lake columns a Spark Parquet read needs: first the columns it returns, in order, then the
- * primary key columns (to drop the rows the log tail changes) and the filter's columns, when they are
- * not returned.
+ * primary key columns (to drop the rows the log tail changes), the columns of the equality delete files and
+ * the filter's columns, when they are not returned.
  *
  * @param fields every column read, in batch order
  * @param outputCount how many of them, from the first, the read returns
@@ -31,14 +32,23 @@ record LakeReadColumns(List<Types.NestedField> fields, int outputCount) {
     /**
      * @param output the columns the read returns
      * @param key the primary key columns, if the read drops rows by key
+     * @param equalityFieldIds the columns of the split's equality delete files (those the schema no longer has are
+     *     left out: loading such a delete file fails with an error that says so)
      */
-    static LakeReadColumns of(Schema schema, List<String> output, List<Types.NestedField> key, Expression filter) {
+    static LakeReadColumns of(
+            Schema schema,
+            List<String> output,
+            List<Types.NestedField> key,
+            Collection<List<Integer>> equalityFieldIds,
+            Expression filter) {
         Set<Integer> ids = new LinkedHashSet<>();
         for (String column : output) {
             ids.add(schema.findField(column).fieldId());
         }
         int outputCount = ids.size();
         key.forEach(field -> ids.add(field.fieldId()));
+        equalityFieldIds.forEach(fieldIds ->
+                fieldIds.stream().filter(id -> schema.findField(id) != null).forEach(ids::add));
         ids.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
         List<Types.NestedField> fields = new ArrayList<>(ids.size());
         ids.forEach(id -> fields.add(schema.findField(id)));

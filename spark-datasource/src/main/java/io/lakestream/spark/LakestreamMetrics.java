@@ -30,13 +30,13 @@ public final class LakestreamMetrics {
         };
     }
 
-    static CustomTaskMetric[] values(SplitBatchReader reader, LakestreamReadPath path) {
+    static CustomTaskMetric[] values(SplitBatchReader reader, io.lakestream.merge.LakeReadPath path) {
         return new CustomTaskMetric[] {
             new TaskValue(LAKE_ROWS, reader.lakeRows()),
             new TaskValue(LOG_ROWS, reader.logRows()),
             new TaskValue(LAKE_ROWS_HIDDEN, reader.lakeRowsHidden()),
-            new TaskValue(LAKE_PARQUET_SPLITS, path == LakestreamReadPath.LAKE_PARQUET ? 1 : 0),
-            new TaskValue(PARQUET_MERGE_SPLITS, path == LakestreamReadPath.LAKE_PARQUET_MERGE ? 1 : 0),
+            new TaskValue(LAKE_PARQUET_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET ? 1 : 0),
+            new TaskValue(PARQUET_MERGE_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET_MERGE ? 1 : 0),
             new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped())
         };
     }
@@ -80,7 +80,7 @@ public final class LakestreamMetrics {
         }
     }
 
-    /** Splits with no log tail whose lake files Spark's Parquet reader read ({@link LakestreamReadPath#LAKE_PARQUET}). */
+    /** Splits with no log tail whose lake files Spark's Parquet reader read ({@link io.lakestream.merge.LakeReadPath#LAKE_PARQUET}). */
     public static final class LakeParquetSplits extends CustomSumMetric {
         @Override
         public String name() {
@@ -95,7 +95,7 @@ public final class LakestreamMetrics {
 
     /**
      * Splits whose lake files Spark's Parquet reader read and whose log tail was merged on its batches
-     * ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}).
+     * ({@link io.lakestream.merge.LakeReadPath#LAKE_PARQUET_MERGE}).
      */
     public static final class ParquetMergeSplits extends CustomSumMetric {
         @Override

@@ -1,5 +1,6 @@
 package io.lakestream.spark;
 
+import io.lakestream.merge.LakeReadPath;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import org.apache.iceberg.expressions.Expression;
@@ -9,18 +10,18 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Reads one split as Spark columnar batches, the way {@link LakestreamReadPath} chooses for it. A
+ * Reads one split as Spark columnar batches, the way {@link LakeReadPath} chooses for it. A
  * batch stays valid until the next call to {@link #next}.
  */
 final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> {
-    private final LakestreamReadPath path;
+    private final LakeReadPath path;
     private final SplitBatchReader reader;
 
     LakestreamPartitionReader(LakestreamReaderFactory factory, UnionSplit split) {
         LakestreamTable table = factory.table().load();
         Expression filter = ExpressionParser.fromJson(
                 factory.filterJson(), table.definition().schema());
-        this.path = LakestreamReadPath.choose(table, split, factory.columns(), filter, factory.maxIndexRows());
+        this.path = SplitBatchReaders.readPath(table, split, factory.columns(), filter, factory.maxIndexRows());
         this.reader = SplitBatchReaders.open(path, table, split, factory, filter);
     }
 

@@ -4,7 +4,7 @@ import java.io.Closeable;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * The batches of one split, read one way ({@link LakestreamReadPath}), and what reading them counted
+ * The batches of one split, read one way ({@link io.lakestream.merge.LakeReadPath}), and what reading them counted
  * for the scan's metrics. A batch stays valid until the next call to {@link #next}.
  */
 interface SplitBatchReader extends Closeable {

@@ -1,25 +1,74 @@
 package io.lakestream.spark;
 
 import io.lakestream.merge.ChangedKeys;
+import io.lakestream.merge.IcebergDeleteFileLoader;
 import io.lakestream.merge.IndexedTail;
+import io.lakestream.merge.KeyColumns;
+import io.lakestream.merge.LakeFileDeletes;
+import io.lakestream.merge.LakeReadPath;
+import io.lakestream.merge.LakeRowSelector;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 
-/** Opens the reader of a split for the path {@link LakestreamReadPath#choose} chose. */
+/** Chooses how a split is read ({@link LakeReadPath}'s rules, with what Spark's reader serves) and opens its reader. */
 final class SplitBatchReaders {
     private SplitBatchReaders() {}
 
+    /**
+     * How the split is read. Spark's Parquet reader serves a split whose columns (with the filter's and the equality
+     * delete files' columns) it returns exactly as the union read does, and merges when it also returns the primary
+     * key's values as the log encodes them ({@link SparkKeyEncoder}).
+     */
+    static LakeReadPath readPath(
+            LakestreamTable table, UnionSplit split, List<String> columns, Expression filter, long maxIndexRows) {
+        Schema schema = table.definition().schema();
+        Set<List<Integer>> equalityFieldIds = LakeFileDeletes.equalityFieldIds(split);
+        boolean deletesServed = equalityFieldIds.stream()
+                .flatMap(List::stream)
+                .map(schema::findField)
+                // a column the schema no longer has: the union split reader fails with the error that says so
+                .allMatch(field -> field != null && SparkKeyEncoder.supports(field.type()));
+        List<Types.NestedField> key = table.definition().primaryKeyFields();
+        boolean engineReadsLake = deletesServed
+                && servedBySpark(LakeReadColumns.of(schema, columns, List.of(), equalityFieldIds, filter));
+        return LakeReadPath.choose(
+                split,
+                engineReadsLake,
+                () -> key.stream().map(Types.NestedField::type).allMatch(SparkKeyEncoder::supports)
+                        && servedBySpark(LakeReadColumns.of(schema, columns, key, equalityFieldIds, filter)),
+                maxIndexRows);
+    }
+
+    /**
+     * True if Spark's Parquet reader returns every column with the values the union read returns.
+     * Not uuid (Spark would return the 16 bytes, not the string) nor fixed, whose Parquet type Spark
+     * does not read as binary in every version.
+     */
+    private static boolean servedBySpark(LakeReadColumns columns) {
+        return columns.fields().stream().map(Types.NestedField::type).allMatch(SplitBatchReaders::servedBySpark);
+    }
+
+    private static boolean servedBySpark(Type type) {
+        return switch (type.typeId()) {
+            case BOOLEAN, INTEGER, LONG, FLOAT, DOUBLE, DECIMAL, DATE, TIMESTAMP, STRING, BINARY -> true;
+            default -> false;
+        };
+    }
+
     static SplitBatchReader open(
-            LakestreamReadPath path,
+            LakeReadPath path,
             LakestreamTable table,
             UnionSplit split,
             LakestreamReaderFactory factory,
@@ -79,28 +128,33 @@ final class SplitBatchReaders {
             Expression filter,
             long limit,
             Optional<ChangedKeys> changedKeys) {
+        Schema schema = table.definition().schema();
         List<Types.NestedField> key =
                 changedKeys.isPresent() ? table.definition().primaryKeyFields() : List.of();
-        LakeReadColumns columns = LakeReadColumns.of(table.definition().schema(), factory.columns(), key, filter);
-        Optional<HiddenLakeRows> hiddenRows = changedKeys.map(keys -> {
-            int[] keyColumns = key.stream()
-                    .mapToInt(field -> columns.indexOf(field.fieldId()))
-                    .toArray();
-            return new HiddenLakeRows(
-                    keys, keyColumns, key.stream().map(Types.NestedField::type).toList());
-        });
+        LakeReadColumns columns =
+                LakeReadColumns.of(schema, factory.columns(), key, LakeFileDeletes.equalityFieldIds(split), filter);
+        LakeRowSelector selector = changedKeys
+                .map(keys -> LakeRowSelector.withTail(new KeyColumns(key), keys))
+                .orElseGet(LakeRowSelector::withoutTail);
+        Optional<BufferAllocator> deleteMemory = LakeFileDeletes.hasDeletes(split)
+                ? Optional.of(LakestreamMemory.newTaskAllocator("delete files of " + table.identifier()))
+                : Optional.empty();
+        Optional<LakeFileDeletes> deletes = deleteMemory.map(allocator ->
+                new LakeFileDeletes(new IcebergDeleteFileLoader(table.lake().io(), schema, allocator), table));
         Configuration hadoop = LakeFileIoFileSystem.configure(
                 SparkParquetFiles.base(), table.lake().io(), table.lake().location());
         // no filter, no footer read: every row group is read anyway
         Optional<LakeRowGroupPruner> pruner = filter.op() == Expression.Operation.TRUE
                 ? Optional.empty()
-                : Optional.of(new LakeRowGroupPruner(table.definition().schema(), filter, hadoop));
+                : Optional.of(new LakeRowGroupPruner(schema, filter, hadoop));
         return new LakeParquetBatchReader(
                 split.lakeFiles(),
                 columns,
                 hadoop,
                 pruner,
-                hiddenRows,
+                selector,
+                deletes,
+                () -> deleteMemory.ifPresent(BufferAllocator::close),
                 new LakeBatchFilter(columns.fields(), filter),
                 limit);
     }

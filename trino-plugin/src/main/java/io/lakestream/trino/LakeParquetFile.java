@@ -50,13 +50,13 @@ import org.apache.parquet.schema.MessageType;
  * groups whose statistics cannot match the enforced filter are skipped; the filter itself is still
  * applied to every row by the caller.
  */
-final class LakeParquetFile implements AutoCloseable {
+public final class LakeParquetFile implements AutoCloseable {
     /** Domains with more values than this are simplified to a range for row-group pruning. */
     private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
 
     /** A column to read: its Iceberg field id and Trino type. */
-    record ReadColumn(int fieldId, Type type) {
-        ReadColumn {
+    public record ReadColumn(int fieldId, Type type) {
+        public ReadColumn {
             requireNonNull(type, "type is null");
         }
     }
@@ -81,7 +81,7 @@ final class LakeParquetFile implements AutoCloseable {
      *     index); without it every page of a row group is read, so that {@link #pageFirstRow} is the file row
      *     of the page's first row, followed by the page's other rows in order
      */
-    static Optional<LakeParquetFile> open(
+    public static Optional<LakeParquetFile> open(
             LakeFile file,
             List<ReadColumn> columns,
             Map<Integer, Domain> constraint,
@@ -193,7 +193,7 @@ final class LakeParquetFile implements AutoCloseable {
     }
 
     /** The next page of the file's rows (only the columns the file has), or null at its end. */
-    SourcePage nextPage() {
+    public SourcePage nextPage() {
         try {
             return reader.nextPage();
         } catch (IOException | RuntimeException e) {
@@ -205,20 +205,20 @@ final class LakeParquetFile implements AutoCloseable {
      * The row of the file (0 for its first row) that the last page of {@link #nextPage} starts with; its
      * rows are consecutive rows of the file when the file was opened without page skipping.
      */
-    long pageFirstRow() {
+    public long pageFirstRow() {
         return reader.lastBatchStartRow();
     }
 
     /** The channel of a read column (by its index in the columns the file was opened with), -1 if absent. */
-    int channel(int readColumn) {
+    public int channel(int readColumn) {
         return channels[readColumn];
     }
 
-    long readBytes() {
+    public long readBytes() {
         return dataSource.getReadBytes();
     }
 
-    long readTimeNanos() {
+    public long readTimeNanos() {
         return dataSource.getReadTimeNanos();
     }
 

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * A primary-key split with a log tail, merged on Trino's pages: first the lake rows, read by Trino's
  * Parquet reader minus the keys the tail changes ({@link LakeParquetPageSource} with
- * {@link HiddenLakeKeys}), then the tail's last upserts ({@link LakestreamPageSource} over the tail
+ * {@link io.lakestream.merge.LakeRowSelector}), then the tail's last upserts ({@link LakestreamPageSource} over the tail
  * alone). Each key comes from exactly one side: the lake side drops every key the tail changes, and
  * the tail side returns only the last change of each key, if it is not a delete.
  */

@@ -1,14 +1,22 @@
 package io.lakestream.trino;
 
+import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static io.trino.memory.context.AggregatedMemoryContext.newSimpleAggregatedMemoryContext;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
+import io.lakestream.common.LakestreamException;
 import io.lakestream.merge.ChangedKeys;
 import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.FileRowKeys;
+import io.lakestream.merge.KeyColumns;
+import io.lakestream.merge.LakeFileDeletes;
+import io.lakestream.merge.LakeKeyAccessor;
+import io.lakestream.merge.LakeRowSelector;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.trino.delete.LakeDeleteFileReader;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.memory.context.AggregatedMemoryContext;
 import io.trino.parquet.ParquetReaderOptions;
@@ -21,6 +29,7 @@ import io.trino.spi.metrics.Metrics;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.type.Type;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,13 +42,12 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Reads the lake files of a split with Trino's own Parquet reader, and returns its pages as they are (no
- * conversion). Iceberg's position and equality deletes of the files ({@link LakeFileDeletes}) and the
- * enforced filter are applied to the rows (row groups the filter cannot match are skipped before), and
- * the limit hint stops the split early. A split without delete files, filter and tail returns the
- * reader's pages untouched (the fast path).
- * When the split has a log tail, the lake rows whose key the tail changes are dropped too
- * ({@link HiddenLakeKeys}); the tail itself is read by {@link LakeParquetMergePageSource}. See
- * {@link LakestreamReadPath}.
+ * conversion). Which rows survive Iceberg's position and equality deletes of the files and, when the split has
+ * a log tail, the keys it changes, the engine-neutral {@link LakeRowSelector} decides over the pages' blocks
+ * ({@link LakeBlockKeys}, or the lake key cache); the enforced filter is applied in between (row groups it
+ * cannot match are skipped before), and the limit hint stops the split early. A split without delete files,
+ * filter and tail returns the reader's pages untouched (the fast path). The tail itself is read by {@link
+ * LakeParquetMergePageSource}. See {@link io.lakestream.merge.LakeReadPath}.
  */
 final class LakeParquetPageSource implements ConnectorPageSource {
     private static final ParquetReaderOptions OPTIONS = ParquetReaderOptions.defaultOptions();
@@ -49,8 +57,13 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final List<LakeParquetFile.ReadColumn> readColumns;
     private final Map<Integer, Domain> constraint;
     private final LakeRowFilter filter;
-    private final Optional<HiddenLakeKeys> hiddenKeys;
+    private final LakeRowSelector selector;
     private final Optional<LakeFileDeletes> deletes;
+    private final Optional<KeyColumns> longKey;
+    private final LakeParquetColumns read;
+    /** The accessor over the pages' blocks of each key the selector matches, made on first use. */
+    private final Map<KeyColumns, LakeBlockKeys> blockKeys = new HashMap<>();
+
     private final Optional<LakeKeyCache> keyCache;
     private final List<LakeParquetFile.ReadColumn> readColumnsWithoutKey;
     /** For each output channel, how it is made from the current file's page. */
@@ -62,8 +75,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     private final AggregatedMemoryContext memoryContext = newSimpleAggregatedMemoryContext();
 
     private LakeParquetFile current;
-    /** The Iceberg deletes of the current file. */
-    private LakeFileDeletes.FileDeletes currentDeletes = LakeFileDeletes.FileDeletes.NONE;
     /** The keys of the current file's rows, if they come from the key cache. */
     private Optional<LakeKeyCache.Keys> currentKeys = Optional.empty();
     /** The file row of the current page's first row (with {@link #currentKeys}). */
@@ -71,7 +82,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     private long keyCacheHits;
     private long keyCacheMisses;
-    private long lakeRows;
     private long rowsReturned;
     private long completedBytes;
     private long readTimeNanos;
@@ -100,7 +110,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.limit = handle.limit();
         this.files = split.lakeFiles().iterator();
 
-        LakeReadColumns read = new LakeReadColumns();
+        LakeParquetColumns read = new LakeParquetColumns();
         List<Output> outputs = new ArrayList<>(columns.size());
         for (LakestreamColumnHandle column : columns) {
             switch (column.kind()) {
@@ -143,41 +153,39 @@ final class LakeParquetPageSource implements ConnectorPageSource {
         this.filter = new LakeRowFilter(domains);
 
         boolean hasDeletes = LakeFileDeletes.hasDeletes(split);
-        List<Integer> longKey =
-                changedKeys.isPresent() || hasDeletes ? LakeFileDeletes.longPrimaryKey(this.table.get()) : List.of();
-        Set<List<Integer>> equalityColumns = LakeFileDeletes.equalityColumns(split);
+        this.longKey = changedKeys.isPresent() || hasDeletes
+                ? LakeFileDeletes.longPrimaryKey(this.table.get())
+                : Optional.empty();
+        List<Integer> longKeyIds = longKey.map(KeyColumns::fieldIds).orElse(List.of());
+        Set<List<Integer>> equalityColumns = LakeFileDeletes.equalityFieldIds(split);
         // equality deletes matched on the pages' own blocks (not on the key cache's keys) need their columns
         for (List<Integer> fieldIds : equalityColumns) {
-            if (!fieldIds.equals(longKey)) {
+            if (!fieldIds.equals(longKeyIds)) {
                 fieldIds.forEach(fieldId -> readIcebergColumn(read, fieldId));
             }
         }
-        boolean longKeyEqualityDeletes = !longKey.isEmpty() && equalityColumns.contains(longKey);
+        boolean longKeyEqualityDeletes = !longKeyIds.isEmpty() && equalityColumns.contains(longKeyIds);
         // the key from the cache only where the query would read the key column just to merge
         this.keyCache = keyCache.filter(_ ->
                 ((changedKeys.isPresent() && changedKeys.get() instanceof ChangedLongKeys) || longKeyEqualityDeletes)
-                        && !read.contains(longKey.getFirst()));
+                        && !read.contains(longKeyIds.getFirst()));
         if (longKeyEqualityDeletes) {
             // last, like the tail's key below: with the cache, files whose keys come from it are read without it
-            readIcebergColumn(read, longKey.getFirst());
+            readIcebergColumn(read, longKeyIds.getFirst());
         }
-        List<Types.NestedField> key =
-                changedKeys.isPresent() ? this.table.get().definition().primaryKeyFields() : List.of();
-        this.hiddenKeys = changedKeys.map(keys -> {
-            List<org.apache.iceberg.types.Type> icebergKeyTypes =
-                    key.stream().map(Types.NestedField::type).toList();
-            List<Type> keyTypes =
-                    icebergKeyTypes.stream().map(LakestreamTypes::toTrinoType).toList();
-            int[] keyReadColumns = new int[key.size()];
-            for (int i = 0; i < keyReadColumns.length; i++) {
-                keyReadColumns[i] = read.add(key.get(i).fieldId(), keyTypes.get(i));
+        if (changedKeys.isPresent()) {
+            KeyColumns primaryKey = new KeyColumns(this.table.get().definition().primaryKeyFields());
+            for (Types.NestedField field : primaryKey.fields()) {
+                read.add(field.fieldId(), LakestreamTypes.toTrinoType(field.type()));
             }
-            return new HiddenLakeKeys(keys, keyReadColumns, icebergKeyTypes, keyTypes);
-        });
+            this.selector = LakeRowSelector.withTail(primaryKey, changedKeys.get());
+        } else {
+            this.selector = LakeRowSelector.withoutTail();
+        }
+        this.read = read;
         this.readColumns = read.columns();
         this.deletes = hasDeletes
-                ? Optional.of(
-                        new LakeFileDeletes(new LakeDeleteFileReader(fileSystem), this.table.get(), read::indexOf))
+                ? Optional.of(new LakeFileDeletes(new LakeDeleteFileReader(fileSystem), this.table.get()))
                 : Optional.empty();
         // with the cache, the key column was added last: files whose keys come from it are read without it
         this.readColumnsWithoutKey =
@@ -187,7 +195,7 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     }
 
     /** Registers a column of the table's current schema by field id (if it has it: else loading the deletes fails). */
-    private void readIcebergColumn(LakeReadColumns read, int fieldId) {
+    private void readIcebergColumn(LakeParquetColumns read, int fieldId) {
         Types.NestedField field = table.get().definition().schema().findField(fieldId);
         if (field != null) {
             read.add(fieldId, LakestreamTypes.toTrinoType(field.type()));
@@ -196,6 +204,14 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     @Override
     public SourcePage getNextSourcePage() {
+        try {
+            return nextPage();
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
+    }
+
+    private SourcePage nextPage() {
         while (!finished) {
             if (current == null && !openNextFile()) {
                 finished = true;
@@ -210,12 +226,18 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             int positionCount = page.getPositionCount();
             int[] positions = null;
             int rows = positionCount;
-            if (currentDeletes.isEmpty() && filter.isEmpty() && hiddenKeys.isEmpty()) {
-                lakeRows += positionCount;
+            if (!selector.selects() && filter.isEmpty()) {
+                selector.keepAll(positionCount);
             } else {
                 // a new array per page: the selected page keeps it until its blocks are loaded
                 positions = new int[positionCount];
-                rows = retainRows(page, positions);
+                LakeParquetFile file = current;
+                rows = selector.select(
+                        columns -> keys(columns, page, file),
+                        pageFirstRow,
+                        positionCount,
+                        positions,
+                        (selected, size) -> filter.retain(page, file::channel, selected, size));
             }
             if (rows == 0) {
                 continue;
@@ -236,40 +258,19 @@ final class LakeParquetPageSource implements ConnectorPageSource {
     }
 
     /**
-     * Drops the rows Iceberg's deletes remove, those the enforced filter rejects and those whose key the
-     * tail changes: each step reads its blocks as the reader made them (not through a selection), and
-     * narrows {@code positions} (as long as the page) in place; returns how many remain.
+     * The key {@code columns} of the page's rows: a long primary key from the lake key cache if it has the file
+     * (the file is then read without the key column), else from the page's blocks.
      */
-    private int retainRows(SourcePage page, int[] positions) {
-        int positionCount = page.getPositionCount();
-        for (int position = 0; position < positionCount; position++) {
-            positions[position] = position;
-        }
-        int rows = positionCount;
-        if (!currentDeletes.rows().isEmpty()) {
-            rows = currentDeletes.rows().retainUndeleted(pageFirstRow, positions, rows);
-        }
-        for (HiddenLakeKeys deleted : currentDeletes.equality()) {
-            rows = retainKeys(deleted, page, positions, rows);
-        }
-        // lake rows are counted with Iceberg's deletes applied, as the union split reader counts them
-        lakeRows += rows;
-        // the filter before the tail: it is cheaper per row than a key lookup and leaves fewer rows to look up
-        rows = filter.retain(page, current::channel, positions, rows);
-        if (hiddenKeys.isPresent()) {
-            rows = retainKeys(hiddenKeys.get(), page, positions, rows);
-        }
-        return rows;
-    }
-
-    /** Drops the rows whose key is in {@code keys}: keys of one long column from the key cache if it has the file. */
-    private int retainKeys(HiddenLakeKeys keys, SourcePage page, int[] positions, int size) {
-        if (currentKeys.isPresent() && keys.matchesLongs()) {
+    private LakeKeyAccessor keys(KeyColumns columns, SourcePage page, LakeParquetFile file) {
+        if (currentKeys.isPresent()
+                && longKey.isPresent()
+                && longKey.get().fieldIds().equals(columns.fieldIds())) {
             LakeKeyCache.Keys fileKeys = currentKeys.get();
-            return keys.retainByFileRow(
-                    fileKeys.keys(), fileKeys.ascending(), pageFirstRow, page.getPositionCount(), positions, size);
+            return new FileRowKeys(fileKeys.keys(), fileKeys.ascending(), pageFirstRow, page.getPositionCount());
         }
-        return keys.retain(page, current::channel, positions, size);
+        return blockKeys
+                .computeIfAbsent(columns, key -> new LakeBlockKeys(key, read::indexOf))
+                .over(page, file::channel);
     }
 
     private boolean openNextFile() {
@@ -278,18 +279,18 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             boolean cachedKeys = keyCache.isPresent() && keyCache.get().fits(lakeFile.recordCount());
             LakeFileDeletes.FileDeletes fileDeletes =
                     deletes.map(split -> split.load(lakeFile)).orElse(LakeFileDeletes.FileDeletes.NONE);
+            selector.startFile(fileDeletes);
             // with cached keys or deleted rows, each page's rows are found by their row in the file: no page skipping
             Optional<LakeParquetFile> file = LakeParquetFile.open(
                     lakeFile,
                     cachedKeys ? readColumnsWithoutKey : readColumns,
                     constraint,
-                    !cachedKeys && fileDeletes.rows().isEmpty(),
+                    !cachedKeys && !selector.needsFileRows(),
                     fileSystem,
                     OPTIONS,
                     memoryContext);
             if (file.isPresent()) {
                 current = file.get();
-                currentDeletes = fileDeletes;
                 currentKeys = cachedKeys ? Optional.of(cachedKeys(lakeFile)) : Optional.empty();
                 return true;
             }
@@ -315,7 +316,6 @@ final class LakeParquetPageSource implements ConnectorPageSource {
             readTimeNanos += current.readTimeNanos();
             LakeParquetFile file = current;
             current = null;
-            currentDeletes = LakeFileDeletes.FileDeletes.NONE;
             currentKeys = Optional.empty();
             file.close();
         }
@@ -323,10 +323,14 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return hiddenKeys
-                .map(keys -> LakestreamMetrics.parquetMerge(
-                        lakeRows, keys.hiddenRows(), keys.rowsInKeyOrder(), keyCacheHits, keyCacheMisses))
-                .orElseGet(() -> LakestreamMetrics.lakeParquet(lakeRows, keyCacheHits, keyCacheMisses));
+        return selector.tail().isPresent()
+                ? LakestreamMetrics.parquetMerge(
+                        selector.lakeRows(),
+                        selector.lakeRowsHidden(),
+                        selector.rowsInKeyOrder(),
+                        keyCacheHits,
+                        keyCacheMisses)
+                : LakestreamMetrics.lakeParquet(selector.lakeRows(), keyCacheHits, keyCacheMisses);
     }
 
     @Override

@@ -22,14 +22,14 @@ final class LakestreamMetrics {
     static final String LOG_ROWS_SUPERSEDED = "lakestream.logRowsSuperseded";
     /** Merge passes over the lake files. */
     static final String MERGE_PASSES = "lakestream.mergePasses";
-    /** Splits read by the fast path: Trino's Parquet reader over the lake files, no merge ({@link LakestreamReadPath}). */
+    /** Splits read by the fast path: Trino's Parquet reader over the lake files, no merge ({@link io.lakestream.merge.LakeReadPath}). */
     static final String FAST_PATH_SPLITS = "lakestream.fastPathSplits";
     /**
      * Splits whose lake files Trino's Parquet reader read and whose log tail was merged on its pages
-     * ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}).
+     * ({@link io.lakestream.merge.LakeReadPath#LAKE_PARQUET_MERGE}).
      */
     static final String PARQUET_MERGE_SPLITS = "lakestream.parquetMergeSplits";
-    /** Splits read by the engine-neutral union split reader, converted from Arrow ({@link LakestreamReadPath#UNION_SPLIT_READER}). */
+    /** Splits read by the engine-neutral union split reader, converted from Arrow ({@link io.lakestream.merge.LakeReadPath#UNION_SPLIT_READER}). */
     static final String UNION_SPLIT_READER_SPLITS = "lakestream.unionSplitReaderSplits";
 
     /**

@@ -2,13 +2,17 @@ package io.lakestream.trino;
 
 import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static io.lakestream.trino.LakestreamSessionProperties.isLakeKeyCacheEnabled;
+import static io.lakestream.trino.LakestreamSessionProperties.isNativeParquetReaderEnabled;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.merge.IndexedTail;
+import io.lakestream.merge.LakeReadPath;
+import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.LogRange;
+import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import io.trino.filesystem.TrinoFileSystem;
@@ -27,7 +31,7 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * Opens a split the way {@link LakestreamReadPath} chooses: Trino's Parquet reader over the lake files
+ * Opens a split the way {@link io.lakestream.merge.LakeReadPath} chooses: Trino's Parquet reader over the lake files
  * (Iceberg deletes applied, a log tail merged on its pages), otherwise the engine-neutral union split
  * reader.
  */
@@ -66,7 +70,7 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle))::get;
         // the merge with a tail, and equality deletes on the primary key, may take a lake file's keys from the cache
         Optional<LakeKeyCache> lakeKeyCache = isLakeKeyCacheEnabled(session) ? Optional.of(keyCache) : Optional.empty();
-        ConnectorPageSource source = switch (LakestreamReadPath.choose(session, handle, unionSplit, columnHandles)) {
+        ConnectorPageSource source = switch (readPath(session, handle, unionSplit, columnHandles)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(
                         lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty(), lakeKeyCache);
@@ -76,6 +80,28 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
         };
         return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
+    }
+
+    /**
+     * How the split is read ({@link LakeReadPath}'s rules); Trino's Parquet reader serves every lake column and key,
+     * unless the session turned it off.
+     */
+    static LakeReadPath readPath(
+            ConnectorSession session,
+            LakestreamTableHandle table,
+            UnionSplit split,
+            List<LakestreamColumnHandle> columns) {
+        boolean engineReadsLake = isNativeParquetReaderEnabled(session) && readsLakeColumns(table, split, columns);
+        return LakeReadPath.choose(split, engineReadsLake, () -> true, MergeConfig.DEFAULT.maxIndexRows());
+    }
+
+    private static boolean readsLakeColumns(
+            LakestreamTableHandle table, UnionSplit split, List<LakestreamColumnHandle> columns) {
+        return (table.mode() == ReadMode.UNION || table.mode() == ReadMode.LAKE)
+                && split.mode() == table.mode()
+                // columns the lake files hold (user columns, the primary key as the row id of a DELETE)
+                // or that are constant in a lake split ($bucket; $offset, null for lake rows)
+                && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE);
     }
 
     /** The lake files through Trino's Parquet reader minus the keys the tail changes, then the tail. */

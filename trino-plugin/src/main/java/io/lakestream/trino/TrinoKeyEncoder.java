@@ -20,7 +20,7 @@ import java.util.List;
  * decimals as 128-bit unscaled values, strings as length-prefixed UTF-8, UUIDs as 16 big-endian
  * bytes).
  */
-final class TrinoKeyEncoder {
+public final class TrinoKeyEncoder {
     private final ColumnEncoder[] columns;
     private byte[] scratch = new byte[16];
 
@@ -33,7 +33,7 @@ final class TrinoKeyEncoder {
      * @param icebergTypes the key columns' Iceberg types, in key order
      * @param trinoTypes their Trino types, the types of the blocks
      */
-    TrinoKeyEncoder(List<org.apache.iceberg.types.Type> icebergTypes, List<Type> trinoTypes) {
+    public TrinoKeyEncoder(List<org.apache.iceberg.types.Type> icebergTypes, List<Type> trinoTypes) {
         this.columns = new ColumnEncoder[icebergTypes.size()];
         for (int i = 0; i < columns.length; i++) {
             columns[i] = nullable(encoder(icebergTypes.get(i), trinoTypes.get(i)));
@@ -41,7 +41,7 @@ final class TrinoKeyEncoder {
     }
 
     /** Encodes the key at {@code position}; {@code keyBlocks} are the key columns in key order. */
-    void encode(Block[] keyBlocks, int position, KeyBuffer key) {
+    public void encode(Block[] keyBlocks, int position, KeyBuffer key) {
         key.reset();
         for (int i = 0; i < columns.length; i++) {
             columns[i].encode(keyBlocks[i], position, key);

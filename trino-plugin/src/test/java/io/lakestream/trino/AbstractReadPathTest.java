@@ -24,7 +24,7 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * Tests of how splits are read ({@link LakestreamReadPath}): queries compared between Trino's
+ * Tests of how splits are read ({@link io.lakestream.merge.LakeReadPath}): queries compared between Trino's
  * Parquet reader and the union split reader (the session property turned off), and the connector
  * metrics that show which path ran.
  */

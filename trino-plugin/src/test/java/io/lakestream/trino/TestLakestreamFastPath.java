@@ -9,7 +9,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fast path ({@link LakestreamReadPath#LAKE_PARQUET}): splits without a log tail are read by
+ * The fast path ({@link io.lakestream.merge.LakeReadPath#LAKE_PARQUET}): splits without a log tail are read by
  * Trino's Parquet reader (delete files: {@link TestLakestreamLakeDeletes}). Every query is checked against expected rows and
  * against the union split reader (the session property turned off), and the fast-path counter
  * proves which path ran. Splits with a log tail: {@link TestLakestreamParquetMerge}.

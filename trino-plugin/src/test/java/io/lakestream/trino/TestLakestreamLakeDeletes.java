@@ -2,29 +2,17 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.lake.LakePosition;
+import io.lakestream.testing.LakeDeleteFiles;
 import io.trino.spi.metrics.Metrics;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 
 /**
  * Lake files with Iceberg delete files are read by Trino's Parquet reader, the deletes applied on its
- * pages ({@link LakeFileDeletes}): equality deletes (which tiering writes for every updated or deleted
+ * pages ({@link io.lakestream.merge.LakeRowSelector}): equality deletes (which tiering writes for every updated or deleted
  * key) on keys of every layout, and position deletes (which another engine's DELETE on the lake writes),
  * with and without a log tail. Every query is checked against expected rows and against the union split
  * reader, and both paths count the same rows.
@@ -127,7 +115,7 @@ final class TestLakestreamLakeDeletes extends AbstractReadPathTest {
         List<Long> ids = idsInFileOrder(lake, dataFile);
         // rows 0, 1 and 50 of the data file, as an engine's merge-on-read DELETE writes them, and a row of
         // another file that must not apply
-        writePositionDeletes(lake, dataFile, List.of(0L, 1L, 50L));
+        LakeDeleteFiles.writePositionDeletes(lake, dataFile, List.of(0L, 1L, 50L));
         List<Long> deleted = List.of(ids.get(0), ids.get(1), ids.get(50));
         String deletedIds = deleted.stream().map(String::valueOf).collect(Collectors.joining(", "));
 
@@ -169,59 +157,15 @@ final class TestLakestreamLakeDeletes extends AbstractReadPathTest {
     }
 
     private static DataFile onlyDataFile(Table lake) {
-        List<DataFile> files = new ArrayList<>();
-        try (CloseableIterable<FileScanTask> tasks = lake.newScan().planFiles()) {
-            tasks.forEach(task -> files.add(task.file()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        List<DataFile> files = LakeDeleteFiles.dataFiles(lake);
         assertThat(files).hasSize(1);
         return files.getFirst();
     }
 
     /** The primary keys of a data file's rows, in file order, read by Iceberg's own reader. */
     private static List<Long> idsInFileOrder(Table lake, DataFile file) {
-        List<Long> ids = new ArrayList<>();
-        try (CloseableIterable<Record> records = Parquet.read(lake.io().newInputFile(file.location()))
-                .project(lake.schema())
-                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(lake.schema(), fileSchema))
-                .build()) {
-            records.forEach(record -> ids.add((Long) record.getField("id")));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return ids;
-    }
-
-    /** Commits a position delete file for {@code rows} of {@code file} (and a row of a file that does not exist). */
-    private static void writePositionDeletes(Table lake, DataFile file, List<Long> rows) {
-        String location = lake.locationProvider().newDataLocation("position-deletes-" + System.nanoTime() + ".parquet");
-        PositionDeleteWriter<Record> writer;
-        try {
-            writer = Parquet.writeDeletes(lake.io().newOutputFile(location))
-                    .withSpec(lake.specs().get(file.specId()))
-                    .withPartition(file.partition())
-                    .overwrite()
-                    .buildPositionWriter();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        try (writer) {
-            // position delete files are sorted by file path, then position
-            writer.write(PositionDelete.<Record>create().set("file:/elsewhere/a.parquet", 3L));
-            for (long row : rows) {
-                writer.write(PositionDelete.<Record>create().set(file.location(), row));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        DeleteFile deletes = writer.toDeleteFile();
-        // The commit carries the lake's offset map, so Lakestream takes it for its own: a snapshot without it
-        // after the last tiering commit stops union reads (LAKE_LAYOUT_MISMATCH, TestLakeChangedOutsideLakestream).
-        // What is tested here is how the readers apply position delete files.
-        RowDelta delta = lake.newRowDelta().addDeletes(deletes);
-        LakePosition position = LakePosition.current(lake);
-        LakePosition.summary(position.offsets(), position.logVersion()).forEach(delta::set);
-        delta.commit();
+        return LakeDeleteFiles.valuesInFileOrder(lake, file, "id").stream()
+                .map(Long.class::cast)
+                .toList();
     }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The merge on Trino's pages ({@link LakestreamReadPath#LAKE_PARQUET_MERGE}): a primary-key bucket
+ * The merge on Trino's pages ({@link io.lakestream.merge.LakeReadPath#LAKE_PARQUET_MERGE}): a primary-key bucket
  * with a log tail. Lake files with delete files: {@link TestLakestreamLakeDeletes}. Every query is checked against expected rows and
  * against the union split reader, and the connector metrics prove which path ran and that both paths
  * count the same merge.

@@ -11,7 +11,7 @@ import java.util.Map;
  * asked for: the query's columns, the filter's, the equality deletes' and the primary key (the last, so that
  * files whose keys come from the key cache are read without it).
  */
-final class LakeReadColumns {
+final class LakeParquetColumns {
     private final List<LakeParquetFile.ReadColumn> columns = new ArrayList<>();
     private final Map<Integer, Integer> indexOfField = new HashMap<>();
 

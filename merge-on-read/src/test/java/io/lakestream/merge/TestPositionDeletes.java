@@ -1,4 +1,4 @@
-package io.lakestream.trino;
+package io.lakestream.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,9 +10,9 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** {@link DeletedLakeRows} against a set of deleted rows, over random pages of random files. */
+/** {@link PositionDeletes#retainUndeleted} against a set of deleted rows, over random pages of random files. */
 @ExtendWith(Seeds.class)
-final class TestDeletedLakeRows {
+final class TestPositionDeletes {
     @Test
     void keepsExactlyTheRowsNotDeleted() {
         long seed = Seeds.seed(20261202);
@@ -31,7 +31,7 @@ final class TestDeletedLakeRows {
                 rows[rows.length - 1] = rows[random.nextInt(rows.length - 1)];
                 Arrays.sort(rows);
             }
-            DeletedLakeRows deletedRows = new DeletedLakeRows(rows);
+            PositionDeletes deletedRows = PositionDeletes.of(rows);
             int firstRow = random.nextInt(fileRows);
             int pageRows = 1 + random.nextInt(fileRows - firstRow);
             // the positions left by earlier steps: all of them, or an ascending subset
@@ -56,8 +56,8 @@ final class TestDeletedLakeRows {
     @Test
     void noDeletesKeepEveryRow() {
         int[] positions = {0, 1, 2, 5};
-        assertThat(DeletedLakeRows.NONE.isEmpty()).isTrue();
-        assertThat(DeletedLakeRows.NONE.retainUndeleted(100, positions, 4)).isEqualTo(4);
+        assertThat(PositionDeletes.NONE.isEmpty()).isTrue();
+        assertThat(PositionDeletes.NONE.retainUndeleted(100, positions, 4)).isEqualTo(4);
         assertThat(positions).containsExactly(0, 1, 2, 5);
     }
 }

@@ -1,4 +1,4 @@
-package io.lakestream.trino;
+package io.lakestream.trino.delete;
 
 import static io.airlift.slice.Slices.utf8Slice;
 import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_BAD_DATA;
@@ -11,11 +11,17 @@ import io.airlift.slice.Slice;
 import io.lakestream.merge.ChangedEncodedKeys;
 import io.lakestream.merge.ChangedKeys;
 import io.lakestream.merge.ChangedLongKeys;
+import io.lakestream.merge.DeleteFileLoader;
 import io.lakestream.merge.KeyBuffer;
+import io.lakestream.merge.KeyColumns;
 import io.lakestream.merge.KeyIndex;
 import io.lakestream.merge.LongKeyIndex;
+import io.lakestream.merge.PositionDeletes;
 import io.lakestream.plan.LakeDeleteFile;
 import io.lakestream.plan.LakeFile;
+import io.lakestream.trino.LakeParquetFile;
+import io.lakestream.trino.LakestreamTypes;
+import io.lakestream.trino.TrinoKeyEncoder;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.parquet.ParquetReaderOptions;
 import io.trino.spi.TrinoException;
@@ -34,10 +40,11 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Reads a lake data file's Iceberg delete files with Trino's Parquet reader (the reader of the data
- * files): the rows its position delete files remove, and the rows of an equality delete file as a set
- * of keys ({@link ChangedKeys}, matched against the lake rows like the keys of a log tail).
+ * files, through the connector's file system): the rows its position delete files remove, and the rows of an
+ * equality delete file as a set of keys ({@link ChangedKeys}, matched against the lake rows like the keys of a
+ * log tail by {@link io.lakestream.merge.LakeRowSelector}).
  */
-final class LakeDeleteFileReader {
+public final class LakeDeleteFileReader implements DeleteFileLoader {
     private static final ParquetReaderOptions OPTIONS = ParquetReaderOptions.defaultOptions();
     private static final LakeParquetFile.ReadColumn FILE_PATH =
             new LakeParquetFile.ReadColumn(MetadataColumns.DELETE_FILE_PATH.fieldId(), VARCHAR);
@@ -46,12 +53,12 @@ final class LakeDeleteFileReader {
 
     private final TrinoFileSystem fileSystem;
 
-    LakeDeleteFileReader(TrinoFileSystem fileSystem) {
+    public LakeDeleteFileReader(TrinoFileSystem fileSystem) {
         this.fileSystem = requireNonNull(fileSystem, "fileSystem is null");
     }
 
-    /** The rows of {@code file} (0 for its first row) that its position delete files remove, ascending. */
-    long[] deletedRows(LakeFile file) {
+    @Override
+    public PositionDeletes positionDeletes(LakeFile file) {
         Slice path = utf8Slice(file.path());
         // a position delete file may name several data files: its row groups of other files are skipped
         Map<Integer, Domain> ofFile = Map.of(FILE_PATH.fieldId(), Domain.singleValue(VARCHAR, path));
@@ -84,7 +91,7 @@ final class LakeDeleteFileReader {
         }
         long[] sorted = Arrays.copyOf(rows, count);
         Arrays.sort(sorted);
-        return sorted;
+        return PositionDeletes.of(sorted);
     }
 
     /**
@@ -93,12 +100,13 @@ final class LakeDeleteFileReader {
      * in a lake row), otherwise encoded like {@link TrinoKeyEncoder} encodes the lake rows' values (NULL
      * matches NULL, as Iceberg's equality deletes do).
      *
-     * @param columns the equality columns, in the order of the delete file's equality field ids
+     * @param keyColumns the equality columns, in the order of the delete file's equality field ids
      * @param longKey whether {@code columns} are the table's primary key of one long-like column
      */
-    ChangedKeys equalityKeys(LakeDeleteFile delete, List<Types.NestedField> columns, boolean longKey) {
-        List<org.apache.iceberg.types.Type> icebergTypes =
-                columns.stream().map(Types.NestedField::type).toList();
+    @Override
+    public ChangedKeys equalityKeys(LakeDeleteFile delete, KeyColumns keyColumns, boolean longKey) {
+        List<Types.NestedField> columns = keyColumns.fields();
+        List<org.apache.iceberg.types.Type> icebergTypes = keyColumns.types();
         List<Type> types =
                 icebergTypes.stream().map(LakestreamTypes::toTrinoType).toList();
         List<LakeParquetFile.ReadColumn> readColumns = new ArrayList<>(columns.size());
