@@ -17,15 +17,26 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
@@ -66,21 +77,7 @@ class TestLakeFileCache {
 
     @Test
     void prunedKeptFilesAreWhatIcebergPlans() {
-        // three commits, each a data file per bucket over an id range, then equality deletes over sub-ranges
-        for (int commit = 0; commit < 3; commit++) {
-            var append = table.lake().newAppend();
-            for (int bucket = 0; bucket < BUCKETS; bucket++) {
-                append.appendFile(dataFile(bucket, commit * 100L, commit * 100L + 99));
-            }
-            append.commit();
-        }
-        var delta = table.lake().newRowDelta();
-        for (int bucket = 0; bucket < BUCKETS; bucket++) {
-            delta.addDeletes(equalityDelete(bucket, 10, 20));
-            delta.addDeletes(equalityDelete(bucket, 250, 260));
-        }
-        delta.commit();
-        long snapshot = table.lake().currentSnapshot().snapshotId();
+        long snapshot = commitDataAndDeletes();
 
         LakeFileCache cache = new LakeFileCache(1_000);
         List<Expression> filters = List.of(
@@ -111,6 +108,100 @@ class TestLakeFileCache {
                         .mapToInt(List::size)
                         .sum())
                 .isEqualTo(BUCKETS);
+    }
+
+    /**
+     * A background refresh prepares a snapshot on its own thread only, never on Iceberg's shared worker pool
+     * (which takes every core from the queries running beside it): every manifest is read once, by the
+     * calling thread, and what it kept is what Iceberg plans.
+     */
+    @Test
+    void preparePlansOnTheCallingThreadOnly() {
+        long snapshot = commitDataAndDeletes();
+        TableMetadata metadata =
+                ((HasTableOperations) table.lake()).operations().current();
+        ManifestReadingThreads io = new ManifestReadingThreads(table.lake().io());
+        Table lake = new BaseTable(new StaticTableOperations(metadata, io), "recorded");
+        int manifests = lake.currentSnapshot().allManifests(table.lake().io()).size();
+        // three data manifests and a delete manifest: more than one, so Iceberg would read them in parallel
+        assertThat(manifests).isEqualTo(4);
+
+        LakeFileCache cache = new LakeFileCache(1_000);
+        cache.prepare(lake);
+
+        assertThat(io.manifestReads()).isEqualTo(manifests);
+        assertThat(io.threads()).containsOnly(Thread.currentThread().getName());
+        assertThat(sorted(cache.byBucket(table, snapshot, alwaysTrue())))
+                .isEqualTo(sorted(LakeFiles.byBucket(table, snapshot, alwaysTrue())));
+        // the read found the snapshot prepared: no manifest read again
+        assertThat(io.manifestReads()).isEqualTo(manifests);
+    }
+
+    /** Three commits, each a data file per bucket over an id range, then equality deletes over sub-ranges. */
+    private long commitDataAndDeletes() {
+        for (int commit = 0; commit < 3; commit++) {
+            var append = table.lake().newAppend();
+            for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                append.appendFile(dataFile(bucket, commit * 100L, commit * 100L + 99));
+            }
+            append.commit();
+        }
+        var delta = table.lake().newRowDelta();
+        for (int bucket = 0; bucket < BUCKETS; bucket++) {
+            delta.addDeletes(equalityDelete(bucket, 10, 20));
+            delta.addDeletes(equalityDelete(bucket, 250, 260));
+        }
+        delta.commit();
+        return table.lake().currentSnapshot().snapshotId();
+    }
+
+    /** A lake's file IO that records which threads open manifest files (the snapshot's manifest list excluded). */
+    private static final class ManifestReadingThreads implements FileIO {
+        private final FileIO delegate;
+        private final Set<String> threads = ConcurrentHashMap.newKeySet();
+        private final AtomicInteger manifestReads = new AtomicInteger();
+
+        ManifestReadingThreads(FileIO delegate) {
+            this.delegate = delegate;
+        }
+
+        Set<String> threads() {
+            return threads;
+        }
+
+        int manifestReads() {
+            return manifestReads.get();
+        }
+
+        @Override
+        public InputFile newInputFile(String location) {
+            record(location);
+            return delegate.newInputFile(location);
+        }
+
+        @Override
+        public InputFile newInputFile(String location, long length) {
+            record(location);
+            return delegate.newInputFile(location, length);
+        }
+
+        @Override
+        public OutputFile newOutputFile(String location) {
+            return delegate.newOutputFile(location);
+        }
+
+        @Override
+        public void deleteFile(String location) {
+            delegate.deleteFile(location);
+        }
+
+        private void record(String location) {
+            String name = location.substring(location.lastIndexOf('/') + 1);
+            if (name.endsWith(".avro") && !name.startsWith("snap-")) {
+                manifestReads.incrementAndGet();
+                threads.add(Thread.currentThread().getName());
+            }
+        }
     }
 
     private DataFile dataFile(int bucket, long minId, long maxId) {
