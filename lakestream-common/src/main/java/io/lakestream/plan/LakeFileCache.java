@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.iceberg.FileScanTask;
@@ -24,7 +25,9 @@ import org.apache.iceberg.io.CloseableIterable;
  * The lake files of recently read snapshots, for a long-lived reader (an engine's connector). A
  * snapshot never changes, so its manifests are read once, without a filter, and every read of it
  * prunes the kept files with its own filter ({@link LakeFilePruner}) instead of reading the
- * manifests again. Keyed by table UUID and snapshot id: a re-created table is another table.
+ * manifests again. A snapshot a few commits after one kept here is planned from that one's files and
+ * the changes between ({@link IncrementalLakePlanning}: only the manifests written since are read).
+ * Keyed by table UUID and snapshot id: a re-created table is another table.
  *
  * <p>Thread-safe; bounded by the number of files kept.
  */
@@ -73,7 +76,15 @@ public final class LakeFileCache {
         }
     }
 
-    private static List<FileScanTask> planAll(Table lake, long snapshotId, Planning planning) {
+    private List<FileScanTask> planAll(Table lake, long snapshotId, Planning planning) {
+        // a snapshot a few commits after one planned here: only the manifests of the snapshots between are read
+        Optional<List<FileScanTask>> fromAncestor = IncrementalLakePlanning.plan(
+                lake,
+                snapshotId,
+                ancestor -> Optional.ofNullable(snapshots.getIfPresent(new Key(lake.uuid(), ancestor))));
+        if (fromAncestor.isPresent()) {
+            return fromAncestor.get();
+        }
         // with the column metrics, which planning drops by default: the pruner needs them
         TableScan scan = lake.newScan().useSnapshot(snapshotId).includeColumnStats();
         if (planning == Planning.CALLING_THREAD) {

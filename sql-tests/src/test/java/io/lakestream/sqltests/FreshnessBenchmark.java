@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
@@ -55,11 +56,14 @@ public final class FreshnessBenchmark {
 
     private static void run(String[] args) throws Exception {
         int commits = 200;
+        Optional<Path> traceFile = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--commits") && i + 1 < args.length) {
                 commits = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--trace") && i + 1 < args.length) {
+                traceFile = Optional.of(Path.of(args[++i]));
             } else {
-                System.err.println("usage: lakestream bench freshness [--commits N]");
+                System.err.println("usage: lakestream bench freshness [--commits N] [--trace FILE]");
                 System.exit(2);
             }
         }
@@ -116,9 +120,8 @@ public final class FreshnessBenchmark {
             }
         }
         Map<String, Long> readsAfter = engines.trinoMetadataReads();
-        String traceFile = System.getProperty("freshness.trace");
-        if (traceFile != null) {
-            Files.write(Path.of(traceFile), trace);
+        if (traceFile.isPresent()) {
+            Files.write(traceFile.get(), trace);
         }
         long queries = unionQueries - queriesBefore;
         // what a query costs when nothing changes: the floor under the freshness figures, in the same run
