@@ -22,6 +22,7 @@ import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
@@ -49,6 +50,12 @@ import org.apache.iceberg.util.StructLikeWrapper;
 final class IncrementalLakePlanning {
     /** How many snapshots back an ancestor with planned files is looked for. */
     static final int MAX_SNAPSHOTS = 16;
+
+    /** Snapshot summary counts of what a snapshot removed or added that this class does not apply. */
+    private static final List<String> REMOVALS = List.of(
+            SnapshotSummary.DELETED_FILES_PROP,
+            SnapshotSummary.REMOVED_DELETE_FILES_PROP,
+            SnapshotSummary.ADD_POS_DELETE_FILES_PROP);
 
     private IncrementalLakePlanning() {}
 
@@ -94,6 +101,11 @@ final class IncrementalLakePlanning {
 
     private static Optional<List<FileScanTask>> apply(
             Table lake, List<FileScanTask> tasks, Snapshot snapshot, TaskFactory factory) {
+        // a compaction says in its summary that it removed files: plan it from all the manifests without first
+        // reading the ones it wrote (the check of the files themselves below stays the rule)
+        if (removesFiles(snapshot.summary())) {
+            return Optional.empty();
+        }
         if (snapshot.removedDataFiles(lake.io()).iterator().hasNext()
                 || snapshot.removedDeleteFiles(lake.io()).iterator().hasNext()) {
             return Optional.empty();
@@ -133,6 +145,10 @@ final class IncrementalLakePlanning {
             result.add(factory.task(snapshot, file, List.of()));
         }
         return Optional.of(result.build());
+    }
+
+    private static boolean removesFiles(Map<String, String> summary) {
+        return summary != null && REMOVALS.stream().anyMatch(key -> !"0".equals(summary.getOrDefault(key, "0")));
     }
 
     private static boolean atSequence(ContentFile<?> file, Snapshot snapshot) {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.ObservedFileIO;
 import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.ByteBuffer;
@@ -39,8 +40,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
@@ -127,7 +126,7 @@ class TestLakeFileCache {
         TableMetadata metadata =
                 ((HasTableOperations) table.lake()).operations().current();
         ManifestReadingThreads io = new ManifestReadingThreads(table.lake().io());
-        Table lake = new BaseTable(new StaticTableOperations(metadata, io), "recorded");
+        Table lake = new BaseTable(new StaticTableOperations(metadata, io.io()), "recorded");
         int manifests = lake.currentSnapshot().allManifests(table.lake().io()).size();
         // three data manifests and a delete manifest: more than one, so Iceberg would read them in parallel
         assertThat(manifests).isEqualTo(4);
@@ -187,7 +186,7 @@ class TestLakeFileCache {
             TableMetadata metadata =
                     ((HasTableOperations) table.lake()).operations().current();
             ManifestReadingThreads io = new ManifestReadingThreads(table.lake().io());
-            Table lake = new BaseTable(new StaticTableOperations(metadata, io), "recorded");
+            Table lake = new BaseTable(new StaticTableOperations(metadata, io.io()), "recorded");
             long snapshot = lake.currentSnapshot().snapshotId();
             List<ManifestFile> manifests =
                     lake.currentSnapshot().allManifests(table.lake().io());
@@ -234,14 +233,18 @@ class TestLakeFileCache {
         return table.lake().currentSnapshot().snapshotId();
     }
 
-    /** A lake's file IO that records which threads open manifest files (the snapshot's manifest list excluded). */
-    private static final class ManifestReadingThreads implements FileIO {
-        private final FileIO delegate;
+    /** Records which threads open manifest files of a lake (the snapshot's manifest list excluded). */
+    private static final class ManifestReadingThreads {
         private final Set<String> threads = ConcurrentHashMap.newKeySet();
         private final AtomicInteger manifestReads = new AtomicInteger();
+        private final FileIO io;
 
         ManifestReadingThreads(FileIO delegate) {
-            this.delegate = delegate;
+            this.io = new ObservedFileIO(delegate, this::record);
+        }
+
+        FileIO io() {
+            return io;
         }
 
         Set<String> threads() {
@@ -250,28 +253,6 @@ class TestLakeFileCache {
 
         int manifestReads() {
             return manifestReads.get();
-        }
-
-        @Override
-        public InputFile newInputFile(String location) {
-            record(location);
-            return delegate.newInputFile(location);
-        }
-
-        @Override
-        public InputFile newInputFile(String location, long length) {
-            record(location);
-            return delegate.newInputFile(location, length);
-        }
-
-        @Override
-        public OutputFile newOutputFile(String location) {
-            return delegate.newOutputFile(location);
-        }
-
-        @Override
-        public void deleteFile(String location) {
-            delegate.deleteFile(location);
         }
 
         private void record(String location) {

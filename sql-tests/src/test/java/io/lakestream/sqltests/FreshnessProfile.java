@@ -135,8 +135,13 @@ public final class FreshnessProfile {
                 }
                 for (RecordedFrame frame : event.getStackTrace().getFrames()) {
                     RecordedClass type = frame.getMethod().getType();
-                    if (type.getName().startsWith("io.lakestream.trino.") && type.getClassLoader() != null) {
-                        return type.getClassLoader().getId();
+                    RecordedClassLoader loader = type.getClassLoader();
+                    // the plugin's classes are on the test class path too (the benchmark's helpers load some)
+                    if (type.getName().startsWith("io.lakestream.trino.")
+                            && loader != null
+                            && loader.getType() != null
+                            && loader.getType().getName().equals("io.trino.server.PluginClassLoader")) {
+                        return loader.getId();
                     }
                 }
             }
