@@ -24,8 +24,9 @@ import jdk.jfr.consumer.RecordingFile;
  * Trino, ...) and the GC pause time inside the window; then the slowest quarter of the windows against the
  * fastest half. On a loaded machine wall time alone says little; this says what the slow reads overlapped.
  *
- * <p>Run (after a benchmark run with {@code JDK_JAVA_OPTIONS='-XX:StartFlightRecording=filename=/tmp/fresh-%p.jfr,settings=profile'}):
- * {@code java FreshnessProfile.java RECORDING.jfr TRACE}, with the compiled test classes on the class path.
+ * <p>Run (docs/benchmarks.md, "freshness"): record the benchmark with {@code
+ * JDK_JAVA_OPTIONS='-XX:StartFlightRecording=filename=/tmp/fresh-%p.jfr,settings=profile'}, then {@code java -cp
+ * sql-tests/target/test-classes io.lakestream.sqltests.FreshnessProfile RECORDING.jfr TRACE}.
  */
 public final class FreshnessProfile {
     private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
