@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.log.LogFileSystems;
 import io.lakestream.testing.ConcurrentLoadGate;
+import io.lakestream.testing.ObservedFileIO;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,8 +21,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,8 +54,8 @@ class TestLakestreamTableCacheOnAWorker {
         workerCatalog = LakestreamCatalog.open(
                 CatalogConfig.embedded(directory),
                 properties -> {
-                    workerIo.initialize(properties);
-                    return workerIo;
+                    workerIo.io().initialize(properties);
+                    return workerIo.io();
                 },
                 new LogFileSystems(new Configuration(false)));
     }
@@ -137,45 +135,17 @@ class TestLakestreamTableCacheOnAWorker {
      * The lake's file IO of the worker: counts reads of Iceberg metadata files (every catalog lookup reads the
      * current one, every pinned version its own), each held at the gate when one is set.
      */
-    private static final class CountingFileIO implements FileIO {
-        private final LocalFileIO delegate = new LocalFileIO();
+    private static final class CountingFileIO {
         private final AtomicInteger metadataReads = new AtomicInteger();
         private volatile ConcurrentLoadGate gate = new ConcurrentLoadGate(0);
+        private final ObservedFileIO io = new ObservedFileIO(new LocalFileIO(), this::countAndHold);
 
         int metadataReads() {
             return metadataReads.get();
         }
 
-        @Override
-        public void initialize(Map<String, String> properties) {
-            delegate.initialize(properties);
-        }
-
-        @Override
-        public Map<String, String> properties() {
-            return delegate.properties();
-        }
-
-        @Override
-        public InputFile newInputFile(String location) {
-            countAndHold(location);
-            return delegate.newInputFile(location);
-        }
-
-        @Override
-        public InputFile newInputFile(String location, long length) {
-            countAndHold(location);
-            return delegate.newInputFile(location, length);
-        }
-
-        @Override
-        public OutputFile newOutputFile(String location) {
-            return delegate.newOutputFile(location);
-        }
-
-        @Override
-        public void deleteFile(String location) {
-            delegate.deleteFile(location);
+        FileIO io() {
+            return io;
         }
 
         private void countAndHold(String location) {

@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.ObservedFileIO;
+import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -17,26 +19,40 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The kept lake files of a snapshot, pruned with a filter, must be what Iceberg plans with that
  * filter from the manifests. Files here are only manifest entries (planning never opens them).
  */
+@ExtendWith(Seeds.class)
 class TestLakeFileCache {
     private static final int BUCKETS = 4;
 
@@ -66,21 +82,7 @@ class TestLakeFileCache {
 
     @Test
     void prunedKeptFilesAreWhatIcebergPlans() {
-        // three commits, each a data file per bucket over an id range, then equality deletes over sub-ranges
-        for (int commit = 0; commit < 3; commit++) {
-            var append = table.lake().newAppend();
-            for (int bucket = 0; bucket < BUCKETS; bucket++) {
-                append.appendFile(dataFile(bucket, commit * 100L, commit * 100L + 99));
-            }
-            append.commit();
-        }
-        var delta = table.lake().newRowDelta();
-        for (int bucket = 0; bucket < BUCKETS; bucket++) {
-            delta.addDeletes(equalityDelete(bucket, 10, 20));
-            delta.addDeletes(equalityDelete(bucket, 250, 260));
-        }
-        delta.commit();
-        long snapshot = table.lake().currentSnapshot().snapshotId();
+        long snapshot = commitDataAndDeletes();
 
         LakeFileCache cache = new LakeFileCache(1_000);
         List<Expression> filters = List.of(
@@ -113,6 +115,155 @@ class TestLakeFileCache {
                 .isEqualTo(BUCKETS);
     }
 
+    /**
+     * A background refresh prepares a snapshot on its own thread only, never on Iceberg's shared worker pool
+     * (which takes every core from the queries running beside it): every manifest is read once, by the
+     * calling thread, and what it kept is what Iceberg plans.
+     */
+    @Test
+    void preparePlansOnTheCallingThreadOnly() {
+        long snapshot = commitDataAndDeletes();
+        TableMetadata metadata =
+                ((HasTableOperations) table.lake()).operations().current();
+        ManifestReadingThreads io = new ManifestReadingThreads(table.lake().io());
+        Table lake = new BaseTable(new StaticTableOperations(metadata, io.io()), "recorded");
+        int manifests = lake.currentSnapshot().allManifests(table.lake().io()).size();
+        // three data manifests and a delete manifest: more than one, so Iceberg would read them in parallel
+        assertThat(manifests).isEqualTo(4);
+
+        LakeFileCache cache = new LakeFileCache(1_000);
+        cache.prepare(lake);
+
+        assertThat(io.manifestReads()).isEqualTo(manifests);
+        assertThat(io.threads()).containsOnly(Thread.currentThread().getName());
+        assertThat(sorted(cache.byBucket(table, snapshot, alwaysTrue())))
+                .isEqualTo(sorted(LakeFiles.byBucket(table, snapshot, alwaysTrue())));
+        // the read found the snapshot prepared: no manifest read again
+        assertThat(io.manifestReads()).isEqualTo(manifests);
+    }
+
+    /**
+     * Snapshots committed as tiering commits them (data files and equality deletes per bucket, at the snapshot's
+     * sequence number), with now and then files removed as compaction removes them: each snapshot prepared
+     * after its parent (or a few commits later) keeps exactly the files Iceberg plans from all the manifests,
+     * and a snapshot planned from a prepared ancestor reads only the manifests written since.
+     */
+    @Test
+    void snapshotsPlannedFromAnAncestorAreWhatIcebergPlans() {
+        Random random = Seeds.random(18_100L);
+        LakeFileCache cache = new LakeFileCache(100_000);
+        List<DataFile> live = new ArrayList<>();
+        boolean parentPrepared = false;
+        int fromParent = 0;
+        long manifestsSaved = 0;
+        for (int commit = 0; commit < 40; commit++) {
+            long base = commit * 1_000L;
+            boolean removal = commit > 0 && random.nextInt(8) == 0;
+            if (removal) {
+                // compaction-like: files removed (planned from all the manifests again)
+                DataFile removed = live.remove(random.nextInt(live.size()));
+                table.lake().newDelete().deleteFile(removed).commit();
+            } else {
+                var delta = table.lake().newRowDelta();
+                for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                    if (random.nextInt(3) == 0) {
+                        continue;
+                    }
+                    DataFile file = dataFile(bucket, base + bucket * 100L, base + bucket * 100L + 99);
+                    live.add(file);
+                    delta.addRows(file);
+                    // keys changed again: older versions anywhere below, sometimes none of them in any range
+                    long low = random.nextLong(Math.max(1, base + 1));
+                    delta.addDeletes(equalityDelete(bucket, low, low + random.nextInt(300)));
+                }
+                delta.commit();
+            }
+            if (random.nextInt(4) == 0) {
+                // a refresh that missed a commit: the next one plans from the snapshot before
+                parentPrepared = false;
+                continue;
+            }
+            TableMetadata metadata =
+                    ((HasTableOperations) table.lake()).operations().current();
+            ManifestReadingThreads io = new ManifestReadingThreads(table.lake().io());
+            Table lake = new BaseTable(new StaticTableOperations(metadata, io.io()), "recorded");
+            long snapshot = lake.currentSnapshot().snapshotId();
+            List<ManifestFile> manifests =
+                    lake.currentSnapshot().allManifests(table.lake().io());
+            long ownManifests = manifests.stream()
+                    .filter(manifest -> manifest.snapshotId() != null && manifest.snapshotId() == snapshot)
+                    .count();
+            cache.prepare(lake);
+            for (Expression filter :
+                    List.of(alwaysTrue(), equal("id", random.nextLong(base + 1_000)), lessThan("id", base / 2))) {
+                assertThat(sorted(cache.byBucket(table, snapshot, filter)))
+                        .as("commit %s, filter %s", commit, filter)
+                        .isEqualTo(sorted(LakeFiles.byBucket(table, snapshot, filter)));
+            }
+            if (parentPrepared && !removal) {
+                // only what this commit wrote; planning from scratch reads every manifest of the snapshot
+                assertThat(io.manifestReads())
+                        .as("manifests read for commit %s", commit)
+                        .isEqualTo(ownManifests);
+                fromParent++;
+                manifestsSaved += manifests.size() - ownManifests;
+            }
+            parentPrepared = true;
+        }
+        // most refreshes find the snapshot before prepared (a quarter skip one, an eighth follow a removal)
+        assertThat(fromParent).isGreaterThanOrEqualTo(8);
+        assertThat(manifestsSaved).isGreaterThan(fromParent);
+    }
+
+    /** Three commits, each a data file per bucket over an id range, then equality deletes over sub-ranges. */
+    private long commitDataAndDeletes() {
+        for (int commit = 0; commit < 3; commit++) {
+            var append = table.lake().newAppend();
+            for (int bucket = 0; bucket < BUCKETS; bucket++) {
+                append.appendFile(dataFile(bucket, commit * 100L, commit * 100L + 99));
+            }
+            append.commit();
+        }
+        var delta = table.lake().newRowDelta();
+        for (int bucket = 0; bucket < BUCKETS; bucket++) {
+            delta.addDeletes(equalityDelete(bucket, 10, 20));
+            delta.addDeletes(equalityDelete(bucket, 250, 260));
+        }
+        delta.commit();
+        return table.lake().currentSnapshot().snapshotId();
+    }
+
+    /** Records which threads open manifest files of a lake (the snapshot's manifest list excluded). */
+    private static final class ManifestReadingThreads {
+        private final Set<String> threads = ConcurrentHashMap.newKeySet();
+        private final AtomicInteger manifestReads = new AtomicInteger();
+        private final FileIO io;
+
+        ManifestReadingThreads(FileIO delegate) {
+            this.io = new ObservedFileIO(delegate, this::record);
+        }
+
+        FileIO io() {
+            return io;
+        }
+
+        Set<String> threads() {
+            return threads;
+        }
+
+        int manifestReads() {
+            return manifestReads.get();
+        }
+
+        private void record(String location) {
+            String name = location.substring(location.lastIndexOf('/') + 1);
+            if (name.endsWith(".avro") && !name.startsWith("snap-")) {
+                manifestReads.incrementAndGet();
+                threads.add(Thread.currentThread().getName());
+            }
+        }
+    }
+
     private DataFile dataFile(int bucket, long minId, long maxId) {
         return DataFiles.builder(spec)
                 .withPath(directory
@@ -129,7 +280,7 @@ class TestLakeFileCache {
         return FileMetadata.deleteFileBuilder(spec)
                 .ofEqualityDeletes(SIMPLE_SCHEMA.findField("id").fieldId())
                 .withPath(directory
-                        .resolve("delete-%s-%s.parquet".formatted(bucket, minId))
+                        .resolve("delete-%s-%s-%s.parquet".formatted(bucket, minId, UUID.randomUUID()))
                         .toString())
                 .withFormat(FileFormat.PARQUET)
                 .withFileSizeInBytes(100)

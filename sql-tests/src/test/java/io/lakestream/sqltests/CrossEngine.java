@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -89,6 +90,11 @@ final class CrossEngine {
 
     List<List<Object>> trino(String sql) {
         return trino.query(sql);
+    }
+
+    /** Trino's phases of its most recent run of {@code statement} (see {@link TrinoEngine#lastQueryPhases}). */
+    Optional<TrinoEngine.QueryPhases> trinoLastQueryPhases(String statement) {
+        return trino.lastQueryPhases(statement);
     }
 
     List<List<Object>> spark(String sql) {

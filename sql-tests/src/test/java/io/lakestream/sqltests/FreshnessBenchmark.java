@@ -8,11 +8,15 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Freshness: the time from a committed write to the first Trino query that sees it, over many
@@ -52,11 +56,14 @@ public final class FreshnessBenchmark {
 
     private static void run(String[] args) throws Exception {
         int commits = 200;
+        Optional<Path> traceFile = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--commits") && i + 1 < args.length) {
                 commits = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--trace") && i + 1 < args.length) {
+                traceFile = Optional.of(Path.of(args[++i]));
             } else {
-                System.err.println("usage: lakestream bench freshness [--commits N]");
+                System.err.println("usage: lakestream bench freshness [--commits N] [--trace FILE]");
                 System.exit(2);
             }
         }
@@ -70,6 +77,10 @@ public final class FreshnessBenchmark {
         List<Long> sparkInsert = new ArrayList<>();
         List<Long> sparkInsertDuration = new ArrayList<>();
         List<Long> lakeOnly = new ArrayList<>();
+        List<TrinoEngine.QueryPhases> unionPhases = new ArrayList<>();
+        // with -Dfreshness.trace=FILE: each measured commit's wall-clock window (epoch ms when the write returned,
+        // freshness ms, writer), to line up with a JFR recording of the same run
+        List<String> trace = new ArrayList<>();
         Map<String, Long> readsBefore;
         long queriesBefore;
         try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(engines.warehouse()));
@@ -90,8 +101,11 @@ public final class FreshnessBenchmark {
                 long writeStart = System.nanoTime();
                 boolean spark = write(engines, schema, i);
                 long committed = System.nanoTime();
-                long visible =
-                        awaitVisible(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = " + i, committed);
+                long committedEpochMillis = System.currentTimeMillis();
+                String pointQuery = "SELECT count(*) FROM " + schema + ".events WHERE id = " + i;
+                long visible = awaitVisible(engines, pointQuery, committed);
+                engines.trinoLastQueryPhases(pointQuery).ifPresent(unionPhases::add);
+                trace.add("%d,%d,%s".formatted(committedEpochMillis, visible, spark ? "spark" : "java"));
                 if (spark) {
                     sparkInsert.add(visible);
                     sparkInsertDuration.add((committed - writeStart) / 1_000_000);
@@ -106,13 +120,19 @@ public final class FreshnessBenchmark {
             }
         }
         Map<String, Long> readsAfter = engines.trinoMetadataReads();
+        if (traceFile.isPresent()) {
+            Files.write(traceFile.get(), trace);
+        }
         long queries = unionQueries - queriesBefore;
         // what a query costs when nothing changes: the floor under the freshness figures, in the same run
-        List<Long> unionQuery =
-                queryLatencies(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = %d", commits);
-        List<Long> stockQuery =
-                queryLatencies(engines, "SELECT count(*) FROM " + stockTable + " WHERE id = %d", commits);
-        List<Long> constantQuery = queryLatencies(engines, "SELECT %d", commits);
+        List<TrinoEngine.QueryPhases> unionFloorPhases = new ArrayList<>();
+        List<TrinoEngine.QueryPhases> stockFloorPhases = new ArrayList<>();
+        List<TrinoEngine.QueryPhases> constantPhases = new ArrayList<>();
+        List<Long> unionQuery = queryLatencies(
+                engines, "SELECT count(*) FROM " + schema + ".events WHERE id = %d", commits, unionFloorPhases);
+        List<Long> stockQuery = queryLatencies(
+                engines, "SELECT count(*) FROM " + stockTable + " WHERE id = %d", commits, stockFloorPhases);
+        List<Long> constantQuery = queryLatencies(engines, "SELECT %d", commits, constantPhases);
         List<Long> union = new ArrayList<>(javaWriter);
         union.addAll(sparkInsert);
         OUT.printf(
@@ -132,6 +152,11 @@ public final class FreshnessBenchmark {
                 queries,
                 perQuery(readsBefore, readsAfter, "catalogReads", queries),
                 perQuery(readsBefore, readsAfter, "logFileReads", queries));
+        OUT.println("Where Trino's time went (coordinator's query stats, ms, p50 / p99):");
+        printPhases("  union read after a commit (the visible query)", unionPhases);
+        printPhases("  union read, no write before it", unionFloorPhases);
+        printPhases("  stock Iceberg, no write before it", stockFloorPhases);
+        printPhases("  SELECT of a constant", constantPhases);
         long p99 = percentile(union, 99);
         OUT.printf(
                 "goal: union read p99 < %d ms: %s (p99 %d ms)%n",
@@ -169,14 +194,44 @@ public final class FreshnessBenchmark {
     }
 
     /** Latencies of {@code QUERY_SAMPLES} runs of a query, formatted with ids cycling over the written rows. */
-    private static List<Long> queryLatencies(CrossEngine engines, String query, int rows) {
+    private static List<Long> queryLatencies(
+            CrossEngine engines, String query, int rows, List<TrinoEngine.QueryPhases> phases) {
         List<Long> millis = new ArrayList<>();
         for (int i = 0; i < QUERY_SAMPLES; i++) {
+            String statement = query.formatted(i % Math.max(1, rows));
             long start = System.nanoTime();
-            engines.trino(query.formatted(i % Math.max(1, rows)));
+            engines.trino(statement);
             millis.add((System.nanoTime() - start) / 1_000_000);
+            engines.trinoLastQueryPhases(statement).ifPresent(phases::add);
         }
         return millis;
+    }
+
+    private static void printPhases(String name, List<TrinoEngine.QueryPhases> phases) {
+        if (phases.isEmpty()) {
+            return;
+        }
+        OUT.printf(
+                "%-48s elapsed %s, queued %s, analysis %s, planning %s, starting %s, execution %s, finishing %s;"
+                        + " cpu %s, scheduled %s, blocked %s; tasks %s, drivers %s%n",
+                name,
+                phase(phases, TrinoEngine.QueryPhases::elapsed),
+                phase(phases, TrinoEngine.QueryPhases::queued),
+                phase(phases, TrinoEngine.QueryPhases::analysis),
+                phase(phases, TrinoEngine.QueryPhases::planning),
+                phase(phases, TrinoEngine.QueryPhases::starting),
+                phase(phases, TrinoEngine.QueryPhases::execution),
+                phase(phases, TrinoEngine.QueryPhases::finishing),
+                phase(phases, TrinoEngine.QueryPhases::cpu),
+                phase(phases, TrinoEngine.QueryPhases::scheduled),
+                phase(phases, TrinoEngine.QueryPhases::blocked),
+                phase(phases, TrinoEngine.QueryPhases::tasks),
+                phase(phases, TrinoEngine.QueryPhases::drivers));
+    }
+
+    private static String phase(List<TrinoEngine.QueryPhases> phases, ToLongFunction<TrinoEngine.QueryPhases> value) {
+        List<Long> values = phases.stream().map(value::applyAsLong).toList();
+        return percentile(values, 50) + "/" + percentile(values, 99);
     }
 
     private static void print(String name, List<Long> millis) {

@@ -10,14 +10,18 @@ import io.lakestream.trino.StockIcebergCatalog;
 import io.lakestream.trino.TrinoPluginJars;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.QueryManager;
+import io.trino.execution.QueryStats;
+import io.trino.server.BasicQueryInfo;
 import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -95,6 +99,55 @@ public final class TrinoEngine implements AutoCloseable {
                 .filter(query -> query.getQuery().contains(text))
                 .map(query -> codec.toJson(queries.getFullQueryInfo(query.getQueryId())))
                 .toList();
+    }
+
+    /**
+     * Where the coordinator's time went for its most recent query whose SQL is exactly {@code statement}, in
+     * milliseconds by phase, from Trino's own query stats (for benchmarks: wall time on a loaded machine says
+     * little, the phases say which part grew). Empty if the coordinator no longer knows the query.
+     */
+    Optional<QueryPhases> lastQueryPhases(String statement) {
+        QueryManager queries = runner.getCoordinator().getQueryManager();
+        return queries.getQueries().stream()
+                .filter(query -> query.getQuery().equals(statement))
+                .max(Comparator.comparing(query -> query.getQueryStats().getCreateTime()))
+                .map(BasicQueryInfo::getQueryId)
+                .map(id -> QueryPhases.of(queries.getFullQueryInfo(id).getQueryStats()));
+    }
+
+    /** A query's phases in milliseconds (Trino's {@link QueryStats}), and its tasks and drivers. */
+    record QueryPhases(
+            long elapsed,
+            long queued,
+            long analysis,
+            long planning,
+            long starting,
+            long execution,
+            long finishing,
+            long cpu,
+            long scheduled,
+            long blocked,
+            long tasks,
+            long drivers) {
+        static QueryPhases of(QueryStats stats) {
+            return new QueryPhases(
+                    millis(stats.getElapsedTime()),
+                    millis(stats.getQueuedTime()),
+                    millis(stats.getAnalysisTime()),
+                    millis(stats.getPlanningTime()),
+                    millis(stats.getStartingTime()),
+                    millis(stats.getExecutionTime()),
+                    millis(stats.getFinishingTime()),
+                    millis(stats.getTotalCpuTime()),
+                    millis(stats.getTotalScheduledTime()),
+                    millis(stats.getTotalBlockedTime()),
+                    stats.getTotalTasks(),
+                    stats.getTotalDrivers());
+        }
+
+        private static long millis(io.airlift.units.Duration duration) {
+            return Math.round(duration.toMillis());
+        }
     }
 
     /** Adds scalar functions (classes of {@code @ScalarFunction} methods) for the tests' statements. */
