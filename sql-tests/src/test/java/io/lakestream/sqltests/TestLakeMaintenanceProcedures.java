@@ -4,11 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.table.LakestreamProperties;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
@@ -105,6 +112,143 @@ final class TestLakeMaintenanceProcedures {
                 .hasMessageContaining("LAKE_LAYOUT_MISMATCH");
         lake.refresh();
         assertThat(lake.currentSnapshot().snapshotId()).isEqualTo(foreign);
+    }
+
+    /**
+     * After a stock engine's compaction (a {@code replace} snapshot without offsets, which Lakestream tolerates),
+     * expiring everything but the last snapshot would drop the snapshot that carries the tiered offsets: the
+     * procedure keeps it, and every reader and the next tiering round still work.
+     */
+    @Test
+    void sparkExpireSnapshotsKeepsTheSnapshotWithTheOffsets() {
+        String schema = "spark_expire_offsets";
+        String table = createTable(schema);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 3), 4);
+        Table lake = engines.lake(schema, "t");
+        lake.refresh();
+        long withOffsets = lake.currentSnapshot().snapshotId();
+        engines.trino("ALTER TABLE iceberg.%s.t EXECUTE optimize".formatted(schema));
+        lake.refresh();
+        Snapshot stockCompaction = lake.currentSnapshot();
+        assertThat(stockCompaction.operation()).isEqualTo("replace");
+        assertThat(stockCompaction.summary()).doesNotContainKey(LakestreamProperties.SUMMARY_LOG_OFFSETS);
+        int snapshotsBefore = count(lake.snapshots());
+
+        List<Object> row = engines.spark(
+                        "CALL lakestream.system.expire_snapshots(table => '%s.t', older_than => timestamp_millis(%s), retain_last => 1)"
+                                .formatted(schema, System.currentTimeMillis() + 60_000))
+                .getFirst();
+
+        lake.refresh();
+        assertThat((Integer) row.getFirst()).as("snapshots expired").isPositive();
+        assertThat(count(lake.snapshots())).isEqualTo(snapshotsBefore - (Integer) row.getFirst());
+        assertThat(lake.snapshot(withOffsets)).as("the snapshot with the offsets").isNotNull();
+        assertEveryReaderSees(schema, oracle);
+        engines.trino("INSERT INTO %s VALUES (1000, 'after')".formatted(table));
+        oracle.put(1000L, "after");
+        engines.tier(schema, "t");
+        assertEveryReaderSees(schema, oracle);
+    }
+
+    /**
+     * Only snapshots that stopped being current before {@code older_than} are expired: the one current at that
+     * time stays (a union read that started then may have pinned it), and so do the newer ones.
+     */
+    @Test
+    void sparkExpireSnapshotsKeepsTheSnapshotCurrentAtTheCutoff() throws InterruptedException {
+        String schema = "spark_expire_cutoff";
+        String table = createTable(schema);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 4), 3);
+        Table lake = engines.lake(schema, "t");
+        lake.refresh();
+        List<Snapshot> snapshots = new ArrayList<>();
+        lake.snapshots().forEach(snapshots::add);
+        Snapshot currentAtCutoff = snapshots.get(snapshots.size() - 2);
+        Snapshot newest = snapshots.getLast();
+        long cutoff = newest.timestampMillis() - 1;
+        assertThat(currentAtCutoff.timestampMillis()).isLessThan(cutoff);
+
+        engines.spark(
+                "CALL lakestream.system.expire_snapshots(table => '%s.t', older_than => timestamp_millis(%s), retain_last => 1)"
+                        .formatted(schema, cutoff));
+
+        lake.refresh();
+        List<Long> left = new ArrayList<>();
+        lake.snapshots().forEach(snapshot -> left.add(snapshot.snapshotId()));
+        assertThat(left).containsExactly(currentAtCutoff.snapshotId(), newest.snapshotId());
+        assertEveryReaderSees(schema, oracle);
+        assertThatThrownBy(() -> engines.spark(
+                        "CALL lakestream.system.expire_snapshots(table => '%s.t', retain_last => 0)".formatted(schema)))
+                .hasMessageContaining("retain_last must be at least 1");
+    }
+
+    /**
+     * The same procedures from Trino ({@code ALTER TABLE ... EXECUTE}): compaction folds the delete files,
+     * snapshot expiration keeps the snapshot with the offsets after a stock engine's compaction, log retention
+     * removes tiered segments, and the orphan sweep removes an old unreferenced lake file; every reader sees the
+     * oracle after each.
+     */
+    @Test
+    void trinoExecuteProcedures() throws IOException {
+        String schema = "trino_execute";
+        String table = createTable(schema);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 5), 5);
+        Table lake = engines.lake(schema, "t");
+        lake.refresh();
+        Snapshot before = lake.currentSnapshot();
+        assertThat(total(before, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isPositive();
+
+        engines.trino("ALTER TABLE %s EXECUTE compact(target_file_size => '1MB')".formatted(table));
+        lake.refresh();
+        Snapshot compacted = lake.currentSnapshot();
+        assertThat(compacted.parentId()).as("one commit").isEqualTo(before.snapshotId());
+        assertThat(total(compacted, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isZero();
+        assertThat(total(compacted, SnapshotSummary.TOTAL_DATA_FILES_PROP))
+                .isLessThan(total(before, SnapshotSummary.TOTAL_DATA_FILES_PROP));
+        assertEveryReaderSees(schema, oracle);
+
+        engines.trino("ALTER TABLE iceberg.%s.t EXECUTE optimize".formatted(schema));
+        engines.trino(
+                "ALTER TABLE %s EXECUTE expire_snapshots(retention_threshold => '0s', retain_last => 1)".formatted(table));
+        lake.refresh();
+        assertThat(lake.snapshot(compacted.snapshotId())).as("the snapshot with the offsets").isNotNull();
+        assertThat(lake.snapshot(before.snapshotId())).as("an older snapshot").isNull();
+        assertEveryReaderSees(schema, oracle);
+
+        Path log = Path.of(java.net.URI.create(lake.location() + "/log"));
+        long segmentsBefore = segments(log);
+        engines.trino("ALTER TABLE %s EXECUTE expire_log(retention_threshold => '0s')".formatted(table));
+        assertThat(segments(log)).as("log segments").isLessThan(segmentsBefore);
+        assertEveryReaderSees(schema, oracle);
+
+        Path data = Path.of(java.net.URI.create(lake.location() + "/data"));
+        Path orphan = Files.write(data.resolve("orphan-of-a-crashed-compaction.parquet"), new byte[] {1, 2, 3});
+        Files.setLastModifiedTime(
+                orphan, FileTime.from(Instant.now().minus(Duration.ofDays(4))));
+        engines.trino("ALTER TABLE %s EXECUTE remove_orphans".formatted(table));
+        assertThat(orphan).doesNotExist();
+        assertEveryReaderSees(schema, oracle);
+
+        assertThatThrownBy(() -> engines.trino(
+                        "ALTER TABLE %s EXECUTE compact(target_file_size => '10B')".formatted(table)))
+                .hasMessageContaining("target_file_size must be at least 1kB");
+        engines.trino("INSERT INTO iceberg.%s.t VALUES (1, 'foreign')".formatted(schema));
+        assertThatThrownBy(() -> engines.trino("ALTER TABLE %s EXECUTE compact".formatted(table)))
+                .hasMessageContaining("LAKE_LAYOUT_MISMATCH");
+    }
+
+    private static long segments(Path log) throws IOException {
+        try (Stream<Path> files = Files.walk(log)) {
+            return files.filter(file -> file.toString().endsWith(".arrow")).count();
+        }
+    }
+
+    private static int count(Iterable<Snapshot> snapshots) {
+        int count = 0;
+        for (Snapshot ignored : snapshots) {
+            count++;
+        }
+        return count;
     }
 
     private String createTable(String schema) {

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
 import java.time.Instant;
@@ -17,8 +18,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  * that it never removes
  *
  * <ul>
- *   <li>the snapshot that carries the lake's tiered offsets ({@link LakePosition#current}: the current
- *       snapshot, or its nearest ancestor with offsets), which tiering, compaction and every union read start
+ *   <li>the snapshot that carries the lake's tiered offsets (the current snapshot, or its nearest ancestor with
+ *       offsets, as {@link LakePosition#current} reads them), which tiering, compaction and every union read start
  *       from ({@code LAKE_OFFSETS_INVALID} otherwise);
  *   <li>the snapshot that was current at the cut-off: a union read pins the then current lake snapshot for
  *       as long as it runs, so only snapshots that stopped being current before the cut-off are expired, and a
@@ -63,24 +64,25 @@ public final class TableSnapshotExpiry {
     }
 
     /**
-     * The cut-off Iceberg gets (it expires snapshots older than it): at most the time of the snapshot holding
-     * the offsets, and then the time of the newest snapshot before it, which was current at that moment.
+     * The cut-off Iceberg gets (it expires snapshots older than it): the time of the newest snapshot before the
+     * requested cut-off (the one current at that moment, which a union read may still have pinned), and at most
+     * the time of the snapshot holding the offsets.
      */
     static long safeCutoff(Table lake, long requested) {
         long cutoff = requested;
-        LakePosition position = LakePosition.current(lake);
-        if (position.snapshotId().isPresent()) {
-            cutoff = Math.min(
-                    cutoff, lake.snapshot(position.snapshotId().getAsLong()).timestampMillis());
-        }
-        Snapshot currentAtCutoff = null;
         for (Snapshot snapshot : SnapshotUtil.currentAncestors(lake)) {
-            if (snapshot.timestampMillis() < cutoff) {
-                currentAtCutoff = snapshot;
+            if (snapshot.timestampMillis() < requested) {
+                cutoff = snapshot.timestampMillis();
                 break;
             }
         }
-        return currentAtCutoff == null ? cutoff : Math.min(cutoff, currentAtCutoff.timestampMillis());
+        // the nearest ancestor that records offsets (a stock engine's compaction after it does not)
+        for (Snapshot snapshot : SnapshotUtil.currentAncestors(lake)) {
+            if (LakeLayoutValidator.isLakestreamSnapshot(snapshot)) {
+                return Math.min(cutoff, snapshot.timestampMillis());
+            }
+        }
+        return cutoff;
     }
 
     private static int size(Iterable<Snapshot> snapshots) {
