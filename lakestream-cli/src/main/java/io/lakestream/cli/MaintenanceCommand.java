@@ -48,23 +48,27 @@ final class MaintenanceCommand {
                         .orElse(defaults.targetFileSizeBytes());
                 TableCompaction.Result result = new TableCompaction(defaults, TieringHooks.NONE)
                         .compact(table, Expressions.alwaysTrue(), targetFileSize);
-                out.println(result.snapshotId().isEmpty()
-                        ? "%s: nothing to compact".formatted(table.identifier())
-                        : "%s: compacted buckets %s into lake snapshot %d: %d data files and %d delete files rewritten into %d data files"
-                                .formatted(
-                                        table.identifier(),
-                                        result.buckets(),
-                                        result.snapshotId().getAsLong(),
-                                        result.dataFilesRemoved(),
-                                        result.deleteFilesRemoved(),
-                                        result.dataFilesAdded()));
+                out.println(
+                        result.snapshotId().isEmpty()
+                                ? "%s: nothing to compact".formatted(table.identifier())
+                                : "%s: compacted buckets %s into lake snapshot %d: %d data files and %d delete files rewritten into %d data files"
+                                        .formatted(
+                                                table.identifier(),
+                                                result.buckets(),
+                                                result.snapshotId().getAsLong(),
+                                                result.dataFilesRemoved(),
+                                                result.deleteFilesRemoved(),
+                                                result.dataFilesAdded()));
             }
             case "expire-snapshots" -> {
                 Duration olderThan = arguments
                         .option("--older-than")
                         .map(value -> parsed("log-retention", value).retention())
                         .orElse(Duration.ofDays(5));
-                int retainLast = arguments.option("--retain-last").map(MaintenanceCommand::count).orElse(1);
+                int retainLast = arguments
+                        .option("--retain-last")
+                        .map(MaintenanceCommand::count)
+                        .orElse(1);
                 TableSnapshotExpiry.Result result =
                         TableSnapshotExpiry.expire(table, clock.instant().minus(olderThan), retainLast);
                 out.println("%s: %d lake snapshots expired, %d files deleted"
@@ -94,7 +98,8 @@ final class MaintenanceCommand {
         if (parts.size() < 2 || parts.stream().anyMatch(String::isBlank)) {
             throw new CliArguments.UsageException("--table takes namespace.table, not '%s'".formatted(name));
         }
-        return TableIdentifier.of(Namespace.of(parts.subList(0, parts.size() - 1).toArray(String[]::new)), parts.getLast());
+        return TableIdentifier.of(
+                Namespace.of(parts.subList(0, parts.size() - 1).toArray(String[]::new)), parts.getLast());
     }
 
     /** A size or duration in the tiering service's syntax ({@code 64MB}, {@code 5d}), parsed by its own config. */

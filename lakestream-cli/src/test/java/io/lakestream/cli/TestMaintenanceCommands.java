@@ -48,7 +48,9 @@ class TestMaintenanceCommands {
                     oracle.remove((long) round);
                     writer.commit();
                 }
-                assertThat(run("tier", "--once", "--warehouse", warehouse)).as(stderr()).isZero();
+                assertThat(run("tier", "--once", "--warehouse", warehouse))
+                        .as(stderr())
+                        .isZero();
             }
         }
         assertThat(deleteFiles()).isPositive();
@@ -59,7 +61,8 @@ class TestMaintenanceCommands {
         assertThat(stdout()).contains("db.users: compacted buckets [0, 1] into lake snapshot");
         assertThat(deleteFiles()).isZero();
         assertThat(lakeIds()).isEqualTo(List.copyOf(oracle.keySet()));
-        assertThat(run("compact", "--table", "db.users", "--warehouse", warehouse)).isZero();
+        assertThat(run("compact", "--table", "db.users", "--warehouse", warehouse))
+                .isZero();
         assertThat(stdout()).contains("db.users: nothing to compact");
 
         assertThat(run("expire-snapshots", "--table", "db.users", "--older-than", "0s", "--warehouse", warehouse))
@@ -104,7 +107,9 @@ class TestMaintenanceCommands {
                         IcebergGenerics.read(testing.load("users").lake()).build()) {
             TreeMap<Long, Long> ids = new TreeMap<>();
             for (Record row : rows) {
-                assertThat(ids.put((Long) row.getField("id"), 0L)).as("duplicate id").isNull();
+                assertThat(ids.put((Long) row.getField("id"), 0L))
+                        .as("duplicate id")
+                        .isNull();
             }
             return List.copyOf(ids.keySet());
         }

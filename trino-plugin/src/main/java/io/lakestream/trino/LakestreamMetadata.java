@@ -463,17 +463,21 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         if (procedure.isEmpty()) {
             return Optional.empty();
         }
-        if (handle.mode() != ReadMode.UNION || handle.logVersion().isPresent() || handle.asOfTimestampMillis().isPresent()) {
+        if (handle.mode() != ReadMode.UNION
+                || handle.logVersion().isPresent()
+                || handle.asOfTimestampMillis().isPresent()) {
             throw new TrinoException(
                     LAKESTREAM_NOT_SUPPORTED,
                     "ALTER TABLE ... EXECUTE %s runs on the table %s itself, not on one of its views or an old version"
                             .formatted(procedure.get().procedureName(), handle.baseTable()));
         }
-        return Optional.of(call(() -> LakestreamTableProcedures.handle(handle.baseTable(), procedure.get(), executeProperties)));
+        return Optional.of(
+                call(() -> LakestreamTableProcedures.handle(handle.baseTable(), procedure.get(), executeProperties)));
     }
 
     @Override
-    public Map<String, Long> executeTableExecute(ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle) {
+    public Map<String, Long> executeTableExecute(
+            ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle) {
         LakestreamTableExecuteHandle handle = (LakestreamTableExecuteHandle) tableExecuteHandle;
         SchemaTableName name = new SchemaTableName(handle.schemaName(), handle.tableName());
         return call(() -> {

@@ -23,7 +23,10 @@ import java.util.stream.Stream;
 public enum LakestreamTableProcedure {
     /** {@code compact(target_file_size => '128MB')}: every bucket with several data files or a delete file. */
     COMPACT(List.of(dataSizeProperty(
-            "target_file_size", "Size the rewritten data files roll over at", DataSize.of(128, DataSize.Unit.MEGABYTE), false))),
+            "target_file_size",
+            "Size the rewritten data files roll over at",
+            DataSize.of(128, DataSize.Unit.MEGABYTE),
+            false))),
     /** {@code expire_snapshots(retention_threshold => '5d', retain_last => 1)}. */
     EXPIRE_SNAPSHOTS(List.of(
             durationProperty(

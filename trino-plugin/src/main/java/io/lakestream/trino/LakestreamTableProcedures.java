@@ -35,9 +35,8 @@ final class LakestreamTableProcedures {
         OptionalLong retention = properties.get("retention_threshold") instanceof Duration duration
                 ? OptionalLong.of(duration.toMillis())
                 : OptionalLong.empty();
-        OptionalInt retainLast = properties.get("retain_last") instanceof Integer count
-                ? OptionalInt.of(count)
-                : OptionalInt.empty();
+        OptionalInt retainLast =
+                properties.get("retain_last") instanceof Integer count ? OptionalInt.of(count) : OptionalInt.empty();
         if (targetFileSize.isPresent() && targetFileSize.getAsLong() < 1024) {
             throw new LakestreamException(
                     INVALID_CATALOG_CONFIG,
@@ -71,16 +70,16 @@ final class LakestreamTableProcedures {
                         "expired_snapshots_count", (long) result.expiredSnapshots(),
                         "deleted_files_count", (long) result.deletedFiles());
             }
-            case EXPIRE_LOG -> Map.of(
-                    "removed_segments_count",
-                    (long) TableMaintenance.expireLog(
-                            table,
-                            handle.retentionMillis().isPresent()
-                                    ? java.time.Duration.ofMillis(handle.retentionMillis().getAsLong())
-                                    : defaults.retention(),
-                            clock.millis()));
-            case REMOVE_ORPHANS -> Map.of(
-                    "removed_files_count", (long) TableMaintenance.removeOrphans(table, defaults, clock));
+            case EXPIRE_LOG ->
+                Map.of("removed_segments_count", (long) TableMaintenance.expireLog(
+                        table,
+                        handle.retentionMillis().isPresent()
+                                ? java.time.Duration.ofMillis(
+                                        handle.retentionMillis().getAsLong())
+                                : defaults.retention(),
+                        clock.millis()));
+            case REMOVE_ORPHANS ->
+                Map.of("removed_files_count", (long) TableMaintenance.removeOrphans(table, defaults, clock));
         };
     }
 }
