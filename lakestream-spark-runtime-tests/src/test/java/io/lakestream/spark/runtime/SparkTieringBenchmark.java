@@ -18,7 +18,8 @@ import java.util.Map;
  * {@code changes} log changes, 95% new keys and 5% updates of existing keys, written the same way into a
  * warehouse per contender. Both tier with the service's default cap per round, round after round until the lake
  * holds the whole log; each reports changes per second of wall time (the backlog over the time until the lake
- * holds it). The job runs with 2 executors and then, on a new cluster, with 1 (the smoke test: 2 only).
+ * holds it). The job runs with 2 executors and then, on a new cluster, with 1 (the CI smoke run: on {@code
+ * local[2]}, which starts no executor JVMs, to stay within a test's time budget).
  *
  * <p>Run: {@code mvn -o verify -pl lakestream-spark-runtime-tests -am -Dtest=TestSparkTieringBenchmark
  * -Dlakestream.bench.spark-tiering.changes=10000000} (default 1,000,000; the CI smoke test: 2,000). Method and
@@ -35,23 +36,28 @@ final class SparkTieringBenchmark {
         }
 
         String describe() {
-            StringBuilder text = new StringBuilder("changes %,d: embedded service %,.0f rows/s"
-                    .formatted(changes, embeddedRowsPerSecond));
-            jobRowsPerSecond.forEach((executors, rate) -> text.append(
-                    "; Spark job, %d executor(s) %,.0f rows/s (%.2fx the embedded service)"
+            StringBuilder text = new StringBuilder(
+                    "changes %,d: embedded service %,.0f rows/s".formatted(changes, embeddedRowsPerSecond));
+            jobRowsPerSecond.forEach((executors, rate) ->
+                    text.append("; Spark job, %d executor(s) %,.0f rows/s (%.2fx the embedded service)"
                             .formatted(executors, rate, ratio(executors))));
             if (jobRowsPerSecond.containsKey(1) && jobRowsPerSecond.containsKey(2)) {
                 text.append("; 2 vs 1 executors %.2fx".formatted(jobRowsPerSecond.get(2) / jobRowsPerSecond.get(1)));
             }
             return text.append("; load average %.1f"
-                            .formatted(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()))
+                            .formatted(
+                                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()))
                     .toString();
         }
     }
 
     private SparkTieringBenchmark() {}
 
-    /** Runs the embedded service once and the job on a cluster of each of {@code executorCounts} (the first: 2). */
+    /**
+     * Runs the embedded service once and the job on a {@code local-cluster} of each of {@code executorCounts} (the
+     * first: 2); an empty list runs the job once on {@code local[2]} (the smoke run: no executor JVMs to start),
+     * reported under 0 executors.
+     */
     static Result run(long changes, List<Integer> executorCounts) throws IOException {
         List<Path> sparkJars = IsolatedClassPath.classPathFile("runtime.spark.classpath.file");
         Path runtimeJar = IsolatedClassPath.file("runtime.jar");
@@ -61,19 +67,23 @@ final class SparkTieringBenchmark {
         LakestreamTieringCommand embedded = new LakestreamTieringCommand();
         Map<Integer, Double> job = new java.util.TreeMap<>();
         double embeddedRate = 0;
-        for (int executors : executorCounts) {
-            Path jobWarehouse = Files.createTempDirectory("lakestream-bench-job").toRealPath();
-            Path embeddedWarehouse = Files.createTempDirectory("lakestream-bench-embedded").toRealPath();
+        boolean smoke = executorCounts.isEmpty();
+        for (int executors : smoke ? List.of(0) : executorCounts) {
+            Path jobWarehouse =
+                    Files.createTempDirectory("lakestream-bench-job").toRealPath();
+            Path embeddedWarehouse =
+                    Files.createTempDirectory("lakestream-bench-embedded").toRealPath();
             Map<String, String> config = new HashMap<>(LocalSparkCluster.config(List.of(runtimeJar)));
             config.put("spark.sql.catalog.ls", "io.lakestream.spark.LakestreamCatalog");
             config.put("spark.sql.catalog.ls.warehouse", jobWarehouse.toString());
             config.put("spark.sql.catalog.emb", "io.lakestream.spark.LakestreamCatalog");
             config.put("spark.sql.catalog.emb.warehouse", embeddedWarehouse.toString());
-            try (IsolatedSpark spark = new IsolatedSpark(
-                    "tiering-benchmark", "local-cluster[%d,1,2048]".formatted(executors), classPath, config)) {
+            String master = smoke ? "local[2]" : "local-cluster[%d,1,2048]".formatted(executors);
+            try (IsolatedSpark spark = new IsolatedSpark("tiering-benchmark", master, classPath, config)) {
                 LocalSparkCluster.await(
                         sparkHome, "executors to register", STARTUP, () -> spark.executorCount() == executors);
-                List<String> catalogs = executors == 2 ? List.of("ls", "emb") : List.of("ls");
+                boolean first = executors == executorCounts.stream().findFirst().orElse(0);
+                List<String> catalogs = first ? List.of("ls", "emb") : List.of("ls");
                 for (String catalog : catalogs) {
                     writeBacklog(spark, catalog, changes);
                 }
@@ -87,7 +97,7 @@ final class SparkTieringBenchmark {
                 }
                 job.put(executors, changes / seconds(start));
                 check(spark, "ls", changes, "the job after " + rounds + " rounds");
-                if (executors == 2) {
+                if (first) {
                     start = System.nanoTime();
                     do {
                         embedded.tierOnce(embeddedWarehouse);
