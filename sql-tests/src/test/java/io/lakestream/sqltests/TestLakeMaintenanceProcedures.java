@@ -222,7 +222,7 @@ final class TestLakeMaintenanceProcedures {
         assertEveryReaderSees(schema, oracle);
 
         // TODO: the lake sweep through Trino's file system did not remove an aged unreferenced file in this test
-        // (removed_files_count 0, see the report); here only that the sweep runs and takes nothing referenced
+        // (removed_files_count 0, see docs/tiering.md); here only that the sweep runs and takes nothing referenced
         List<List<Object>> removed = engines.trino("ALTER TABLE %s EXECUTE remove_orphans".formatted(table));
         assertThat(removed).hasSize(1);
         assertThat(removed.getFirst().getFirst()).isEqualTo("removed_files_count");

@@ -109,7 +109,8 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations, Supports
     public Iterable<FileInfo> listPrefix(String prefix) {
         Location directory = LakestreamLocations.of(prefix);
         String listed = directory.toString();
-        // Trino's local file system lists plain paths ("/tmp/w/t/data/f"), object stores the given form
+        // Trino's local file system lists plain paths ("/tmp/w/t/data/f"), Hadoop's "file:/tmp/...", object stores
+        // the given form
         String listedPath = "/" + directory.path().replaceFirst("^/+", "");
         List<FileInfo> files = new ArrayList<>();
         try {
@@ -117,9 +118,10 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations, Supports
             while (iterator.hasNext()) {
                 FileEntry entry = iterator.next();
                 String location = entry.location().toString();
+                String plain = plainLocalPath(location);
                 String relative = location.startsWith(listed + "/")
                         ? location.substring(listed.length())
-                        : location.startsWith(listedPath + "/") ? location.substring(listedPath.length()) : null;
+                        : plain.startsWith(listedPath + "/") ? plain.substring(listedPath.length()) : null;
                 if (relative != null) {
                     files.add(new FileInfo(
                             stripSlash(prefix) + relative,
@@ -131,6 +133,14 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations, Supports
             throw failure("list", prefix, e);
         }
         return files;
+    }
+
+    /** {@code file:/x}, {@code file:///x} and {@code /x} as {@code /x}; other locations as they are. */
+    private static String plainLocalPath(String location) {
+        if (location.startsWith("file:")) {
+            return "/" + location.substring("file:".length()).replaceFirst("^/+", "");
+        }
+        return location;
     }
 
     private static String stripSlash(String location) {
