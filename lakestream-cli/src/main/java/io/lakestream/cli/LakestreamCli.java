@@ -5,6 +5,7 @@ import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.common.LakestreamException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +19,14 @@ public final class LakestreamCli {
               status [catalog options]                     lake offset vs log end per table and bucket
               tier [--once | --interval 5s] [catalog options]
                                                            run the embedded tiering service (--once: one pass)
+              compact --table db.t [--target-file-size 128MB] [catalog options]
+                                                           rewrite the lake's data files with their deletes applied
+              expire-snapshots --table db.t [--older-than 5d] [--retain-last 1] [catalog options]
+                                                           expire old lake snapshots (never the one with the offsets)
+              expire-log --table db.t [--retention 24h] [catalog options]
+                                                           remove log segments the lake holds, committed longer ago
+              remove-orphans --table db.t [catalog options]
+                                                           one orphan sweep of the log and the lake
 
             """ + CatalogOptions.USAGE;
 
@@ -46,6 +55,12 @@ public final class LakestreamCli {
                 case "status" -> status(CliArguments.parse(rest, CATALOG_OPTIONS, Set.of()), out);
                 case "tier" ->
                     tier(CliArguments.parse(rest, with(CATALOG_OPTIONS, "--interval"), Set.of("--once")), out);
+                case "compact", "expire-snapshots", "expire-log", "remove-orphans" ->
+                    maintain(
+                            args.getFirst(),
+                            CliArguments.parse(
+                                    rest, with(CATALOG_OPTIONS, MaintenanceCommand.options(args.getFirst())), Set.of()),
+                            out);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
                     yield 0;
@@ -82,9 +97,19 @@ public final class LakestreamCli {
         }
     }
 
+    private static int maintain(String command, CliArguments arguments, PrintStream out) throws Exception {
+        try (LakestreamCatalog catalog = openExisting(arguments)) {
+            return MaintenanceCommand.run(command, catalog, arguments, out, Clock.systemUTC());
+        }
+    }
+
     private static Set<String> with(Set<String> options, String option) {
+        return with(options, Set.of(option));
+    }
+
+    private static Set<String> with(Set<String> options, Set<String> more) {
         Set<String> all = new java.util.HashSet<>(options);
-        all.add(option);
+        all.addAll(more);
         return Set.copyOf(all);
     }
 

@@ -13,6 +13,8 @@ final class LakestreamProcedures {
     static final String NAMESPACE = "system";
     private static final List<String> NAMES = List.of(
             LakestreamTierProcedure.NAME,
+            LakestreamCompactProcedure.NAME,
+            LakestreamExpireSnapshotsProcedure.NAME,
             LakestreamMaintenanceProcedure.Kind.EXPIRE_LOG.procedureName(),
             LakestreamMaintenanceProcedure.Kind.REMOVE_ORPHANS.procedureName());
 
@@ -26,6 +28,12 @@ final class LakestreamProcedures {
         if (isSystem(ident.namespace())) {
             if (ident.name().equalsIgnoreCase(LakestreamTierProcedure.NAME)) {
                 return new LakestreamTierProcedure(catalogName, catalogOptions, catalog);
+            }
+            if (ident.name().equalsIgnoreCase(LakestreamCompactProcedure.NAME)) {
+                return new LakestreamCompactProcedure(catalogName, catalogOptions, catalog);
+            }
+            if (ident.name().equalsIgnoreCase(LakestreamExpireSnapshotsProcedure.NAME)) {
+                return new LakestreamExpireSnapshotsProcedure(catalogName, catalogOptions, catalog);
             }
             for (LakestreamMaintenanceProcedure.Kind kind : LakestreamMaintenanceProcedure.Kind.values()) {
                 if (ident.name().equalsIgnoreCase(kind.procedureName())) {

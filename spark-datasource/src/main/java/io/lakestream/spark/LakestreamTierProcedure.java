@@ -70,7 +70,9 @@ final class LakestreamTierProcedure extends LakestreamProcedure {
     @Override
     public Iterator<Scan> call(InternalRow args) {
         LakestreamTable table = table(args, 0);
-        SparkTiering tiering = new SparkTiering(SparkSession.active(), catalogName(), catalogOptions());
+        SparkSession spark = SparkSession.active();
+        SparkTiering tiering =
+                new SparkTiering(spark, catalogName(), catalogOptions(), SparkTieringHooks.fromDriverConf(spark));
         long maxRecords = args.isNullAt(1) ? tiering.config().maxRecordsPerBucket() : args.getLong(1);
         if (maxRecords <= 0) {
             throw new LakestreamException(

@@ -7,6 +7,7 @@ import io.lakestream.tiering.TieringHooks;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import org.apache.spark.SparkEnv;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * Lets a test (or a diagnostic) observe the Spark tiering job's tasks on the executors: the Spark
@@ -17,16 +18,26 @@ import org.apache.spark.SparkEnv;
  */
 final class SparkTieringHooks {
     static final String TASK_HOOK = "spark.lakestream.tiering.task-hook";
+    /** The same on the driver, at the round's steps there ({@code COMMITTING}, {@code COMMITTED}). */
+    static final String DRIVER_HOOK = "spark.lakestream.tiering.driver-hook";
 
     private SparkTieringHooks() {}
 
     static TieringHooks fromExecutorConf() {
         SparkEnv env = SparkEnv.get();
-        String hook = env == null ? "" : env.conf().get(TASK_HOOK, "");
+        return hooks(TASK_HOOK, env == null ? "" : env.conf().get(TASK_HOOK, ""));
+    }
+
+    /** The driver's hooks, from the session's {@value #DRIVER_HOOK} (e.g. to kill the driver inside its commit). */
+    static TieringHooks fromDriverConf(SparkSession spark) {
+        return hooks(DRIVER_HOOK, spark.sparkContext().getConf().get(DRIVER_HOOK, ""));
+    }
+
+    private static TieringHooks hooks(String key, String hook) {
         if (hook.isBlank()) {
             return TieringHooks.NONE;
         }
-        Method method = resolve(hook);
+        Method method = resolve(key, hook);
         return (table, step, bucket) -> {
             try {
                 method.invoke(null, step.name() + ":" + bucket);
@@ -34,14 +45,14 @@ final class SparkTieringHooks {
                 if (e.getCause() instanceof RuntimeException runtime) {
                     throw runtime;
                 }
-                throw new IllegalStateException("tiering task hook " + hook + " failed", e.getCause());
+                throw new IllegalStateException("tiering hook " + hook + " failed", e.getCause());
             } catch (IllegalAccessException e) {
-                throw new IllegalStateException("tiering task hook " + hook + " is not accessible", e);
+                throw new IllegalStateException("tiering hook " + hook + " is not accessible", e);
             }
         };
     }
 
-    private static Method resolve(String hook) {
+    private static Method resolve(String key, String hook) {
         int separator = hook.indexOf('#');
         try {
             if (separator < 0) {
@@ -54,7 +65,7 @@ final class SparkTieringHooks {
             throw new LakestreamException(
                     INVALID_CATALOG_CONFIG,
                     "%s=%s does not name a public static method taking one String (<class>#<method>)"
-                            .formatted(TASK_HOOK, hook),
+                            .formatted(key, hook),
                     e);
         }
     }

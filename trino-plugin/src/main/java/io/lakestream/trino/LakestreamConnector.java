@@ -17,6 +17,7 @@ import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorTransactionHandle;
+import io.trino.spi.connector.TableProcedureMetadata;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 import java.util.List;
@@ -116,6 +117,11 @@ public final class LakestreamConnector implements Connector {
     @Override
     public List<PropertyMetadata<?>> getTableProperties() {
         return LakestreamTableProperties.PROPERTIES;
+    }
+
+    @Override
+    public Set<TableProcedureMetadata> getTableProcedures() {
+        return LakestreamTableProcedure.all();
     }
 
     @Override

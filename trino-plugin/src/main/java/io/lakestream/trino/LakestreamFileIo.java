@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.io.CountingPositionOutputStream;
+import io.trino.filesystem.FileEntry;
+import io.trino.filesystem.FileIterator;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.TrinoInputFile;
@@ -22,11 +24,13 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * Iceberg's {@link FileIO} over Trino's file system layer: the lake's metadata, manifests and data
@@ -34,7 +38,7 @@ import org.apache.iceberg.io.SupportsBulkOperations;
  * (local, S3, GCS, Azure, HDFS), as in Trino's own Iceberg connector. Locations keep the strings
  * Iceberg gives; only the I/O is Trino's.
  */
-final class LakestreamFileIo implements FileIO, SupportsBulkOperations {
+final class LakestreamFileIo implements FileIO, SupportsBulkOperations, SupportsPrefixOperations {
     private static final int DELETE_BATCH_SIZE = 1000;
 
     private final TrinoFileSystem fileSystem;
@@ -92,6 +96,63 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations {
         failed += deleteBatch(batch);
         if (failed > 0) {
             throw new BulkDeletionFailureException(failed);
+        }
+    }
+
+    /**
+     * The files under {@code prefix} (for the lake orphan sweep of {@code EXECUTE remove_orphans}), named in the
+     * form of {@code prefix} (the string Iceberg gave), not in the form Trino's file system lists them: the sweep
+     * compares them with the locations the lake's metadata holds. A file listed under another form is left out,
+     * so it can never be taken for an orphan.
+     */
+    @Override
+    public Iterable<FileInfo> listPrefix(String prefix) {
+        Location directory = LakestreamLocations.of(prefix);
+        String listed = directory.toString();
+        // Trino's local file system lists plain paths ("/tmp/w/t/data/f"), Hadoop's "file:/tmp/...", object stores
+        // the given form
+        String listedPath = "/" + directory.path().replaceFirst("^/+", "");
+        List<FileInfo> files = new ArrayList<>();
+        try {
+            FileIterator iterator = fileSystem.listFiles(directory);
+            while (iterator.hasNext()) {
+                FileEntry entry = iterator.next();
+                String location = entry.location().toString();
+                String plain = plainLocalPath(location);
+                String relative = location.startsWith(listed + "/")
+                        ? location.substring(listed.length())
+                        : plain.startsWith(listedPath + "/") ? plain.substring(listedPath.length()) : null;
+                if (relative != null) {
+                    files.add(new FileInfo(
+                            stripSlash(prefix) + relative,
+                            entry.length(),
+                            entry.lastModified().toEpochMilli()));
+                }
+            }
+        } catch (IOException e) {
+            throw failure("list", prefix, e);
+        }
+        return files;
+    }
+
+    /** {@code file:/x}, {@code file:///x} and {@code /x} as {@code /x}; other locations as they are. */
+    private static String plainLocalPath(String location) {
+        if (location.startsWith("file:")) {
+            return "/" + location.substring("file:".length()).replaceFirst("^/+", "");
+        }
+        return location;
+    }
+
+    private static String stripSlash(String location) {
+        return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+    }
+
+    @Override
+    public void deletePrefix(String prefix) {
+        try {
+            fileSystem.deleteDirectory(LakestreamLocations.of(prefix));
+        } catch (IOException e) {
+            throw failure("delete", prefix, e);
         }
     }
 

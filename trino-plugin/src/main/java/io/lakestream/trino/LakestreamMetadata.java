@@ -22,12 +22,14 @@ import io.lakestream.trino.system.OffsetsSystemTable;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
 import io.trino.spi.connector.ConnectorOutputMetadata;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableExecuteHandle;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
@@ -446,6 +448,48 @@ public final class LakestreamMetadata implements ConnectorMetadata {
                             .formatted(operation, handle.viewName(), handle.baseTable()));
         }
         return handle;
+    }
+
+    @Override
+    public Optional<ConnectorTableExecuteHandle> getTableHandleForExecute(
+            ConnectorSession session,
+            ConnectorAccessControl accessControl,
+            ConnectorTableHandle tableHandle,
+            String procedureName,
+            Map<String, Object> executeProperties,
+            RetryMode retryMode) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        Optional<LakestreamTableProcedure> procedure = LakestreamTableProcedure.find(procedureName);
+        if (procedure.isEmpty()) {
+            return Optional.empty();
+        }
+        if (handle.mode() != ReadMode.UNION
+                || handle.logVersion().isPresent()
+                || handle.asOfTimestampMillis().isPresent()) {
+            throw new TrinoException(
+                    LAKESTREAM_NOT_SUPPORTED,
+                    "ALTER TABLE ... EXECUTE %s runs on the table %s itself, not on one of its views or an old version"
+                            .formatted(procedure.get().procedureName(), handle.baseTable()));
+        }
+        return Optional.of(
+                call(() -> LakestreamTableProcedures.handle(handle.baseTable(), procedure.get(), executeProperties)));
+    }
+
+    @Override
+    public Map<String, Long> executeTableExecute(
+            ConnectorSession session, ConnectorTableExecuteHandle tableExecuteHandle) {
+        LakestreamTableExecuteHandle handle = (LakestreamTableExecuteHandle) tableExecuteHandle;
+        SchemaTableName name = new SchemaTableName(handle.schemaName(), handle.tableName());
+        return call(() -> {
+            try {
+                // a live table from the catalog: the cache's tables are read-only snapshots of their metadata
+                return LakestreamTableProcedures.execute(
+                        catalog.catalog().loadTable(LakestreamCatalogAccess.identifier(name)), handle);
+            } finally {
+                // the next read pins the lake the procedure left, not a cached one
+                catalog.invalidate(name);
+            }
+        });
     }
 
     private static <T> T call(Supplier<T> action) {

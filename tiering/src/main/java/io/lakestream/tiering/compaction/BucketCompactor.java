@@ -14,6 +14,7 @@ import io.lakestream.tiering.TieringStep;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -174,8 +175,26 @@ public final class BucketCompactor {
     }
 
     private boolean rewrite(LakestreamTable table, Snapshot snapshot, BucketContent content) {
+        List<DataFile> newFiles = write(table, snapshot, content, config.targetFileSizeBytes());
+        boolean committed = commit(table, snapshot, List.of(content), newFiles, content.bucket());
+        if (committed) {
+            log.info(
+                    "Compacted bucket {} of {}: {} data files and {} delete files into {} data files",
+                    content.bucket(),
+                    table,
+                    content.dataFiles().size(),
+                    content.deleteFiles().size(),
+                    newFiles.size());
+        }
+        return committed;
+    }
+
+    /**
+     * Writes one bucket's rows at {@code snapshot}, deletes applied (sorted by key when small enough), into new
+     * data files of at most about {@code targetFileSizeBytes}; nothing is committed.
+     */
+    List<DataFile> write(LakestreamTable table, Snapshot snapshot, BucketContent content, long targetFileSizeBytes) {
         Table lake = table.lake();
-        LakePosition position = LakePosition.at(lake, snapshot.snapshotId());
         LakeRows lakeRows = new LakeRows(lake.schema(), lake.spec(), table.definition());
         GenericFileWriterFactory writerFactory = new GenericFileWriterFactory.Builder(lake)
                 .dataFileFormat(FileFormat.PARQUET)
@@ -189,10 +208,9 @@ public final class BucketCompactor {
                 writerFactory,
                 fileFactory,
                 lake.io(),
-                config.targetFileSizeBytes(),
+                targetFileSizeBytes,
                 lake.spec(),
                 lakeRows.partition(content.bucket()));
-        DataWriteResult result;
         try (CloseableIterable<Record> rows = IcebergGenerics.read(lake)
                         .useSnapshot(snapshot.snapshotId())
                         .where(bucketFilter(table, content.bucket()))
@@ -217,19 +235,36 @@ public final class BucketCompactor {
                 throw new UncheckedIOException(e);
             }
         }
-        result = writer.result();
-        List<DataFile> newFiles = result.dataFiles();
+        DataWriteResult result = writer.result();
+        return List.copyOf(result.dataFiles());
+    }
 
+    /**
+     * Commits one {@code RewriteFiles} that replaces the files of {@code contents} (read at {@code snapshot}) by
+     * {@code newFiles}, with the new files at the snapshot's data sequence number and the snapshot's offset map
+     * carried forward under the {@link OffsetsUnchanged} compare-and-swap. False (the new files deleted) when the
+     * lake moved on meanwhile; any other failure is thrown, the new files deleted unless the commit landed.
+     */
+    boolean commit(
+            LakestreamTable table,
+            Snapshot snapshot,
+            List<BucketContent> contents,
+            List<DataFile> newFiles,
+            int hookBucket) {
+        Table lake = table.lake();
+        LakePosition position = LakePosition.at(lake, snapshot.snapshotId());
         OffsetsUnchanged validator = new OffsetsUnchanged(
                 position.offsets(),
                 table.definition().bucketCount(),
-                () -> hooks.reached(table.identifier(), TieringStep.COMPACTION_COMMITTING, content.bucket()));
+                () -> hooks.reached(table.identifier(), TieringStep.COMPACTION_COMMITTING, hookBucket));
+        Set<DataFile> oldData = new HashSet<>();
+        Set<DeleteFile> oldDeletes = new HashSet<>();
+        for (BucketContent content : contents) {
+            oldData.addAll(content.dataFiles());
+            oldDeletes.addAll(content.deleteFiles());
+        }
         RewriteFiles rewrite = lake.newRewrite()
-                .rewriteFiles(
-                        Set.copyOf(content.dataFiles()),
-                        Set.copyOf(content.deleteFiles()),
-                        Set.copyOf(newFiles),
-                        Set.of())
+                .rewriteFiles(oldData, oldDeletes, Set.copyOf(newFiles), Set.of())
                 .dataSequenceNumber(snapshot.sequenceNumber())
                 .validateFromSnapshot(snapshot.snapshotId());
         LakePosition.summary(position.offsets(), position.logVersion()).forEach(rewrite::set);
@@ -238,30 +273,24 @@ public final class BucketCompactor {
         try {
             rewrite.commit();
         } catch (ValidationException e) {
-            newFiles.forEach(file -> deleteQuietly(lake, file.location()));
-            log.info(
-                    "Compaction of bucket {} of {} skipped: the lake changed meanwhile ({})",
-                    content.bucket(),
-                    table,
-                    e.getMessage());
+            deleteQuietly(lake, newFiles);
+            log.info("Compaction of {} skipped: the lake changed meanwhile ({})", table, e.getMessage());
             return false;
         } catch (RuntimeException e) {
             lake.refresh();
             boolean landed =
                     newFiles.isEmpty() || lake.currentSnapshot() != null && referenced(lake, newFiles.getFirst());
             if (!landed) {
-                newFiles.forEach(file -> deleteQuietly(lake, file.location()));
+                deleteQuietly(lake, newFiles);
             }
             throw e;
         }
-        log.info(
-                "Compacted bucket {} of {}: {} data files and {} delete files into {} data files",
-                content.bucket(),
-                table,
-                content.dataFiles().size(),
-                content.deleteFiles().size(),
-                newFiles.size());
         return true;
+    }
+
+    /** Deletes files written for a compaction that will not be committed. */
+    static void deleteQuietly(Table lake, List<DataFile> files) {
+        files.forEach(file -> deleteQuietly(lake, file.location()));
     }
 
     private static boolean referenced(Table lake, DataFile file) {

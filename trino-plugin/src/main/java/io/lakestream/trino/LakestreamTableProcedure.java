@@ -1,0 +1,67 @@
+package io.lakestream.trino;
+
+import static io.trino.plugin.base.session.PropertyMetadataUtil.dataSizeProperty;
+import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
+import static io.trino.spi.session.PropertyMetadata.integerProperty;
+
+import io.airlift.units.DataSize;
+import io.airlift.units.Duration;
+import io.trino.spi.connector.TableProcedureExecutionMode;
+import io.trino.spi.connector.TableProcedureMetadata;
+import io.trino.spi.session.PropertyMetadata;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The table procedures of the connector ({@code ALTER TABLE t EXECUTE <name>(...)}), each run on the coordinator
+ * with the tiering module's own code, as the Spark procedures of the same names ({@link LakestreamTableProcedures}).
+ */
+public enum LakestreamTableProcedure {
+    /** {@code compact(target_file_size => '128MB')}: every bucket with several data files or a delete file. */
+    COMPACT(List.of(dataSizeProperty(
+            "target_file_size",
+            "Size the rewritten data files roll over at",
+            DataSize.of(128, DataSize.Unit.MEGABYTE),
+            false))),
+    /** {@code expire_snapshots(retention_threshold => '5d', retain_last => 1)}. */
+    EXPIRE_SNAPSHOTS(List.of(
+            durationProperty(
+                    "retention_threshold",
+                    "Expire lake snapshots that stopped being current longer ago than this",
+                    Duration.valueOf("5d"),
+                    false),
+            integerProperty("retain_last", "Lake snapshots always kept, at least 1", 1, false))),
+    /** {@code expire_log(retention_threshold => '24h')}: log segments the lake holds, committed longer ago. */
+    EXPIRE_LOG(List.of(durationProperty(
+            "retention_threshold", "Remove tiered log segments committed longer ago than this", null, false))),
+    /** {@code remove_orphans}: one orphan sweep of the log and the lake with the tiering service's ages. */
+    REMOVE_ORPHANS(List.of());
+
+    private final List<PropertyMetadata<?>> properties;
+
+    LakestreamTableProcedure(List<PropertyMetadata<?>> properties) {
+        this.properties = List.copyOf(properties);
+    }
+
+    public String procedureName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    TableProcedureMetadata metadata() {
+        return new TableProcedureMetadata(name(), TableProcedureExecutionMode.coordinatorOnly(), properties);
+    }
+
+    static Set<TableProcedureMetadata> all() {
+        return Stream.of(values()).map(LakestreamTableProcedure::metadata).collect(Collectors.toUnmodifiableSet());
+    }
+
+    static Optional<LakestreamTableProcedure> find(String name) {
+        return Stream.of(values())
+                .filter(procedure -> procedure.name().equalsIgnoreCase(name))
+                .findFirst();
+    }
+}
