@@ -2,11 +2,11 @@ package io.lakestream.cli;
 
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.tiering.TableCompaction;
 import io.lakestream.tiering.TableMaintenance;
 import io.lakestream.tiering.TableSnapshotExpiry;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.compaction.TableCompaction;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,9 +4,9 @@ import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.tiering.TableCompaction;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.compaction.TableCompaction;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.iceberg.expressions.Expression;

@@ -6,6 +6,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.compaction.TableCompaction;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Snapshot;

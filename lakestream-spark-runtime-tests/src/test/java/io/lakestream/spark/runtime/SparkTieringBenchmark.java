@@ -1,5 +1,6 @@
 package io.lakestream.spark.runtime;
 
+import io.lakestream.testing.IsolatedClassPath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;

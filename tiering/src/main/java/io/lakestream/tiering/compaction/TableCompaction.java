@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.tiering.compaction;
 
 import static io.lakestream.common.LakestreamError.LAKE_COMMIT_CONFLICT;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
@@ -9,6 +9,9 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
+import io.lakestream.tiering.TieringPlanner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -128,7 +131,7 @@ public final class TableCompaction {
      * LAKE_AHEAD_OF_LOG}), untiered changes removed from the log ({@code LOG_RANGE_REMOVED}; not when another
      * tiering run tiered the range and its retention removed it after this check read the lake).
      */
-    static void checkState(LakestreamTable table) {
+    public static void checkState(LakestreamTable table) {
         LakeLayoutValidator.validate(table);
         LakePosition lake = LakePosition.current(table.lake());
         try {
