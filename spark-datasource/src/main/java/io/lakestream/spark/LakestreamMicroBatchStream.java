@@ -13,6 +13,7 @@ import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.spark.LakestreamStreamOffset.Position;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -115,9 +116,39 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
         checkSameTable(end.position());
-        List<UnionSplit> splits =
-                start.isSnapshot() ? snapshotSplits(end.position()) : changeSplits(start.position(), end.position());
-        return splits.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+        if (start.isSnapshot()) {
+            return snapshotSplits(end.position()).stream()
+                    .map(LakestreamInputPartition::of)
+                    .toArray(InputPartition[]::new);
+        }
+        List<UnionSplit> changes = changeSplits(start.position(), end.position());
+        if (!batches.output().byKey()) {
+            return changes.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+        }
+        return keyedPartitions(start.position(), changes);
+    }
+
+    /**
+     * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
+     * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
+     */
+    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes) {
+        Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
+        if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
+            for (UnionSplit split : UnionReadPlanner.plan(
+                            table.table(), ReadOptions.UNION.atLogVersion(start.logVersion()))
+                    .splits()) {
+                stateByBucket.put(split.bucket().orElseThrow(), split);
+            }
+        }
+        return changes.stream()
+                .map(split -> new LakestreamKeyedChangesPartition(
+                        LakestreamInputPartition.of(split),
+                        Optional.ofNullable(stateByBucket.get(split.bucket().orElseThrow()))
+                                .map(LakestreamInputPartition::of)
+                                .stream()
+                                .toList()))
+                .toArray(InputPartition[]::new);
     }
 
     private void checkSameTable(Position position) {
