@@ -86,7 +86,7 @@ class TestLakestreamSparkStreamChangelog {
         oracle.startRecording();
         try {
             query.processAllAvailable();
-            for (int round = 0; round < 8; round++) {
+            for (int round = 0; round < 5; round++) {
                 for (int commit = random.nextInt(3); commit >= 0; commit--) {
                     if (random.nextInt(3) == 0) {
                         oracle.insertWithSpark("ls.%s.images".formatted(NS), random, 1 + random.nextInt(10), 80);
@@ -235,10 +235,10 @@ class TestLakestreamSparkStreamChangelog {
         oracle.commitWithJavaWriter(table("source"), random, 50, 60);
         Path checkpoint = checkpoint();
         for (int run = 0; run < 2; run++) {
-            for (int commit = 0; commit < 3; commit++) {
+            for (int commit = 0; commit < 2; commit++) {
                 oracle.commitWithJavaWriter(table("source"), random, 20, 60);
-                testing.tiering().tier(table("source"));
             }
+            testing.tiering().tier(table("source"));
             StreamingQuery query = changelog("source", Map.of("stream.output", "changelog"))
                     .writeStream()
                     .option("checkpointLocation", checkpoint.toString())
