@@ -102,6 +102,11 @@ final class StockIcebergSpark implements AutoCloseable {
         return (Long) call("count", sql);
     }
 
+    /** Streams an Iceberg table from its first snapshot with AvailableNow into the no-op sink; the rows read. */
+    long streamAll(String table, Path checkpoint) {
+        return (Long) call("streamAll", table, checkpoint.toString());
+    }
+
     private Object call(String method, Object... args) {
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
