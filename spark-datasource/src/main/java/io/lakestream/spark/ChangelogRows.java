@@ -1,5 +1,6 @@
 package io.lakestream.spark;
 
+import static io.lakestream.common.LakestreamError.GENERIC_INTERNAL_ERROR;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static java.util.Objects.requireNonNull;
 
@@ -83,45 +84,73 @@ final class ChangelogRows {
     }
 
     /**
-     * The changelog of {@code changes} (in log order): an upsert of an absent key is an {@code insert}, of
-     * a present key an {@code update_before} with the row it replaces and an {@code update_after}; a delete
-     * of a present key is a {@code delete} with the removed row, of an absent key nothing.
+     * The changelog of {@code changes} (in log order), commit by commit: each key a commit changed gets the
+     * commit's net effect on it, from the row it held before the commit to the row it holds after (a commit
+     * is atomic, so no reader ever sees a state inside it; Trino's UPDATE, for one, logs a delete and an
+     * upsert of the key): absent to present is an {@code insert}, present to present an {@code update_before}
+     * with the old row and an {@code update_after} with the new, present to absent a {@code delete} with the
+     * removed row, absent to absent nothing. Rows carry the change columns of the key's last change in the
+     * commit, in the order of those changes.
      *
      * @param before the row each key held before the first change, for the keys that had one
+     * @param commitEnds the end offset of each commit the changes belong to, ascending
      */
-    List<InternalRow> changelog(List<InternalRow> changes, Map<UnsafeRow, Object[]> before) {
+    List<InternalRow> changelog(List<InternalRow> changes, Map<UnsafeRow, Object[]> before, List<Long> commitEnds) {
         Map<UnsafeRow, Object[]> current = new HashMap<>();
         List<InternalRow> rows = new ArrayList<>();
-        for (InternalRow change : changes) {
-            UnsafeRow key = key(change, CHANGE_COLUMNS);
-            Object[] previous = current.containsKey(key) ? current.get(key) : before.get(key);
-            String type = change.getUTF8String(0).toString();
-            switch (type) {
-                case UPSERT -> {
-                    Object[] values = userValues(change, CHANGE_COLUMNS);
-                    if (previous == null) {
-                        rows.add(row(INSERT, change, values));
-                    } else {
-                        rows.add(row(UPDATE_BEFORE, change, previous));
-                        rows.add(row(UPDATE_AFTER, change, values));
-                    }
-                    current.put(key, values);
+        int next = 0;
+        for (long commitEnd : commitEnds) {
+            Map<UnsafeRow, Object[]> atCommitStart = new HashMap<>();
+            Map<UnsafeRow, InternalRow> lastChange = new LinkedHashMap<>();
+            for (; next < changes.size() && changes.get(next).getLong(2) < commitEnd; next++) {
+                InternalRow change = changes.get(next);
+                UnsafeRow key = key(change, CHANGE_COLUMNS);
+                if (!atCommitStart.containsKey(key)) {
+                    atCommitStart.put(key, current.containsKey(key) ? current.get(key) : before.get(key));
                 }
-                case DELETE -> {
-                    if (previous != null) {
-                        rows.add(row(DELETE, change, previous));
-                    }
-                    // HashMap keeps the null: the key is known to be absent now
-                    current.put(key, null);
+                // re-inserted, so keys are in the order of their last change
+                lastChange.remove(key);
+                lastChange.put(key, change);
+            }
+            for (Map.Entry<UnsafeRow, InternalRow> entry : lastChange.entrySet()) {
+                InternalRow change = entry.getValue();
+                Object[] previous = atCommitStart.get(entry.getKey());
+                Object[] after = isUpsert(change) ? userValues(change, CHANGE_COLUMNS) : null;
+                if (previous == null && after != null) {
+                    rows.add(row(INSERT, change, after));
+                } else if (previous != null && after != null) {
+                    rows.add(row(UPDATE_BEFORE, change, previous));
+                    rows.add(row(UPDATE_AFTER, change, after));
+                } else if (previous != null) {
+                    rows.add(row(DELETE, change, previous));
                 }
-                default ->
-                    throw new LakestreamException(
-                            LOG_CORRUPT,
-                            "A primary-key table's log holds a change of type '%s' at offset %s of bucket %s; only upsert and delete are valid"
-                                    .formatted(type, change.getLong(2), change.getInt(1)));
+                // HashMap keeps a null: the key is known to be absent now
+                current.put(entry.getKey(), after);
             }
         }
+        if (next < changes.size()) {
+            throw new LakestreamException(
+                    GENERIC_INTERNAL_ERROR,
+                    "Change at offset %s of bucket %s is past the last commit of its range (%s)"
+                            .formatted(
+                                    changes.get(next).getLong(2),
+                                    changes.get(next).getInt(1),
+                                    commitEnds));
+        }
         return rows;
+    }
+
+    private static boolean isUpsert(InternalRow change) {
+        String type = change.getUTF8String(0).toString();
+        return switch (type) {
+            case UPSERT -> true;
+            case DELETE -> false;
+            default ->
+                throw new LakestreamException(
+                        LOG_CORRUPT,
+                        "A primary-key table's log holds a change of type '%s' at offset %s of bucket %s; only upsert and delete are valid"
+                                .formatted(type, change.getLong(2), change.getInt(1)));
+        };
     }
 
     /** A changelog row: the change columns of {@code change} with another type, and {@code values}. */

@@ -109,7 +109,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
                 }
             }
         }
-        return changelog.changelog(changes, before);
+        return changelog.changelog(changes, before, partition.commitEnds());
     }
 
     private static void collect(

@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.UnionReadPlanner;
@@ -141,14 +142,32 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                 stateByBucket.put(split.bucket().orElseThrow(), split);
             }
         }
+        LogSnapshot log = table.table().log().latestSnapshot();
         return changes.stream()
                 .map(split -> new LakestreamKeyedChangesPartition(
                         LakestreamInputPartition.of(split),
                         Optional.ofNullable(stateByBucket.get(split.bucket().orElseThrow()))
                                 .map(LakestreamInputPartition::of)
                                 .stream()
-                                .toList()))
+                                .toList(),
+                        commitEnds(log, split.logRange().orElseThrow())))
                 .toArray(InputPartition[]::new);
+    }
+
+    /** Where each log commit of a range ends (its segments carry their commit's version). */
+    private static List<Long> commitEnds(LogSnapshot log, LogRange range) {
+        List<Long> ends = new ArrayList<>();
+        long version = -1;
+        for (SegmentFile segment : log.bucket(range.bucket()).segmentsOverlapping(range.from(), range.to())) {
+            long end = Math.min(range.to(), segment.endOffset());
+            if (!ends.isEmpty() && segment.version() == version) {
+                ends.set(ends.size() - 1, end);
+            } else {
+                ends.add(end);
+            }
+            version = segment.version();
+        }
+        return ends;
     }
 
     private void checkSameTable(Position position) {

@@ -15,8 +15,8 @@ import java.util.TreeMap;
 /**
  * What a test wrote into a primary-key table {@code (id BIGINT, name STRING, score INT)}, built only from
  * the writes: the table's state, every commit's changes, and (once recording starts) the changelog the
- * writes imply per key (insert, update_before + update_after, delete with the removed row; a delete of
- * an absent key changes nothing).
+ * writes imply per key, one net change per key and commit (insert, update_before + update_after, delete
+ * with the removed row; a commit that leaves a key absent as it found it changes nothing).
  */
 final class ChangelogOracle {
     private static final String[] NAMES = {"ann", "bob", "cid", null};
@@ -118,31 +118,38 @@ final class ChangelogOracle {
         return Arrays.asList(id, name, score);
     }
 
+    /** A commit is atomic: the changelog holds each key's net change by the commit, not the steps inside it. */
     private void apply(List<Change> commit) {
         commits.add(List.copyOf(commit));
+        Map<Long, List<Object>> atCommitStart = new HashMap<>();
         for (Change change : commit) {
-            List<Object> previous = state.get(change.id());
-            List<List<Object>> keyLog = changelog.computeIfAbsent(change.id(), ignored -> new ArrayList<>());
+            if (!atCommitStart.containsKey(change.id())) {
+                atCommitStart.put(change.id(), state.get(change.id()));
+            }
             if (change.type().equals("upsert")) {
-                if (recording) {
-                    if (previous == null) {
-                        keyLog.add(row("insert", change.values()));
-                    } else {
-                        keyLog.add(row("update_before", previous));
-                        keyLog.add(row("update_after", change.values()));
-                    }
-                }
                 state.put(change.id(), change.values());
             } else {
-                if (recording && previous != null) {
-                    keyLog.add(row("delete", previous));
-                }
                 state.remove(change.id());
             }
-            if (keyLog.isEmpty()) {
-                changelog.remove(change.id());
-            }
         }
+        if (!recording) {
+            return;
+        }
+        atCommitStart.forEach((id, previous) -> {
+            List<Object> after = state.get(id);
+            List<List<Object>> keyLog = new ArrayList<>();
+            if (previous == null && after != null) {
+                keyLog.add(row("insert", after));
+            } else if (previous != null && after != null) {
+                keyLog.add(row("update_before", previous));
+                keyLog.add(row("update_after", after));
+            } else if (previous != null) {
+                keyLog.add(row("delete", previous));
+            }
+            if (!keyLog.isEmpty()) {
+                changelog.computeIfAbsent(id, ignored -> new ArrayList<>()).addAll(keyLog);
+            }
+        });
     }
 
     private static List<Object> row(String type, List<Object> values) {
