@@ -83,9 +83,7 @@ public final class SparkEngine implements AutoCloseable {
 
     /** Runs one statement; returns its rows (empty for commands), values normalized by {@link Values}. */
     public List<List<Object>> query(String statement) {
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        Thread.currentThread().setContextClassLoader(loader);
-        try {
+        return inSpark(statement, () -> {
             Object frame = sql.invoke(session, statement);
             List<?> rows = (List<?>) collectAsList.invoke(frame);
             List<List<Object>> result = new ArrayList<>(rows.size());
@@ -98,13 +96,7 @@ public final class SparkEngine implements AutoCloseable {
                 result.add(values);
             }
             return result;
-        } catch (InvocationTargetException e) {
-            throw new EngineException("Spark", statement, e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-        }
+        });
     }
 
     /**
@@ -205,9 +197,7 @@ public final class SparkEngine implements AutoCloseable {
     }
 
     private void streamIntoTable(String what, String table, Path checkpoint, StreamInput input) {
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        Thread.currentThread().setContextClassLoader(loader);
-        try {
+        inSpark(what, () -> {
             Object frame = input.frame(session);
             Object writer = frame.getClass().getMethod("writeStream").invoke(frame);
             writer = writer.getClass()
@@ -217,14 +207,8 @@ public final class SparkEngine implements AutoCloseable {
             Object trigger = triggerClass.getMethod("AvailableNow").invoke(null);
             writer = writer.getClass().getMethod("trigger", triggerClass).invoke(writer, trigger);
             Object query = writer.getClass().getMethod("toTable", String.class).invoke(writer, table);
-            query.getClass().getMethod("awaitTermination").invoke(query);
-        } catch (InvocationTargetException e) {
-            throw new EngineException("Spark", what, e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-        }
+            return query.getClass().getMethod("awaitTermination").invoke(query);
+        });
     }
 
     @Override
