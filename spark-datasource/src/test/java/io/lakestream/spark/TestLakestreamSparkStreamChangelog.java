@@ -86,7 +86,7 @@ class TestLakestreamSparkStreamChangelog {
         oracle.startRecording();
         try {
             query.processAllAvailable();
-            for (int round = 0; round < 5; round++) {
+            for (int round = 0; round < 4; round++) {
                 for (int commit = random.nextInt(3); commit >= 0; commit--) {
                     if (random.nextInt(3) == 0) {
                         oracle.insertWithSpark("ls.%s.images".formatted(NS), random, 1 + random.nextInt(10), 80);
@@ -241,7 +241,7 @@ class TestLakestreamSparkStreamChangelog {
                 .toTable("ls.%s.derived".formatted(NS));
         try {
             query.processAllAvailable();
-            for (int commit = 0; commit < 4; commit++) {
+            for (int commit = 0; commit < 3; commit++) {
                 oracle.commitWithJavaWriter(table("source"), random, 20, 40);
                 if (commit % 2 == 0) {
                     testing.tiering().tier(table("source"));
