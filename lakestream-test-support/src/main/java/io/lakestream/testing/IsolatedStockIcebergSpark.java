@@ -66,6 +66,11 @@ public final class IsolatedStockIcebergSpark implements AutoCloseable {
         return (Long) session.call("count", sql);
     }
 
+    /** Streams an Iceberg table from its first snapshot with AvailableNow into the no-op sink; the rows read. */
+    public long streamAll(String table, String checkpoint) {
+        return (Long) session.call("streamAll", table, checkpoint);
+    }
+
     @Override
     public void close() {
         session.close();

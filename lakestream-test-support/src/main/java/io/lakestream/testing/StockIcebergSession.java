@@ -3,8 +3,13 @@ package io.lakestream.testing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
+import org.apache.spark.sql.streaming.StreamingQueryProgress;
+import org.apache.spark.sql.streaming.Trigger;
 
 /**
  * A local Spark session with the stock Iceberg runtime. It runs inside {@link IsolatedStockIcebergSpark}'s
@@ -52,6 +57,31 @@ public final class StockIcebergSession implements AutoCloseable {
     /** Runs a statement (e.g. an INSERT) to the end, for timing. */
     public void execute(String sql) {
         spark.sql(sql).collectAsList();
+    }
+
+    /**
+     * Streams the Iceberg table {@code table} from its first snapshot ({@code readStream.format("iceberg")}) with
+     * {@code Trigger.AvailableNow} into Spark's no-op sink; returns the rows it read.
+     */
+    public Long streamAll(String table, String checkpoint) {
+        try {
+            StreamingQuery query = spark.readStream()
+                    .format("iceberg")
+                    .load(table)
+                    .writeStream()
+                    .format("noop")
+                    .option("checkpointLocation", checkpoint)
+                    .trigger(Trigger.AvailableNow())
+                    .start();
+            query.awaitTermination();
+            long rows = 0;
+            for (StreamingQueryProgress progress : query.recentProgress()) {
+                rows += progress.numInputRows();
+            }
+            return rows;
+        } catch (TimeoutException | StreamingQueryException e) {
+            throw new IllegalStateException("the stock Iceberg stream of " + table + " failed", e);
+        }
     }
 
     @Override

@@ -7,12 +7,14 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.spark.LakestreamStreamOffset.Position;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -115,9 +117,57 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
         checkSameTable(end.position());
-        List<UnionSplit> splits =
-                start.isSnapshot() ? snapshotSplits(end.position()) : changeSplits(start.position(), end.position());
-        return splits.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+        if (start.isSnapshot()) {
+            return snapshotSplits(end.position()).stream()
+                    .map(LakestreamInputPartition::of)
+                    .toArray(InputPartition[]::new);
+        }
+        List<UnionSplit> changes = changeSplits(start.position(), end.position());
+        if (!batches.output().byKey()) {
+            return changes.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
+        }
+        return keyedPartitions(start.position(), changes);
+    }
+
+    /**
+     * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
+     * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
+     */
+    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes) {
+        Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
+        if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
+            for (UnionSplit split : UnionReadPlanner.plan(
+                            table.table(), ReadOptions.UNION.atLogVersion(start.logVersion()))
+                    .splits()) {
+                stateByBucket.put(split.bucket().orElseThrow(), split);
+            }
+        }
+        LogSnapshot log = table.table().log().latestSnapshot();
+        return changes.stream()
+                .map(split -> new LakestreamKeyedChangesPartition(
+                        LakestreamInputPartition.of(split),
+                        Optional.ofNullable(stateByBucket.get(split.bucket().orElseThrow()))
+                                .map(LakestreamInputPartition::of)
+                                .stream()
+                                .toList(),
+                        commitEnds(log, split.logRange().orElseThrow())))
+                .toArray(InputPartition[]::new);
+    }
+
+    /** Where each log commit of a range ends (its segments carry their commit's version). */
+    private static List<Long> commitEnds(LogSnapshot log, LogRange range) {
+        List<Long> ends = new ArrayList<>();
+        long version = -1;
+        for (SegmentFile segment : log.bucket(range.bucket()).segmentsOverlapping(range.from(), range.to())) {
+            long end = Math.min(range.to(), segment.endOffset());
+            if (!ends.isEmpty() && segment.version() == version) {
+                ends.set(ends.size() - 1, end);
+            } else {
+                ends.add(end);
+            }
+            version = segment.version();
+        }
+        return ends;
     }
 
     private void checkSameTable(Position position) {

@@ -13,25 +13,28 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * Creates the readers of a stream's splits on the executors: a change split through the changes
  * reader; a split of the table's state (start mode {@code full}) through the union reader, with
- * constant change columns in front of its rows when the stream is a changelog.
+ * constant change columns in front of its rows when the stream is a changelog; a range read per key
+ * ({@link LakestreamKeyedChangesPartition}) as rows through {@link KeyedChangesReader}.
  *
  * @param rows the union read of the table's rows
  * @param changes the read of log ranges (as changes on the changelog, as rows on an append-only table)
- * @param changelog whether rows carry the change columns
+ * @param output what the stream's rows are
  * @param stateChangeType the change type of the state's rows on the changelog
  */
 record LakestreamStreamReaderFactory(
-        LakestreamReaderFactory rows, LakestreamReaderFactory changes, boolean changelog, String stateChangeType)
+        LakestreamReaderFactory rows, LakestreamReaderFactory changes, StreamOutput output, String stateChangeType)
         implements PartitionReaderFactory {
     LakestreamStreamReaderFactory {
         requireNonNull(rows, "rows is null");
         requireNonNull(changes, "changes is null");
+        requireNonNull(output, "output is null");
         requireNonNull(stateChangeType, "stateChangeType is null");
     }
 
     @Override
     public boolean supportColumnarReads(InputPartition partition) {
-        return true;
+        // a batch's partitions are all of one kind: the state's, or its log ranges
+        return !(partition instanceof LakestreamKeyedChangesPartition);
     }
 
     @Override
@@ -42,11 +45,14 @@ record LakestreamStreamReaderFactory(
         }
         LakestreamPartitionReader reader = new LakestreamPartitionReader(rows, split);
         // on the changelog a union split is the table's state; elsewhere its rows are what the stream returns
-        return changelog ? new StateChangeColumns(reader, stateChangeType, split.bucket()) : reader;
+        return output.changeColumns() ? new StateChangeColumns(reader, stateChangeType, split.bucket()) : reader;
     }
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
+        if (partition instanceof LakestreamKeyedChangesPartition keyed) {
+            return new KeyedChangesReader(this, keyed);
+        }
         // Spark reads columnar batches (supportColumnarReads); rows are only a fallback
         return new LakestreamRowReader(createColumnarReader(partition));
     }

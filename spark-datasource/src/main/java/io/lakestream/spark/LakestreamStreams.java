@@ -45,10 +45,12 @@ final class LakestreamStreams {
                     INVALID_READ_OPTIONS,
                     "A stream starts with the options startup.mode=version and startup.version, not changes-after-version");
         }
+        StreamOutput output = StreamOutput.resolve(
+                table.name(), changelog, table.table().definition().hasPrimaryKey(), readOptions);
         return new LakestreamMicroBatchStream(
                 table,
                 LakestreamStreamConf.resolve(readOptions),
-                new StreamBatches(table, changelog, columns, merge),
+                new StreamBatches(table, output, columns, merge),
                 checkpointLocation,
                 SparkSession.active().sessionState().newHadoopConf());
     }

@@ -18,17 +18,18 @@ import org.apache.spark.sql.types.StructType;
 /**
  * What the batches of a stream read and in which shape: on the changelog ({@code t$changes}) every row
  * has the change columns, the table's state of a {@code full} start included (its rows are {@code
- * insert}s of an append-only table, {@code upsert}s of a primary-key table, without offset and commit
- * time); on an append-only table ({@code t}) the rows themselves.
+ * insert}s, or {@code upsert}s of a primary-key table in the outputs {@code log} and {@code upsert},
+ * without offset and commit time); on an append-only table ({@code t}) the rows themselves.
  *
  * @param table the table
- * @param changelog whether rows carry the change columns
+ * @param output what the rows are
  * @param columns the user columns to return
  * @param merge the merge limits of the state read
  */
-record StreamBatches(LakestreamTable table, boolean changelog, List<String> columns, MergeConfig merge) {
+record StreamBatches(LakestreamTable table, StreamOutput output, List<String> columns, MergeConfig merge) {
     StreamBatches {
         requireNonNull(table, "table is null");
+        requireNonNull(output, "output is null");
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
         requireNonNull(merge, "merge is null");
     }
@@ -37,11 +38,16 @@ record StreamBatches(LakestreamTable table, boolean changelog, List<String> colu
     UnionSplit logSplit(LogRange range, long logVersion) {
         return new UnionSplit(
                 OptionalInt.of(range.bucket()),
-                changelog ? ReadMode.CHANGES : ReadMode.UNION,
+                changelog() ? ReadMode.CHANGES : ReadMode.UNION,
                 List.of(),
                 Optional.of(range),
                 logVersion,
                 false);
+    }
+
+    /** Whether rows carry the change columns. */
+    boolean changelog() {
+        return output.changeColumns();
     }
 
     StructType rowSchema() {
@@ -53,7 +59,7 @@ record StreamBatches(LakestreamTable table, boolean changelog, List<String> colu
 
     /** The rows of the stream: the change columns first on the changelog, as in {@code t$changes}. */
     StructType readSchema() {
-        if (!changelog) {
+        if (!changelog()) {
             return rowSchema();
         }
         List<StructField> fields = new ArrayList<>(LakestreamTypes.changeFields());
@@ -68,6 +74,9 @@ record StreamBatches(LakestreamTable table, boolean changelog, List<String> colu
         LakestreamReaderFactory changes =
                 new LakestreamReaderFactory(table.ref(), columns, readSchema(), noFilter, merge.maxIndexRows(), -1);
         return new LakestreamStreamReaderFactory(
-                rows, changes, changelog, table.table().definition().hasPrimaryKey() ? "upsert" : "insert");
+                rows,
+                changes,
+                output,
+                output.stateChangeType(table.table().definition().hasPrimaryKey()));
     }
 }

@@ -47,6 +47,11 @@ final class StockIcebergSpark implements AutoCloseable {
         return spark.count(sql);
     }
 
+    /** Streams an Iceberg table from its first snapshot with AvailableNow into the no-op sink; the rows read. */
+    long streamAll(String table, Path checkpoint) {
+        return spark.streamAll(table, checkpoint.toString());
+    }
+
     @Override
     public void close() {
         spark.close();

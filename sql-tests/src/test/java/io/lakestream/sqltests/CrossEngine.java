@@ -111,6 +111,11 @@ final class CrossEngine {
         spark.streamTableIntoTable(source, table, checkpoint);
     }
 
+    /** A running Spark stream of table {@code source} into the memory view {@code queryName} (see {@link SparkEngine#startMemoryStream}). */
+    SparkEngine.RunningStream sparkMemoryStream(String source, Map<String, String> options, String queryName) {
+        return spark.startMemoryStream(source, options, queryName);
+    }
+
     /** Trino's full query info JSON of each query whose SQL contains {@code text} (see {@link TrinoEngine#queryInfoJson}). */
     List<String> trinoQueryInfoJson(String text) {
         return trino.queryInfoJson(text);
@@ -148,9 +153,27 @@ final class CrossEngine {
 
     /** One round of the real tiering service on a table of any catalog. */
     TieringResult tier(LakestreamTable table) {
+        return tier(tiering, table);
+    }
+
+    private static TieringResult tier(TableTiering tiering, LakestreamTable table) {
         TieringResult result = tiering.tier(table);
         assertThat(result.outcome()).isIn(TieringResult.Outcome.TIERED, TieringResult.Outcome.UP_TO_DATE);
         return result;
+    }
+
+    /** One tiering round that also compacts every bucket with a delete file or two small data files. */
+    TieringResult compact(String schema, String table) {
+        TableTiering compaction = new TableTiering(
+                TieringConfig.builder()
+                        .compactionDeleteFiles(1)
+                        .compactionSmallFiles(2)
+                        .build(),
+                allocator,
+                tieringThreads,
+                TieringHooks.NONE,
+                Clock.systemUTC());
+        return tier(compaction, load(schema, table));
     }
 
     /** Deletes keys through the Java writer (neither engine's SQL has DELETE yet), as one log commit. */

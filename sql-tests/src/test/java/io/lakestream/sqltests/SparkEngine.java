@@ -77,9 +77,7 @@ public final class SparkEngine implements AutoCloseable {
 
     /** Runs one statement; returns its rows (empty for commands), values normalized by {@link Values}. */
     public List<List<Object>> query(String statement) {
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        Thread.currentThread().setContextClassLoader(loader);
-        try {
+        return inSpark(statement, () -> {
             Object frame = sql.invoke(session, statement);
             List<?> rows = (List<?>) collectAsList.invoke(frame);
             List<List<Object>> result = new ArrayList<>(rows.size());
@@ -92,13 +90,7 @@ public final class SparkEngine implements AutoCloseable {
                 result.add(values);
             }
             return result;
-        } catch (InvocationTargetException e) {
-            throw new EngineException("Spark", statement, e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-        }
+        });
     }
 
     /**
@@ -129,15 +121,77 @@ public final class SparkEngine implements AutoCloseable {
         });
     }
 
+    /**
+     * Starts a streaming query of table {@code source} with the read options {@code options} into Spark's memory
+     * sink as the temporary view {@code queryName} (append mode, a 100 ms processing-time trigger); read the view
+     * with {@link #query}.
+     */
+    RunningStream startMemoryStream(String source, Map<String, String> options, String queryName) {
+        return inSpark("stream " + source + " into memory", () -> {
+            Object reader = session.getClass().getMethod("readStream").invoke(session);
+            for (Map.Entry<String, String> option : options.entrySet()) {
+                reader = reader.getClass()
+                        .getMethod("option", String.class, String.class)
+                        .invoke(reader, option.getKey(), option.getValue());
+            }
+            Object frame = reader.getClass().getMethod("table", String.class).invoke(reader, source);
+            Object writer = frame.getClass().getMethod("writeStream").invoke(frame);
+            writer = writer.getClass().getMethod("format", String.class).invoke(writer, "memory");
+            writer = writer.getClass().getMethod("queryName", String.class).invoke(writer, queryName);
+            writer = writer.getClass().getMethod("outputMode", String.class).invoke(writer, "append");
+            Class<?> triggerClass = loader.loadClass("org.apache.spark.sql.streaming.Trigger");
+            Object trigger =
+                    triggerClass.getMethod("ProcessingTime", String.class).invoke(null, "100 milliseconds");
+            writer = writer.getClass().getMethod("trigger", triggerClass).invoke(writer, trigger);
+            return new RunningStream(writer.getClass().getMethod("start").invoke(writer));
+        });
+    }
+
+    /** A running streaming query (an object of Spark's class loader). */
+    final class RunningStream {
+        private final Object query;
+
+        private RunningStream(Object query) {
+            this.query = query;
+        }
+
+        /** Waits until the query has processed everything committed now. */
+        void processAllAvailable() {
+            inSpark(
+                    "processAllAvailable",
+                    () -> query.getClass().getMethod("processAllAvailable").invoke(query));
+        }
+
+        void stop() {
+            inSpark("stop", () -> query.getClass().getMethod("stop").invoke(query));
+        }
+    }
+
+    private interface SparkCall<T> {
+        T call() throws ReflectiveOperationException;
+    }
+
+    private <T> T inSpark(String what, SparkCall<T> call) {
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            return call.call();
+        } catch (InvocationTargetException e) {
+            throw new EngineException("Spark", what, e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
     /** The streaming DataFrame a query reads, made from the session (in Spark's class loader). */
     private interface StreamInput {
         Object frame(Object session) throws ReflectiveOperationException;
     }
 
     private void streamIntoTable(String what, String table, Path checkpoint, StreamInput input) {
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        Thread.currentThread().setContextClassLoader(loader);
-        try {
+        inSpark(what, () -> {
             Object frame = input.frame(session);
             Object writer = frame.getClass().getMethod("writeStream").invoke(frame);
             writer = writer.getClass()
@@ -147,14 +201,8 @@ public final class SparkEngine implements AutoCloseable {
             Object trigger = triggerClass.getMethod("AvailableNow").invoke(null);
             writer = writer.getClass().getMethod("trigger", triggerClass).invoke(writer, trigger);
             Object query = writer.getClass().getMethod("toTable", String.class).invoke(writer, table);
-            query.getClass().getMethod("awaitTermination").invoke(query);
-        } catch (InvocationTargetException e) {
-            throw new EngineException("Spark", what, e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-        }
+            return query.getClass().getMethod("awaitTermination").invoke(query);
+        });
     }
 
     @Override

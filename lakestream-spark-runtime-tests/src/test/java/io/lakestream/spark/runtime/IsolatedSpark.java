@@ -65,6 +65,29 @@ final class IsolatedSpark implements AutoCloseable {
         call(() -> invoke(invoke(invoke(session, "sql", query), "writeTo", table), "append"));
     }
 
+    /**
+     * {@code spark.readStream.options(readOptions).table(source).writeStream.toTable(target)} with {@code
+     * Trigger.AvailableNow} and the checkpoint {@code checkpoint}: reads what is committed when it starts, in
+     * batches, writes them through the streaming sink, and stops; fails with the query's failure.
+     */
+    void streamAvailableNow(String source, Map<String, String> readOptions, String target, Path checkpoint) {
+        call(() -> {
+            Object reader = invoke(session, "readStream");
+            for (Map.Entry<String, String> option : readOptions.entrySet()) {
+                reader = invoke(reader, "option", option.getKey(), option.getValue());
+            }
+            Object writer = invoke(invoke(reader, "table", source), "writeStream");
+            writer = invoke(writer, "option", "checkpointLocation", checkpoint.toString());
+            writer = invoke(
+                    writer,
+                    "trigger",
+                    invokeOn(loader.loadClass("org.apache.spark.sql.streaming.Trigger"), null, "AvailableNow"));
+            Object query = invoke(writer, "toTable", target);
+            invoke(query, "awaitTermination");
+            return null;
+        });
+    }
+
     /** The executors registered with the driver (the driver itself not counted). */
     int executorCount() {
         return call(() -> {
