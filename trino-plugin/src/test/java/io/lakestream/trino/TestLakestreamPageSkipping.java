@@ -18,9 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Trino's Parquet reader skips pages of tiered files by their column indexes: files of one row group
  * (so only pages can be skipped) with pages of 100 rows, written by tiering's columnar writer and, for a
- * table with a {@code parquet.*} property, by Iceberg's Parquet writer. No filter reads more lake rows from the
- * columnar writer's file than from Iceberg's, and both return the union split reader's rows; a filter on the key, and
- * filters on strings sharing a 40-byte prefix, skip most pages. Strings sharing a prefix longer than the
+ * table with a {@code parquet.*} property, by Iceberg's Parquet writer. Both return the union split reader's
+ * rows; a filter on the key, and filters on strings sharing a 40-byte prefix, skip most pages. Strings sharing a prefix longer than the
  * column index's 64-byte truncation have the same truncated bounds on every page: no writer's file lets a
  * reader skip pages by them (checked too, so that a change there shows).
  */
@@ -33,15 +32,13 @@ final class TestLakestreamPageSkipping extends AbstractReadPathTest {
     void columnIndexesOfTieredFilesSkipPages() {
         List<Long> columnar = lakeRowsRead("paged_columnar", false);
         List<Long> iceberg = lakeRowsRead("paged_iceberg", true);
-        // never more than from Iceberg's file; parquet-mr checks its page row limit only at its adaptive size
-        // checks, so its pages can end a little after the limit and a filter may touch one more of them
-        for (int i = 0; i < columnar.size(); i++) {
-            assertThat(columnar.get(i)).as("filter %s", i).isLessThanOrEqualTo(iceberg.get(i));
-        }
+        // the key and the 40-byte prefix: most pages skipped in either writer's file. Not compared row for row:
+        // Trino's parallel writers put the inserted pages in the log in no fixed order, so where a key range
+        // falls in the file's pages differs from run to run (TestPageIndexesMatchParquetMr compares the indexes)
         assertThat(iceberg.subList(0, 3)).allSatisfy(rows -> assertThat(rows).isLessThan(ROWS / 4));
-        // the key and the 40-byte prefix: most pages skipped (the rows' order in the file follows the insert)
         assertThat(columnar.subList(0, 3)).allSatisfy(rows -> assertThat(rows).isLessThan(ROWS / 4));
         // the prefix beyond the truncation: every page read
+        assertThat(iceberg.get(3)).isEqualTo(ROWS);
         assertThat(columnar.get(3)).isEqualTo(ROWS);
     }
 
