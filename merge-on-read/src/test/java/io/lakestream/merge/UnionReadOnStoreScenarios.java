@@ -21,17 +21,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -123,21 +117,7 @@ abstract class UnionReadOnStoreScenarios {
         int tiered = 0;
         try (TieringService tiering = new TieringService(catalog, tieringConfig)) {
             for (int round = 0; round < 6; round++) {
-                try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
-                    for (int change = 0; change < 60; change++) {
-                        long id = random.nextInt(150);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(Map.of("id", id));
-                            oracle.remove(id);
-                        } else {
-                            String name = "r" + round + "-" + change;
-                            int score = random.nextInt(1000);
-                            writer.upsert(row(id, name, score));
-                            oracle.put(id, List.of(id, name, score));
-                        }
-                    }
-                    writer.commit();
-                }
+                RandomChanges.commitRound(table, allocator, random, round, 60, 150, oracle);
                 if (round % 3 != 1) {
                     TieringResult result = tiering.tierTable(table.identifier());
                     assertThat(result.error()).isEmpty();
@@ -216,47 +196,9 @@ abstract class UnionReadOnStoreScenarios {
         LakestreamTable created = createTable("raced", true, 2);
         int writers = 4;
         int commitsEach = 4;
-        List<LakestreamCatalog> catalogs = new ArrayList<>();
-        ExecutorService sessions = Executors.newFixedThreadPool(writers);
-        Set<Long> versions = new HashSet<>();
-        Map<Long, List<Object>> oracle = new TreeMap<>();
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Long>>> results = new ArrayList<>();
-            for (int writer = 0; writer < writers; writer++) {
-                LakestreamCatalog own = LakestreamCatalog.open(config);
-                catalogs.add(own);
-                LakestreamTable table = own.loadTable(created.identifier());
-                int id = writer;
-                results.add(sessions.submit(() -> {
-                    start.await();
-                    List<Long> committed = new ArrayList<>();
-                    for (int commit = 0; commit < commitsEach; commit++) {
-                        try (LakestreamWriter session = new LakestreamWriter(table, allocator)) {
-                            long key = id * 100L + commit;
-                            session.upsert(row(key, "w" + id, commit));
-                            committed.add(session.commit().version());
-                        }
-                    }
-                    return committed;
-                }));
-                for (int commit = 0; commit < commitsEach; commit++) {
-                    long key = id * 100L + commit;
-                    oracle.put(key, List.of(key, "w" + id, commit));
-                }
-            }
-            start.countDown();
-            for (Future<List<Long>> result : results) {
-                versions.addAll(result.get());
-            }
-        } finally {
-            sessions.shutdownNow();
-            for (LakestreamCatalog own : catalogs) {
-                own.close();
-            }
-        }
+        Map<Long, List<Object>> oracle =
+                ConcurrentCatalogWriters.race(config, created.identifier(), writers, commitsEach, allocator);
         long total = (long) writers * commitsEach;
-        assertThat(versions).hasSize((int) total).allMatch(version -> version >= 1 && version <= total);
         LakestreamTable table = catalog.loadTable(created.identifier());
         assertThat(table.log().latestSnapshot().version()).isEqualTo(total);
         assertThat(sorted(UnionReads.read(table, ReadOptions.UNION, COLUMNS, allocator)))
