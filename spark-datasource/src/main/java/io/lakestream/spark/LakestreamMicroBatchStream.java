@@ -36,6 +36,11 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  * a range that retention removed is an error ({@code LOG_RANGE_REMOVED}), never skipped.
  */
 final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
+    /** What a stream that lost changes it needs to retention can do (nothing was skipped: the query failed). */
+    private static final String RESTART_ADVICE =
+            "Nothing was skipped. Start the stream again with a new checkpoint location and startup.mode 'full' (the table's "
+                    + "state, then every change after it), and let retention keep the log longer than the stream may be stopped";
+
     private final LakestreamTable table;
     private final LakestreamStreamConf conf;
     private final StreamBatches batches;
@@ -134,15 +139,16 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
      * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
      */
     private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes) {
+        LogSnapshot log = table.table().log().latestSnapshot();
         Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
         if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
-            for (UnionSplit split : UnionReadPlanner.plan(
-                            table.table(), ReadOptions.UNION.atLogVersion(start.logVersion()))
-                    .splits()) {
+            String needed =
+                    "the rows its changed keys held at log version %s (the before images of stream.output 'changelog')"
+                            .formatted(start.logVersion());
+            for (UnionSplit split : stateSplits(start.logVersion(), log, needed)) {
                 stateByBucket.put(split.bucket().orElseThrow(), split);
             }
         }
-        LogSnapshot log = table.table().log().latestSnapshot();
         return changes.stream()
                 .map(split -> new LakestreamKeyedChangesPartition(
                         LakestreamInputPartition.of(split),
@@ -184,8 +190,55 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
 
     /** The table's state at the version whose ends the batch's end offset holds (the start version). */
     private List<UnionSplit> snapshotSplits(Position end) {
-        return UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(end.logVersion()))
-                .splits();
+        String needed =
+                "the table's state at log version %s (the first batch of its 'full' start)".formatted(end.logVersion());
+        return stateSplits(end.logVersion(), table.table().log().latestSnapshot(), needed);
+    }
+
+    /**
+     * The union read of the table at log {@code version}, planned here on the driver. The log at that version
+     * still lists the segments of each bucket's tail, so whether retention removed them since is checked
+     * against {@code newest}: a stream that needs them gets its own error and advice here, before any task,
+     * not a task failure telling it to re-run a query (which would re-plan the same batch).
+     */
+    private List<UnionSplit> stateSplits(long version, LogSnapshot newest, String needed) {
+        List<UnionSplit> splits;
+        try {
+            splits = UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(version))
+                    .splits();
+        } catch (LakestreamException e) {
+            if (e.error() != LOG_RANGE_REMOVED) {
+                throw e;
+            }
+            throw new LakestreamException(
+                    LOG_RANGE_REMOVED,
+                    "The stream on %s cannot continue: it needs %s, and part of it is gone (%s). %s"
+                            .formatted(table.name(), needed, e.getMessage(), RESTART_ADVICE),
+                    e);
+        }
+        for (UnionSplit split : splits) {
+            Optional<LogRange> tail = split.logRange();
+            if (tail.isEmpty()) {
+                continue;
+            }
+            long start = newest.bucket(tail.get().bucket()).startOffset();
+            if (tail.get().from() < start) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("The stream on %s cannot continue: it needs %s, read from the lake plus log offsets [%s, %s) of "
+                                        + "bucket %s, but retention removed the log before offset %s, and the lake holds the "
+                                        + "table only at later versions. %s")
+                                .formatted(
+                                        table.name(),
+                                        needed,
+                                        tail.get().from(),
+                                        tail.get().to(),
+                                        tail.get().bucket(),
+                                        start,
+                                        RESTART_ADVICE));
+            }
+        }
+        return splits;
     }
 
     /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
@@ -204,11 +257,14 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
                         ("The stream on %s cannot continue: offsets [%s, %s) of bucket %s, which it has not read yet, were removed by "
-                                        + "log retention (the log now starts at %s). Nothing was skipped. Start the stream again with a new "
-                                        + "checkpoint location and startup.mode 'full' (the table's state, then every change after it), "
-                                        + "and let retention keep the log longer than the stream may be stopped")
+                                        + "log retention (the log now starts at %s). %s")
                                 .formatted(
-                                        table.name(), from, bucketLog.startOffset(), bucket, bucketLog.startOffset()));
+                                        table.name(),
+                                        from,
+                                        bucketLog.startOffset(),
+                                        bucket,
+                                        bucketLog.startOffset(),
+                                        RESTART_ADVICE));
             }
             splits.add(batches.logSplit(new LogRange(bucket, from, to), log.version()));
         }
