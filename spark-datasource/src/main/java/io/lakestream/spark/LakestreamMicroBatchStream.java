@@ -49,6 +49,11 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     private LakestreamStreamOffset initial;
     /** With Trigger.AvailableNow: the log version the stream stops at (the newest when the query started). */
     private Optional<LogSnapshot> availableNowEnd = Optional.empty();
+    /**
+     * The log's newest version as {@link #latestOffset} last read it. Spark plans the batch and reports its progress
+     * right after that call in the same trigger: they take this one instead of asking the log again.
+     */
+    private Optional<LogSnapshot> newestRead = Optional.empty();
 
     LakestreamMicroBatchStream(
             LakestreamTable table,
@@ -109,12 +114,30 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             // the first batch is the state at the start version, alone: changes follow from its ends
             return new LakestreamStreamOffset(position.stateRead());
         }
-        LogSnapshot newest = availableNowEnd.orElseGet(() -> table.table().log().latestSnapshot());
+        LogSnapshot newest = availableNowEnd.orElseGet(this::readNewest);
         if (newest.version() <= position.logVersion()) {
             return start;
         }
         LogSnapshot end = StreamAdmission.of(limit).end(table.table().log(), position.logVersion(), newest);
         return new LakestreamStreamOffset(position.through(end));
+    }
+
+    /** The log's newest version, read from the log (one probe of the next commit file when nothing is new). */
+    private synchronized LogSnapshot readNewest() {
+        LogSnapshot newest = table.table().log().latestSnapshot();
+        newestRead = Optional.of(newest);
+        return newest;
+    }
+
+    /**
+     * The newest log version known at or after {@code version}: the one this trigger's {@link #latestOffset} read,
+     * else (a batch re-planned after a restart before any latestOffset; Trigger.AvailableNow, whose latestOffset
+     * reads no log) read now.
+     */
+    private synchronized LogSnapshot newestSince(long version) {
+        return newestRead
+                .filter(newest -> newest.version() >= version)
+                .orElseGet(() -> table.table().log().latestSnapshot());
     }
 
     @Override
@@ -127,19 +150,19 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                     .map(LakestreamInputPartition::of)
                     .toArray(InputPartition[]::new);
         }
-        List<UnionSplit> changes = changeSplits(start.position(), end.position());
+        LogSnapshot newest = newestSince(end.position().logVersion());
+        List<UnionSplit> changes = changeSplits(start.position(), end.position(), newest);
         if (!batches.output().byKey()) {
             return changes.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
         }
-        return keyedPartitions(start.position(), changes);
+        return keyedPartitions(start.position(), changes, newest);
     }
 
     /**
      * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
      * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
      */
-    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes) {
-        LogSnapshot log = table.table().log().latestSnapshot();
+    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes, LogSnapshot log) {
         Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
         if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
             String needed =
@@ -192,7 +215,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     private List<UnionSplit> snapshotSplits(Position end) {
         String needed =
                 "the table's state at log version %s (the first batch of its 'full' start)".formatted(end.logVersion());
-        return stateSplits(end.logVersion(), table.table().log().latestSnapshot(), needed);
+        return stateSplits(end.logVersion(), newestSince(end.logVersion()), needed);
     }
 
     /**
@@ -242,9 +265,8 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     }
 
     /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
-    private List<UnionSplit> changeSplits(Position start, Position end) {
+    private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log) {
         // the newest version still lists every segment the range needs, unless retention removed it
-        LogSnapshot log = table.table().log().latestSnapshot();
         List<UnionSplit> splits = new ArrayList<>();
         for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
             long from = start.offsets().offset(bucket);
@@ -286,7 +308,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             return Map.of();
         }
         Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
-        LogSnapshot newest = table.table().log().latestSnapshot();
+        LogSnapshot newest = newestSince(consumed.logVersion());
         long behind = 0;
         for (int bucket = 0; bucket < newest.bucketCount(); bucket++) {
             behind += Math.max(
