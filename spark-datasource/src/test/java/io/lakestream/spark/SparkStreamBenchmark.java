@@ -80,10 +80,11 @@ public final class SparkStreamBenchmark {
         System.out.printf(Locale.ROOT, "load average before: %.2f%n", loadAverage());
 
         StreamDurations durations = new StreamDurations();
+        StreamCpu cpu = new StreamCpu();
         testing.spark().streams().addListener(durations);
         double[] latencies;
         try {
-            latencies = latencies(testing, "latency_" + run, commits, paceMillis, durations);
+            latencies = latencies(testing, "latency_" + run, commits, paceMillis, durations, cpu);
         } finally {
             testing.spark().streams().removeListener(durations);
         }
@@ -97,6 +98,7 @@ public final class SparkStreamBenchmark {
                 p99,
                 latencies[latencies.length - 1]);
         durations.print();
+        cpu.print();
         if (rows == 0) {
             System.out.printf(Locale.ROOT, "load average after: %.2f%n", loadAverage());
             return new Result(commits, p50, p99, 0, 0, 0, 0, 0);
@@ -151,7 +153,7 @@ public final class SparkStreamBenchmark {
 
     /** Per commit, milliseconds from {@code commit()} returning to the row reaching foreachBatch; sorted. */
     private static double[] latencies(
-            SparkTesting testing, String table, int commits, long paceMillis, StreamDurations durations)
+            SparkTesting testing, String table, int commits, long paceMillis, StreamDurations durations, StreamCpu cpu)
             throws IOException, TimeoutException, StreamingQueryException, InterruptedException {
         testing.sql("CREATE TABLE ls.%s.%s (id BIGINT) TBLPROPERTIES ('bucket.num'='2')".formatted(NS, table));
         Map<Long, Long> seen = new ConcurrentHashMap<>();
@@ -183,6 +185,7 @@ public final class SparkStreamBenchmark {
             }
             query.processAllAvailable();
             durations.measure(query.id());
+            cpu.start(query.id());
             for (int commit = 0; commit < commits; commit++) {
                 try (LakestreamWriter writer =
                         new LakestreamWriter(lakestream, testing.warehouse().allocator())) {
@@ -193,6 +196,7 @@ public final class SparkStreamBenchmark {
                 Thread.sleep(paceMillis);
             }
             query.processAllAvailable();
+            cpu.stop(durations.batchesWithRows());
         } finally {
             query.stop();
         }
