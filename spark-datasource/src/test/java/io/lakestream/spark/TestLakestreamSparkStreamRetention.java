@@ -25,7 +25,6 @@ import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
 import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.BeforeAll;
@@ -204,15 +203,7 @@ class TestLakestreamSparkStreamRetention {
 
     private static void assertQueryFails(Dataset<Row> stream, String name, Path checkpoint, String... expected)
             throws TimeoutException {
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
-        try {
-            var failure = assertThatThrownBy(query::processAllAvailable).isInstanceOf(StreamingQueryException.class);
-            for (String text : expected) {
-                failure.hasStackTraceContaining(text);
-            }
-        } finally {
-            query.stop();
-        }
+        StreamCollector.assertQueryFails(stream, name, checkpoint, FAST, expected);
     }
 
     private void createPrimaryKeyTable(String name) {
