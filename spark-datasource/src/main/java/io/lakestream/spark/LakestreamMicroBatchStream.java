@@ -36,6 +36,11 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  * a range that retention removed is an error ({@code LOG_RANGE_REMOVED}), never skipped.
  */
 final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
+    /** What a stream that lost changes it needs to retention can do (nothing was skipped: the query failed). */
+    private static final String RESTART_ADVICE =
+            "Nothing was skipped. Start the stream again with a new checkpoint location and startup.mode 'full' (the table's "
+                    + "state, then every change after it), and let retention keep the log longer than the stream may be stopped";
+
     private final LakestreamTable table;
     private final LakestreamStreamConf conf;
     private final StreamBatches batches;
@@ -44,6 +49,11 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     private LakestreamStreamOffset initial;
     /** With Trigger.AvailableNow: the log version the stream stops at (the newest when the query started). */
     private Optional<LogSnapshot> availableNowEnd = Optional.empty();
+    /**
+     * The log's newest version as {@link #latestOffset} last read it. Spark plans the batch and reports its progress
+     * right after that call in the same trigger: they take this one instead of asking the log again.
+     */
+    private Optional<LogSnapshot> newestRead = Optional.empty();
 
     LakestreamMicroBatchStream(
             LakestreamTable table,
@@ -104,12 +114,30 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             // the first batch is the state at the start version, alone: changes follow from its ends
             return new LakestreamStreamOffset(position.stateRead());
         }
-        LogSnapshot newest = availableNowEnd.orElseGet(() -> table.table().log().latestSnapshot());
+        LogSnapshot newest = availableNowEnd.orElseGet(this::readNewest);
         if (newest.version() <= position.logVersion()) {
             return start;
         }
         LogSnapshot end = StreamAdmission.of(limit).end(table.table().log(), position.logVersion(), newest);
         return new LakestreamStreamOffset(position.through(end));
+    }
+
+    /** The log's newest version, read from the log (one probe of the next commit file when nothing is new). */
+    private synchronized LogSnapshot readNewest() {
+        LogSnapshot newest = table.table().log().latestSnapshot();
+        newestRead = Optional.of(newest);
+        return newest;
+    }
+
+    /**
+     * The newest log version known at or after {@code version}: the one this trigger's {@link #latestOffset} read,
+     * else (a batch re-planned after a restart before any latestOffset; Trigger.AvailableNow, whose latestOffset
+     * reads no log) read now.
+     */
+    private synchronized LogSnapshot newestSince(long version) {
+        return newestRead
+                .filter(newest -> newest.version() >= version)
+                .orElseGet(() -> table.table().log().latestSnapshot());
     }
 
     @Override
@@ -122,27 +150,28 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                     .map(LakestreamInputPartition::of)
                     .toArray(InputPartition[]::new);
         }
-        List<UnionSplit> changes = changeSplits(start.position(), end.position());
+        LogSnapshot newest = newestSince(end.position().logVersion());
+        List<UnionSplit> changes = changeSplits(start.position(), end.position(), newest);
         if (!batches.output().byKey()) {
             return changes.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
         }
-        return keyedPartitions(start.position(), changes);
+        return keyedPartitions(start.position(), changes, newest);
     }
 
     /**
      * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
      * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
      */
-    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes) {
+    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes, LogSnapshot log) {
         Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
         if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
-            for (UnionSplit split : UnionReadPlanner.plan(
-                            table.table(), ReadOptions.UNION.atLogVersion(start.logVersion()))
-                    .splits()) {
+            String needed =
+                    "the rows its changed keys held at log version %s (the before images of stream.output 'changelog')"
+                            .formatted(start.logVersion());
+            for (UnionSplit split : stateSplits(start.logVersion(), log, needed)) {
                 stateByBucket.put(split.bucket().orElseThrow(), split);
             }
         }
-        LogSnapshot log = table.table().log().latestSnapshot();
         return changes.stream()
                 .map(split -> new LakestreamKeyedChangesPartition(
                         LakestreamInputPartition.of(split),
@@ -184,14 +213,60 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
 
     /** The table's state at the version whose ends the batch's end offset holds (the start version). */
     private List<UnionSplit> snapshotSplits(Position end) {
-        return UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(end.logVersion()))
-                .splits();
+        String needed =
+                "the table's state at log version %s (the first batch of its 'full' start)".formatted(end.logVersion());
+        return stateSplits(end.logVersion(), newestSince(end.logVersion()), needed);
+    }
+
+    /**
+     * The union read of the table at log {@code version}, planned here on the driver. The log at that version
+     * still lists the segments of each bucket's tail, so whether retention removed them since is checked
+     * against {@code newest}: a stream that needs them gets its own error and advice here, before any task,
+     * not a task failure telling it to re-run a query (which would re-plan the same batch).
+     */
+    private List<UnionSplit> stateSplits(long version, LogSnapshot newest, String needed) {
+        List<UnionSplit> splits;
+        try {
+            splits = UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(version))
+                    .splits();
+        } catch (LakestreamException e) {
+            if (e.error() != LOG_RANGE_REMOVED) {
+                throw e;
+            }
+            throw new LakestreamException(
+                    LOG_RANGE_REMOVED,
+                    "The stream on %s cannot continue: it needs %s, and part of it is gone (%s). %s"
+                            .formatted(table.name(), needed, e.getMessage(), RESTART_ADVICE),
+                    e);
+        }
+        for (UnionSplit split : splits) {
+            Optional<LogRange> tail = split.logRange();
+            if (tail.isEmpty()) {
+                continue;
+            }
+            long start = newest.bucket(tail.get().bucket()).startOffset();
+            if (tail.get().from() < start) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("The stream on %s cannot continue: it needs %s, read from the lake plus log offsets [%s, %s) of "
+                                        + "bucket %s, but retention removed the log before offset %s, and the lake holds the "
+                                        + "table only at later versions. %s")
+                                .formatted(
+                                        table.name(),
+                                        needed,
+                                        tail.get().from(),
+                                        tail.get().to(),
+                                        tail.get().bucket(),
+                                        start,
+                                        RESTART_ADVICE));
+            }
+        }
+        return splits;
     }
 
     /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
-    private List<UnionSplit> changeSplits(Position start, Position end) {
+    private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log) {
         // the newest version still lists every segment the range needs, unless retention removed it
-        LogSnapshot log = table.table().log().latestSnapshot();
         List<UnionSplit> splits = new ArrayList<>();
         for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
             long from = start.offsets().offset(bucket);
@@ -204,11 +279,14 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
                         ("The stream on %s cannot continue: offsets [%s, %s) of bucket %s, which it has not read yet, were removed by "
-                                        + "log retention (the log now starts at %s). Nothing was skipped. Start the stream again with a new "
-                                        + "checkpoint location and startup.mode 'full' (the table's state, then every change after it), "
-                                        + "and let retention keep the log longer than the stream may be stopped")
+                                        + "log retention (the log now starts at %s). %s")
                                 .formatted(
-                                        table.name(), from, bucketLog.startOffset(), bucket, bucketLog.startOffset()));
+                                        table.name(),
+                                        from,
+                                        bucketLog.startOffset(),
+                                        bucket,
+                                        bucketLog.startOffset(),
+                                        RESTART_ADVICE));
             }
             splits.add(batches.logSplit(new LogRange(bucket, from, to), log.version()));
         }
@@ -230,7 +308,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             return Map.of();
         }
         Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
-        LogSnapshot newest = table.table().log().latestSnapshot();
+        LogSnapshot newest = newestSince(consumed.logVersion());
         long behind = 0;
         for (int bucket = 0; bucket < newest.bucketCount(); bucket++) {
             behind += Math.max(

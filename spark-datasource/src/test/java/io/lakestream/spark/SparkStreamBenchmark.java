@@ -79,7 +79,15 @@ public final class SparkStreamBenchmark {
         testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
         System.out.printf(Locale.ROOT, "load average before: %.2f%n", loadAverage());
 
-        double[] latencies = latencies(testing, "latency_" + run, commits, paceMillis);
+        StreamDurations durations = new StreamDurations();
+        StreamCpu cpu = new StreamCpu();
+        testing.spark().streams().addListener(durations);
+        double[] latencies;
+        try {
+            latencies = latencies(testing, "latency_" + run, commits, paceMillis, durations, cpu);
+        } finally {
+            testing.spark().streams().removeListener(durations);
+        }
         double p50 = percentile(latencies, 50);
         double p99 = percentile(latencies, 99);
         System.out.printf(
@@ -89,6 +97,12 @@ public final class SparkStreamBenchmark {
                 p50,
                 p99,
                 latencies[latencies.length - 1]);
+        durations.print();
+        cpu.print();
+        if (rows == 0) {
+            System.out.printf(Locale.ROOT, "load average after: %.2f%n", loadAverage());
+            return new Result(commits, p50, p99, 0, 0, 0, 0, 0);
+        }
 
         String table = "throughput_" + run;
         ExecutorService threads = Executors.newFixedThreadPool(2);
@@ -138,7 +152,8 @@ public final class SparkStreamBenchmark {
     }
 
     /** Per commit, milliseconds from {@code commit()} returning to the row reaching foreachBatch; sorted. */
-    private static double[] latencies(SparkTesting testing, String table, int commits, long paceMillis)
+    private static double[] latencies(
+            SparkTesting testing, String table, int commits, long paceMillis, StreamDurations durations, StreamCpu cpu)
             throws IOException, TimeoutException, StreamingQueryException, InterruptedException {
         testing.sql("CREATE TABLE ls.%s.%s (id BIGINT) TBLPROPERTIES ('bucket.num'='2')".formatted(NS, table));
         Map<Long, Long> seen = new ConcurrentHashMap<>();
@@ -169,6 +184,8 @@ public final class SparkStreamBenchmark {
                 Thread.sleep(paceMillis);
             }
             query.processAllAvailable();
+            durations.measure(query.id());
+            cpu.start(query.id());
             for (int commit = 0; commit < commits; commit++) {
                 try (LakestreamWriter writer =
                         new LakestreamWriter(lakestream, testing.warehouse().allocator())) {
@@ -179,6 +196,7 @@ public final class SparkStreamBenchmark {
                 Thread.sleep(paceMillis);
             }
             query.processAllAvailable();
+            cpu.stop(durations.batchesWithRows());
         } finally {
             query.stop();
         }

@@ -1,5 +1,7 @@
 package io.lakestream.spark;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +13,7 @@ import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
 
 /**
@@ -41,6 +44,20 @@ final class StreamCollector {
                     .start();
         } catch (TimeoutException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** Starts the stream and asserts that its query fails with every one of {@code expected} in the failure. */
+    static void assertQueryFails(Dataset<Row> stream, String name, Path checkpoint, Trigger trigger, String... expected)
+            throws TimeoutException {
+        StreamingQuery query = start(stream, name, checkpoint, trigger);
+        try {
+            var failure = assertThatThrownBy(query::processAllAvailable).isInstanceOf(StreamingQueryException.class);
+            for (String text : expected) {
+                failure.hasStackTraceContaining(text);
+            }
+        } finally {
+            query.stop();
         }
     }
 

@@ -1,7 +1,6 @@
 package io.lakestream.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.OffsetMap;
@@ -489,15 +488,7 @@ class TestLakestreamSparkStreamSource {
     /** Starts the stream and asserts that its query fails with every one of {@code expected} in the failure. */
     private static void assertQueryFails(Dataset<Row> stream, String name, Path checkpoint, String... expected)
             throws TimeoutException {
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
-        try {
-            var failure = assertThatThrownBy(query::processAllAvailable).isInstanceOf(StreamingQueryException.class);
-            for (String text : expected) {
-                failure.hasStackTraceContaining(text);
-            }
-        } finally {
-            query.stop();
-        }
+        StreamCollector.assertQueryFails(stream, name, checkpoint, FAST, expected);
     }
 
     private Dataset<Row> changelog(String name, Map<String, String> options) {
