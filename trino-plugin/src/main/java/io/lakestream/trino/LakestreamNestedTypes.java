@@ -26,7 +26,9 @@ final class LakestreamNestedTypes {
 
     static Optional<Type> toTrinoType(org.apache.iceberg.types.Type type) {
         return switch (type.typeId()) {
-            case LIST -> Optional.of(new ArrayType(LakestreamTypes.toTrinoType(type.asListType().elementType())));
+            case LIST ->
+                Optional.of(new ArrayType(
+                        LakestreamTypes.toTrinoType(type.asListType().elementType())));
             case MAP ->
                 Optional.of(new MapType(
                         LakestreamTypes.toTrinoType(type.asMapType().keyType()),

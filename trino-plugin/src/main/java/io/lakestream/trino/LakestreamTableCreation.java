@@ -42,7 +42,8 @@ final class LakestreamTableCreation {
                     .build());
         }
         // nested types carry placeholder ids: fresh ids, top-level columns first (1..n, as before), then nested fields
-        Types.StructType columns = (Types.StructType) TypeUtil.assignFreshIds(Types.StructType.of(fields), new AtomicInteger()::incrementAndGet);
+        Types.StructType columns = (Types.StructType)
+                TypeUtil.assignFreshIds(Types.StructType.of(fields), new AtomicInteger()::incrementAndGet);
         TableSpec.Builder spec = TableSpec.builder(new Schema(columns.fields()))
                 .primaryKey(primaryKey)
                 .bucketKey(LakestreamTableProperties.bucketKey(properties));

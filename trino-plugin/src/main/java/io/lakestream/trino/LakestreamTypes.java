@@ -48,9 +48,10 @@ public final class LakestreamTypes {
             case UUID -> UUID;
             case FIXED, BINARY -> VARBINARY;
             default ->
-                LakestreamNestedTypes.toTrinoType(type).orElseThrow(() -> new TrinoException(
-                        LAKESTREAM_UNSUPPORTED_TYPE,
-                        "Iceberg type %s is not supported by the Lakestream connector".formatted(type)));
+                LakestreamNestedTypes.toTrinoType(type)
+                        .orElseThrow(() -> new TrinoException(
+                                LAKESTREAM_UNSUPPORTED_TYPE,
+                                "Iceberg type %s is not supported by the Lakestream connector".formatted(type)));
         };
     }
 

@@ -71,8 +71,7 @@ sealed interface NestedBlockConverter {
         }
     }
 
-    record MapConverter(MapType type, Child keys, Child values)
-            implements NestedBlockConverter {
+    record MapConverter(MapType type, Child keys, Child values) implements NestedBlockConverter {
         @Override
         public Block convert(FieldVector vector, int rows) {
             ListVector map = (ListVector) vector;

@@ -47,30 +47,27 @@ final class TestLakestreamNestedTypes extends AbstractTestQueryFramework {
 
     /** Row {@code id} of the test data: each id has nulls at another level. */
     private static String row(int id) {
-        String tags =
-                switch (id) {
-                    case 1 -> "ARRAY['a', 'b']";
-                    case 2 -> "CAST(NULL AS array(varchar))";
-                    case 3 -> "CAST(ARRAY[] AS array(varchar))";
-                    case 4 -> "ARRAY['c', NULL, 'd']";
-                    default -> "ARRAY['tail" + id + "']";
-                };
-        String attrs =
-                switch (id) {
-                    case 1 -> "MAP(ARRAY['k1', 'k2'], ARRAY[1, 2])";
-                    case 2 -> "CAST(MAP() AS map(varchar, integer))";
-                    case 3 -> "CAST(NULL AS map(varchar, integer))";
-                    case 4 -> "MAP(ARRAY['k'], ARRAY[CAST(NULL AS integer)])";
-                    default -> "MAP(ARRAY['t'], ARRAY[" + id + "])";
-                };
-        String point =
-                switch (id) {
-                    case 1 -> "CAST(ROW(1.5, 'p') AS " + POINT + ")";
-                    case 2 -> "CAST(ROW(NULL, 'q') AS " + POINT + ")";
-                    case 3 -> "CAST(ROW(2.5, NULL) AS " + POINT + ")";
-                    case 4 -> "CAST(NULL AS " + POINT + ")";
-                    default -> "CAST(ROW(" + id + ", 'tail') AS " + POINT + ")";
-                };
+        String tags = switch (id) {
+            case 1 -> "ARRAY['a', 'b']";
+            case 2 -> "CAST(NULL AS array(varchar))";
+            case 3 -> "CAST(ARRAY[] AS array(varchar))";
+            case 4 -> "ARRAY['c', NULL, 'd']";
+            default -> "ARRAY['tail" + id + "']";
+        };
+        String attrs = switch (id) {
+            case 1 -> "MAP(ARRAY['k1', 'k2'], ARRAY[1, 2])";
+            case 2 -> "CAST(MAP() AS map(varchar, integer))";
+            case 3 -> "CAST(NULL AS map(varchar, integer))";
+            case 4 -> "MAP(ARRAY['k'], ARRAY[CAST(NULL AS integer)])";
+            default -> "MAP(ARRAY['t'], ARRAY[" + id + "])";
+        };
+        String point = switch (id) {
+            case 1 -> "CAST(ROW(1.5, 'p') AS " + POINT + ")";
+            case 2 -> "CAST(ROW(NULL, 'q') AS " + POINT + ")";
+            case 3 -> "CAST(ROW(2.5, NULL) AS " + POINT + ")";
+            case 4 -> "CAST(NULL AS " + POINT + ")";
+            default -> "CAST(ROW(" + id + ", 'tail') AS " + POINT + ")";
+        };
         return "(BIGINT '%s', CAST(%s AS array(varchar)), CAST(%s AS map(varchar, integer)), %s)"
                 .formatted(id, tags, attrs, point);
     }
@@ -86,10 +83,13 @@ final class TestLakestreamNestedTypes extends AbstractTestQueryFramework {
         assertUpdate("INSERT INTO nested_append " + rows(5), 1);
         assertThat(query("SELECT " + COLUMNS + " FROM nested_append")).matches(rows(1, 2, 3, 4, 5));
         assertThat(query("SELECT " + COLUMNS + " FROM \"nested_append$lake\"")).matches(rows(1, 2, 3, 4));
-        assertThat(query("SELECT " + COLUMNS + " FROM iceberg.tests.nested_append")).matches(rows(1, 2, 3, 4));
+        assertThat(query("SELECT " + COLUMNS + " FROM iceberg.tests.nested_append"))
+                .matches(rows(1, 2, 3, 4));
 
         // element access and filters on the nested values, over lake rows and the log tail
-        assertThat(query("SELECT id, tags[1], element_at(attrs, 't'), point.label FROM nested_append WHERE id IN (1, 5)"))
+        assertThat(
+                        query(
+                                "SELECT id, tags[1], element_at(attrs, 't'), point.label FROM nested_append WHERE id IN (1, 5)"))
                 .matches("VALUES (BIGINT '1', CAST('a' AS varchar), CAST(NULL AS integer), CAST('p' AS varchar)),"
                         + " (BIGINT '5', CAST('tail5' AS varchar), 5, CAST('tail' AS varchar))");
         assertThat(query("SELECT id FROM nested_append WHERE cardinality(tags) = 0 OR point.x > 2"))
@@ -98,17 +98,19 @@ final class TestLakestreamNestedTypes extends AbstractTestQueryFramework {
 
     @Test
     void primaryKeyTableKeepsNestedValuesThroughUpdateDeleteAndMerge() {
-        assertUpdate("CREATE TABLE nested_pk (id bigint, tags array(varchar), attrs map(varchar, integer),"
-                + " point " + POINT + ", score integer) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("CREATE TABLE nested_pk (id bigint, tags array(varchar), attrs map(varchar, integer)," + " point "
+                + POINT + ", score integer) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
         assertUpdate("INSERT INTO nested_pk SELECT *, 0 FROM (" + rows(1, 2, 3, 4) + ")", 4);
         assertUpdate("UPDATE nested_pk SET score = 7 WHERE id IN (1, 4)", 2);
         assertThat(query("SELECT " + COLUMNS + " FROM nested_pk")).matches(rows(1, 2, 3, 4));
 
         tables.tier("nested_pk");
         assertUpdate("DELETE FROM nested_pk WHERE id = 2", 1);
-        assertUpdate("MERGE INTO nested_pk t USING (" + rows(3, 5) + ") s(id, tags, attrs, point) ON t.id = s.id"
-                + " WHEN MATCHED THEN UPDATE SET score = 9"
-                + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.tags, s.attrs, s.point, 1)", 2);
+        assertUpdate(
+                "MERGE INTO nested_pk t USING (" + rows(3, 5) + ") s(id, tags, attrs, point) ON t.id = s.id"
+                        + " WHEN MATCHED THEN UPDATE SET score = 9"
+                        + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.tags, s.attrs, s.point, 1)",
+                2);
         assertThat(query("SELECT " + COLUMNS + " FROM nested_pk")).matches(rows(1, 3, 4, 5));
         assertThat(query("SELECT id, score FROM nested_pk"))
                 .matches("VALUES (BIGINT '1', 7), (BIGINT '3', 9), (BIGINT '4', 7), (BIGINT '5', 1)");
