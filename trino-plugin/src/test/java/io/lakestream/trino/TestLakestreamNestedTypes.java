@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Array, map and row columns through Trino: {@code CREATE TABLE}, {@code INSERT} into the log, the union read
- * of the log tail and of the lake after tiering, {@code "t$lake"}, and Trino's stock Iceberg connector reading
+ * of the log tail and of the lake after tiering, {@code "t$lake"}, {@code "t$changes"}, and Trino's stock Iceberg connector reading
  * the tiered lake; nulls at every level (a null array, a null element, an empty array, a null map value, a null
  * row, a null field). Expected rows are Trino literals of what the test inserted.
  */
@@ -78,6 +78,8 @@ final class TestLakestreamNestedTypes extends AbstractTestQueryFramework {
                 + " point " + POINT + ") WITH (bucket_key = ARRAY['id'], bucket_count = 2)");
         assertUpdate("INSERT INTO nested_append " + rows(1, 2, 3, 4), 4);
         assertThat(query("SELECT " + COLUMNS + " FROM nested_append")).matches(rows(1, 2, 3, 4));
+        assertThat(query("SELECT " + COLUMNS + " FROM \"nested_append$changes\" WHERE _change_type = 'insert'"))
+                .matches(rows(1, 2, 3, 4));
 
         tables.tier("nested_append");
         assertUpdate("INSERT INTO nested_append " + rows(5), 1);
