@@ -87,7 +87,7 @@ class TestNestedValueConverter {
         assertThat(convert(POINT, Map.of("day", day, "y", 1))).isNull();
         assertThat(ValueConverter.expectedJavaTypes(POINT))
                 .isEqualTo("Record, StructLike or Map<String, ?> with fields x: Double or Float, day (not null): "
-                        + "LocalDate from -5877641-06-23 to 5881580-07-11 (days since 1970-01-01 as an int)");
+                        + "LocalDate from -5877641-06-23 to +5881580-07-11 (days since 1970-01-01 as an int)");
     }
 
     @Test
