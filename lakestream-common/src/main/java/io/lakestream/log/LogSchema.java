@@ -16,7 +16,8 @@ import org.apache.iceberg.types.Types;
 /**
  * The Arrow schema of log segments: {@code __change_type}, {@code __timestamp}, then the user
  * columns, all nullable (a delete row sets only the key columns). Each user column carries its
- * Iceberg field id in the field metadata so readers can resolve renamed columns.
+ * Iceberg field id in the field metadata so readers can resolve renamed columns. Lists, maps and structs
+ * are Arrow lists, maps and structs ({@link NestedArrowFields}).
  */
 public final class LogSchema {
     public static final String CHANGE_TYPE = "__change_type";
@@ -38,6 +39,9 @@ public final class LogSchema {
     }
 
     public static Field arrowField(Types.NestedField column) {
+        if (column.type().isNestedType()) {
+            return NestedArrowFields.field(column.name(), column.fieldId(), column.type(), true);
+        }
         FieldType type = new FieldType(
                 true, arrowType(column.type()), null, Map.of(FIELD_ID_METADATA, Integer.toString(column.fieldId())));
         return new Field(column.name(), type, null);

@@ -89,9 +89,8 @@ public record TableLayout(
                 throw invalid("column '%s' appears twice (column names are case-insensitive)".formatted(column.name()));
             }
             if (!SupportedTypes.isSupportedColumnType(column.type())) {
-                throw invalid(
-                        "column '%s' has type %s, which Lakestream tables do not support yet (nested and nanosecond types are not supported)"
-                                .formatted(column.name(), column.type()));
+                throw invalid("column '%s' has type %s, which Lakestream tables do not support; supported types are %s"
+                        .formatted(column.name(), column.type(), SupportedTypes.describeColumnTypes()));
             }
         }
     }

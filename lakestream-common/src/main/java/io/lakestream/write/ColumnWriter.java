@@ -1,5 +1,6 @@
 package io.lakestream.write;
 
+import io.lakestream.log.ArrowValueWriter;
 import io.lakestream.write.ValueConverter.Kind;
 import java.math.BigDecimal;
 import java.util.UUID;
@@ -9,6 +10,7 @@ import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.util.DecimalUtility;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.util.UUIDUtil;
 
 /**
@@ -24,8 +26,10 @@ final class ColumnWriter {
     private final Kind kind;
     private final int column;
     private final int fixedLength;
+    private final Type type;
 
     ColumnWriter(ValueConverter converter, int column) {
+        this.type = converter.type();
         this.kind = converter.kind();
         this.column = column;
         this.fixedLength = converter.fixedLength();
@@ -73,6 +77,7 @@ final class ColumnWriter {
                 writeVariableWidth((BaseVariableWidthVector) vector, batch, rows, from, count, index);
             case FIXED -> writeFixed(batch, rows, from, count, validityAddress, dataAddress, index);
             case DECIMAL, UUID -> writeObjects(vector, batch.objects[column], nulls, rows, from, count, index);
+            case NESTED -> writeNested(vector, batch.objects[column], nulls, rows, from, count, index);
         }
     }
 
@@ -202,6 +207,15 @@ final class ColumnWriter {
                 // 16 bytes, most significant first: Iceberg's (and the log's) UUID bytes
                 ((FixedSizeBinaryVector) vector).set(index + i, UUIDUtil.convert((UUID) values[row]));
             }
+        }
+    }
+
+    /** Lists, maps and structs, value by value through Arrow's growing setters; nulls set explicitly (list offsets). */
+    private void writeNested(
+            FieldVector vector, Object[] values, boolean[] nulls, int[] rows, int from, int count, int index) {
+        for (int i = 0; i < count; i++) {
+            int row = rows[from + i];
+            ArrowValueWriter.write(vector, index + i, type, nulls[row] ? null : values[row]);
         }
     }
 

@@ -277,7 +277,9 @@ final class SegmentWriter implements AutoCloseable {
         }
         for (int i = 0; i < userVectors.length; i++) {
             validityAddresses[i] = userVectors[i].getValidityBufferAddress();
-            dataAddresses[i] = userVectors[i].getDataBufferAddress();
+            // lists, maps and structs have no data buffer of their own: their writer uses Arrow's setters
+            dataAddresses[i] =
+                    userVectors[i].getField().getType().isComplex() ? 0 : userVectors[i].getDataBufferAddress();
         }
         changeTypeValidity = changeTypes.getValidityBufferAddress();
         changeTypeData = changeTypes.getDataBufferAddress();

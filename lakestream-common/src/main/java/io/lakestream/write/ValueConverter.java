@@ -68,7 +68,9 @@ final class ValueConverter {
         STRING,
         UUID,
         FIXED,
-        BINARY
+        BINARY,
+        /** list, map and struct: Iceberg's generic value ({@link NestedValueConverter}) */
+        NESTED
     }
 
     private final Type type;
@@ -76,6 +78,8 @@ final class ValueConverter {
     private final int precision;
     private final int scale;
     private final int fixedLength;
+    /** Only for {@link Kind#NESTED}. */
+    private final NestedValueConverter nested;
 
     private ValueConverter(Type type, Kind kind, int precision, int scale, int fixedLength) {
         this.type = type;
@@ -83,6 +87,7 @@ final class ValueConverter {
         this.precision = precision;
         this.scale = scale;
         this.fixedLength = fixedLength;
+        this.nested = kind == Kind.NESTED ? new NestedValueConverter(type) : null;
     }
 
     static ValueConverter forType(Type type) {
@@ -111,6 +116,7 @@ final class ValueConverter {
             case UUID -> new ValueConverter(type, Kind.UUID, 0, 0, 0);
             case FIXED -> new ValueConverter(type, Kind.FIXED, 0, 0, ((Types.FixedType) type).length());
             case BINARY -> new ValueConverter(type, Kind.BINARY, 0, 0, 0);
+            case LIST, MAP, STRUCT -> new ValueConverter(type, Kind.NESTED, 0, 0, 0);
             default -> throw new IllegalArgumentException("type %s is not supported in the log".formatted(type));
         };
     }
@@ -272,6 +278,13 @@ final class ValueConverter {
                 }
                 batch.setBytes(column, bytes, 0, bytes.length);
             }
+            case NESTED -> {
+                Object converted = nested.convert(value);
+                if (converted == null) {
+                    return false;
+                }
+                batch.objects[column][row] = converted;
+            }
         }
         return true;
     }
@@ -325,13 +338,13 @@ final class ValueConverter {
                 int start = batch.starts[column][row];
                 yield Arrays.copyOfRange(batch.bytes[column], start, start + batch.lengths[column][row]);
             }
-            case DECIMAL, UUID -> batch.objects[column][row];
+            case DECIMAL, UUID, NESTED -> batch.objects[column][row];
         };
     }
 
     /** Whether the column keeps its converted values as objects ({@link RowBatch#objects}). */
     boolean holdsObjects() {
-        return kind == Kind.DECIMAL || kind == Kind.UUID;
+        return kind == Kind.DECIMAL || kind == Kind.UUID || kind == Kind.NESTED;
     }
 
     /** A decimal of precision 1 to 18 as its unscaled long at the column's scale. */
@@ -473,6 +486,7 @@ final class ValueConverter {
             case UUID -> "UUID";
             case FIXED -> "byte[] or ByteBuffer of exactly %s bytes".formatted(((Types.FixedType) type).length());
             case BINARY -> "byte[] or ByteBuffer";
+            case LIST, MAP, STRUCT -> NestedValueConverter.expectedJavaTypes(type);
             default -> type.toString();
         };
     }

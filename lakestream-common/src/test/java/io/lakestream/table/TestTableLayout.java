@@ -98,12 +98,37 @@ class TestTableLayout {
                 "primary key column 'd' has type double, which cannot be a key");
         assertInvalid(TableSpec.builder(schema).primaryKey("f").build(), "has type float, which cannot be a key");
         assertInvalid(TableSpec.builder(schema).primaryKey("b").build(), "has type boolean, which cannot be a key");
+        // nested columns are value columns, never keys
         Schema nested = new Schema(
                 Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.optional(2, "tags", Types.ListType.ofOptional(3, Types.StringType.get())));
+                Types.NestedField.required(2, "tags", Types.ListType.ofOptional(3, Types.StringType.get())),
+                Types.NestedField.required(
+                        4, "point", Types.StructType.of(Types.NestedField.optional(5, "x", Types.DoubleType.get()))));
+        assertThat(TableLayout.of(TableSpec.builder(nested).primaryKey("id").build())
+                        .definition()
+                        .schema()
+                        .findField("tags")
+                        .type())
+                .isEqualTo(Types.ListType.ofOptional(3, Types.StringType.get()));
         assertInvalid(
-                TableSpec.builder(nested).primaryKey("id").build(),
-                "column 'tags' has type list<string>, which Lakestream tables do not support");
+                TableSpec.builder(nested).primaryKey("tags").build(),
+                "primary key column 'tags' has type list<string>, which cannot be a key");
+        assertInvalid(
+                TableSpec.builder(nested).primaryKey("id").bucketKey("point").build(),
+                "bucket key column 'point' has type struct<5: x: optional double>, which cannot be a key");
+    }
+
+    @Test
+    void rejectsUnsupportedTypesNamingTheSupportedOnes() {
+        Schema nanos = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(
+                        2, "ts", Types.ListType.ofOptional(3, Types.TimestampNanoType.withoutZone())));
+        assertInvalid(
+                TableSpec.builder(nanos).build(),
+                "column 'ts' has type list<timestamp_ns>, which Lakestream tables do not support; supported types are"
+                        + " boolean, int, bigint/long, float, double, decimal, date, time, timestamp, timestamptz"
+                        + " (microseconds), string, uuid, fixed, binary, and list, map and struct of these");
     }
 
     @Test

@@ -53,6 +53,9 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
     private final String createdBy;
     private final ColumnDescriptor[] descriptors;
     private final ParquetColumnFiller[] fillers;
+    /** The list, map and struct columns the file has, read row by row ({@link NestedColumns}). */
+    private final NestedColumns nested;
+
     private final List<Integer> rowGroups = new ArrayList<>();
     private final long[] rowGroupFirstPositions;
     private int nextRowGroup;
@@ -95,18 +98,24 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
         List<Type> requested = new ArrayList<>();
         this.descriptors = new ColumnDescriptor[columns.size()];
         this.fillers = new ParquetColumnFiller[columns.size()];
+        boolean[] nestedInFile = new boolean[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             Type column = fileColumns.get(columns.get(i).fieldId());
             if (column == null) {
                 continue; // added after this file was written: nulls
             }
             requested.add(column);
+            if (columns.get(i).type().isNestedType()) {
+                nestedInFile[i] = true;
+                continue;
+            }
             descriptors[i] = fileSchema.getColumnDescription(new String[] {column.getName()});
             fillers[i] = ParquetColumnFiller.forColumn(
                     columns.get(i).type(), column.asPrimitiveType().getPrimitiveTypeName());
         }
         this.requestedSchema = new MessageType(fileSchema.getName(), requested);
         reader.setRequestedSchema(requestedSchema);
+        this.nested = new NestedColumns(columns, nestedInFile, requestedSchema);
 
         List<BlockMetaData> blocks = reader.getRowGroups();
         this.rowGroupFirstPositions = new long[blocks.size()];
@@ -149,6 +158,7 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
                 vectors.add(vector);
                 fillColumn(i, vector, rows, null);
             }
+            nested.fill(vectors, rows);
         } catch (RuntimeException e) {
             vectors.forEach(FieldVector::close);
             throw unreadable(e);
@@ -197,6 +207,8 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
                         fillColumn(i, vector, rows, null);
                     }
                 }
+                // nested columns are read row by row, all rows at once: as if early, then narrowed
+                nested.fill(vectors, rows);
             } catch (RuntimeException e) {
                 throw unreadable(e);
             }
@@ -207,7 +219,7 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             boolean all = selection.size() == rows;
             try {
                 for (int i = 0; i < fields.size(); i++) {
-                    if (!early[i]) {
+                    if (!early[i] && !nested.has(i)) {
                         fillColumn(i, vectors.get(i), rows, all ? null : selection);
                     } else if (!all) {
                         FieldVector narrowed = BatchCompactor.copy(vectors.get(i), selection, allocator);
@@ -241,6 +253,9 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
 
     /** Decodes the next {@code rows} values of a column: all of them, or only the selected ones (the others skipped). */
     private void fillColumn(int column, FieldVector vector, int rows, Selection selection) {
+        if (nested.has(column)) {
+            return;
+        }
         int count = selection == null ? rows : selection.size();
         if (columnReaders[column] == null) {
             for (int row = 0; row < count; row++) {
@@ -270,6 +285,7 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
                 columnReaders[i] = store.getColumnReader(descriptors[i]);
             }
         }
+        nested.setPageSource(pages);
         rowsLeftInGroup = pages.getRowCount();
         nextPosition = rowGroupFirstPositions[index];
     }

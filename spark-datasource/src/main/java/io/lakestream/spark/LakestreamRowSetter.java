@@ -43,7 +43,8 @@ final class LakestreamRowSetter {
         MICROS,
         STRING,
         UUID,
-        BYTES
+        BYTES,
+        NESTED
     }
 
     private final Kind[] kinds;
@@ -55,6 +56,8 @@ final class LakestreamRowSetter {
 
     private final int[] precisions;
     private final int[] scales;
+    /** Per value: for lists, maps and structs, their converter (null for the others). */
+    private final SparkNestedValues[] nested;
 
     /**
      * For input rows whose ordinal {@code i} holds the table column {@code columnNames.get(i)} of
@@ -74,12 +77,16 @@ final class LakestreamRowSetter {
         this.columns = new int[count];
         this.precisions = new int[count];
         this.scales = new int[count];
+        this.nested = new SparkNestedValues[count];
         List<Types.NestedField> tableColumns = schema.columns();
         for (int i = 0; i < count; i++) {
             Types.NestedField column = schema.findField(columnNames.get(i));
             columns[i] = tableColumns.indexOf(column);
             names[i] = column.name();
             kinds[i] = kind(column);
+            if (kinds[i] == Kind.NESTED) {
+                nested[i] = new SparkNestedValues(column.type());
+            }
             if (column.type() instanceof Types.DecimalType decimal) {
                 precisions[i] = decimal.precision();
                 scales[i] = decimal.scale();
@@ -140,6 +147,7 @@ final class LakestreamRowSetter {
                     byte[] bytes = row.getBinary(i);
                     buffer.setBytes(column, bytes, 0, bytes.length);
                 }
+                case NESTED -> buffer.setValue(column, nested[value].read(row, i));
             }
         }
     }
@@ -170,6 +178,7 @@ final class LakestreamRowSetter {
             case STRING -> Kind.STRING;
             case UUID -> Kind.UUID;
             case FIXED, BINARY -> Kind.BYTES;
+            case LIST, MAP, STRUCT -> Kind.NESTED;
             default ->
                 throw new LakestreamException(
                         INVALID_ROW,

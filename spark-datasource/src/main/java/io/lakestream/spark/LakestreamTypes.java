@@ -8,8 +8,10 @@ import io.lakestream.merge.ChangeColumns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.types.BinaryType;
@@ -88,10 +90,11 @@ final class LakestreamTypes {
             case STRING, UUID -> DataTypes.StringType;
             case FIXED, BINARY -> DataTypes.BinaryType;
             default ->
-                throw new LakestreamException(
-                        UNSUPPORTED_OPERATION,
-                        "Column '%s' has type %s, which Spark cannot read from Lakestream yet; read it through Trino or cast it in a view"
-                                .formatted(column, type));
+                LakestreamNestedTypes.sparkType(column, type)
+                        .orElseThrow(() -> new LakestreamException(
+                                UNSUPPORTED_OPERATION,
+                                "Column '%s' has type %s, which Spark cannot read from Lakestream yet; read it through Trino or cast it in a view"
+                                        .formatted(column, type)));
         };
     }
 
@@ -113,7 +116,10 @@ final class LakestreamTypes {
                     .withDoc(column.comment())
                     .build());
         }
-        return new Schema(fields);
+        // nested types carry placeholder ids: fresh ids, top-level columns first (1..n, as before), then nested fields
+        Types.StructType fresh = (Types.StructType)
+                TypeUtil.assignFreshIds(Types.StructType.of(fields), new AtomicInteger()::incrementAndGet);
+        return new Schema(fresh.fields());
     }
 
     static Type icebergType(String column, DataType type) {
@@ -133,10 +139,11 @@ final class LakestreamTypes {
             case StringType ignored -> Types.StringType.get();
             case BinaryType ignored -> Types.BinaryType.get();
             default ->
-                throw new LakestreamException(
-                        INVALID_TABLE_DEFINITION,
-                        "Column '%s' has Spark type %s, which a Lakestream table cannot hold; use boolean, int, bigint, float, double, decimal, date, timestamp, timestamp_ntz, string or binary"
-                                .formatted(column, type.sql()));
+                LakestreamNestedTypes.icebergType(column, type)
+                        .orElseThrow(() -> new LakestreamException(
+                                INVALID_TABLE_DEFINITION,
+                                "Column '%s' has Spark type %s, which a Lakestream table cannot hold; use boolean, int, bigint, float, double, decimal, date, timestamp, timestamp_ntz, string, binary, or array, map and struct of these"
+                                        .formatted(column, type.sql())));
         };
     }
 

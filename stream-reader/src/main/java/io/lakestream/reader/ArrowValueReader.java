@@ -60,6 +60,7 @@ public interface ArrowValueReader {
                 };
             case FIXED -> (vector, index) -> ((FixedSizeBinaryVector) vector).get(index);
             case BINARY -> (vector, index) -> ByteBuffer.wrap(((VarBinaryVector) vector).get(index));
+            case LIST, MAP, STRUCT -> ArrowNestedValueReader.nonNull(type);
             default -> throw new IllegalArgumentException("type %s is not supported in the log".formatted(type));
         };
         return (vector, index) -> vector.isNull(index) ? null : nonNull.read(vector, index);

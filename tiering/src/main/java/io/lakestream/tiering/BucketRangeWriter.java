@@ -175,8 +175,9 @@ public final class BucketRangeWriter {
         this.fileBuilders = new ReusedFileBuilders(lake.spec());
         this.metricsConfig = MetricsConfig.forTable(lake);
         this.sampledColumns = lakeSchema.columns().stream()
-                .filter(column ->
-                        column != bucketColumn && !definition.primaryKey().contains(column.name()))
+                .filter(column -> column != bucketColumn
+                        && column.type().isPrimitiveType()
+                        && !definition.primaryKey().contains(column.name()))
                 .toList();
     }
 

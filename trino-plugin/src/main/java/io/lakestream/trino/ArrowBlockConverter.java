@@ -74,11 +74,14 @@ sealed interface ArrowBlockConverter {
         if (type.equals(UUID)) {
             return new UuidConverter();
         }
+        if (LakestreamNestedTypes.isNested(type)) {
+            return new NestedConverter(NestedBlockConverter.forType(type));
+        }
         throw new IllegalArgumentException("no Arrow conversion for Trino type " + type);
     }
 
     /** The validity bitmap of the first {@code rows} values, or empty when none is null. */
-    private static Optional<long[]> validity(FieldVector vector, int rows) {
+    static Optional<long[]> validity(FieldVector vector, int rows) {
         if (vector.getNullCount() == 0) {
             return Optional.empty();
         }
@@ -212,6 +215,20 @@ sealed interface ArrowBlockConverter {
                 }
             }
             return new VariableWidthBlock(rows, Slices.wrappedBuffer(bytes), offsets, validity(vector, rows));
+        }
+    }
+
+    /** Arrays, maps and rows ({@link NestedBlockConverter}). */
+    final class NestedConverter implements ArrowBlockConverter {
+        private final NestedBlockConverter converter;
+
+        NestedConverter(NestedBlockConverter converter) {
+            this.converter = converter;
+        }
+
+        @Override
+        public Block convert(FieldVector vector, int rows) {
+            return converter.convert(vector, rows);
         }
     }
 

@@ -8,7 +8,9 @@ import io.trino.spi.connector.ConnectorTableMetadata;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /** The table spec of a {@code CREATE TABLE}: columns, keys and bucket count; validated by the table layout. */
@@ -39,7 +41,10 @@ final class LakestreamTableCreation {
                     .withDoc(column.getComment().orElse(null))
                     .build());
         }
-        TableSpec.Builder spec = TableSpec.builder(new Schema(fields))
+        // nested types carry placeholder ids: fresh ids, top-level columns first (1..n, as before), then nested fields
+        Types.StructType columns = (Types.StructType)
+                TypeUtil.assignFreshIds(Types.StructType.of(fields), new AtomicInteger()::incrementAndGet);
+        TableSpec.Builder spec = TableSpec.builder(new Schema(columns.fields()))
                 .primaryKey(primaryKey)
                 .bucketKey(LakestreamTableProperties.bucketKey(properties));
         LakestreamTableProperties.bucketCount(properties).ifPresent(spec::bucketCount);

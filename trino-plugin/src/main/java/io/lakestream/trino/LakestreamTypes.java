@@ -48,9 +48,10 @@ public final class LakestreamTypes {
             case UUID -> UUID;
             case FIXED, BINARY -> VARBINARY;
             default ->
-                throw new TrinoException(
-                        LAKESTREAM_UNSUPPORTED_TYPE,
-                        "Iceberg type %s is not supported by the Lakestream connector".formatted(type));
+                LakestreamNestedTypes.toTrinoType(type)
+                        .orElseThrow(() -> new TrinoException(
+                                LAKESTREAM_UNSUPPORTED_TYPE,
+                                "Iceberg type %s is not supported by the Lakestream connector".formatted(type)));
         };
     }
 
@@ -95,10 +96,15 @@ public final class LakestreamTypes {
         if (type.equals(VARBINARY)) {
             return Types.BinaryType.get();
         }
+        Optional<org.apache.iceberg.types.Type> nested = LakestreamNestedTypes.toIcebergType(column, type);
+        if (nested.isPresent()) {
+            return nested.get();
+        }
         throw new TrinoException(
                 LAKESTREAM_UNSUPPORTED_TYPE,
                 ("Unsupported type: %s of column '%s'. Lakestream tables support boolean, integer, bigint, real, double, "
-                                + "decimal(p, s), date, time(6), timestamp(6), timestamp(6) with time zone, varchar, uuid and varbinary")
+                                + "decimal(p, s), date, time(6), timestamp(6), timestamp(6) with time zone, varchar, uuid, varbinary, "
+                                + "and array, map and row of these")
                         .formatted(type, column));
     }
 

@@ -91,6 +91,9 @@ interface TrinoValueReader {
         if (type.equals(UUID)) {
             return (block, position) -> UuidType.trinoUuidToJavaUuid(UUID.getSlice(block, position));
         }
+        if (LakestreamNestedTypes.isNested(type)) {
+            return TrinoNestedValueReader.forType(type);
+        }
         throw new IllegalArgumentException("no Lakestream value for Trino type " + type);
     }
 }

@@ -73,6 +73,9 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_PREDICATE_PUSHDOWN,
                     SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_EQUALITY,
                     SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_INEQUALITY,
+                    SUPPORTS_ARRAY,
+                    SUPPORTS_MAP_TYPE,
+                    SUPPORTS_ROW_TYPE,
                     SUPPORTS_CANCELLATION -> true;
             default -> false;
         };
@@ -124,22 +127,6 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
         assertQueryFails(
                 "SELECT * FROM \"nation$data\"",
                 "Table 'nation\\$data' does not exist: '\\$data' is not a view of a Lakestream table; use \\$lake, \\$changes or \\$offsets");
-    }
-
-    @Test
-    @Override
-    public void testInsertArray() {
-        assertQueryFails(
-                "CREATE TABLE test_insert_array (a array(bigint))",
-                "Unsupported type: array\\(bigint\\) of column 'a'\\. Lakestream tables support .*");
-    }
-
-    @Test
-    @Override
-    public void testInsertMap() {
-        assertQueryFails(
-                "CREATE TABLE test_insert_map (m map(bigint, bigint))",
-                "Unsupported type: map\\(bigint, bigint\\) of column 'm'\\. Lakestream tables support .*");
     }
 
     @Test

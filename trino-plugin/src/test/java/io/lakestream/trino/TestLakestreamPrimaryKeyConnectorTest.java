@@ -92,6 +92,14 @@ final class TestLakestreamPrimaryKeyConnectorTest extends BaseLakestreamConnecto
 
     @Test
     @Override
+    public void testUpdateRowType() {
+        // updates the first column (the key) where a row field matches; nested values through UPDATE of a
+        // primary-key table: TestLakestreamNestedTypes
+        assertThatThrownBy(super::testUpdateRowType).hasMessageContaining(KEY_UPDATE);
+    }
+
+    @Test
+    @Override
     public void testUpdateWithNullValues() {
         assertThatThrownBy(super::testUpdateWithNullValues).hasMessageContaining(KEY_UPDATE);
     }

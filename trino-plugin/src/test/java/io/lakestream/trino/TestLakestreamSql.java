@@ -363,8 +363,9 @@ final class TestLakestreamSql extends AbstractTestQueryFramework {
                 "CREATE TABLE bad (id bigint, k bigint NOT NULL) WITH (primary_key = ARRAY['id'], bucket_key = ARRAY['k'])",
                 ".*bucket key \\[k\\] must be a subset of the primary key \\[id\\].*");
         assertQueryFails(
-                "CREATE TABLE bad (id bigint, a array(bigint))",
-                ".*Unsupported type: array\\(bigint\\) of column 'a'. Lakestream tables support boolean, integer.*");
+                "CREATE TABLE bad (id bigint, c char(3))",
+                ".*Unsupported type: char\\(3\\) of column 'c'. Lakestream tables support boolean, integer.*"
+                        + " and array, map and row of these");
         assertQueryFails(
                 "CREATE TABLE bad (id double) WITH (primary_key = ARRAY['id'])",
                 ".*primary key column 'id' has type double, which cannot be a key.*");

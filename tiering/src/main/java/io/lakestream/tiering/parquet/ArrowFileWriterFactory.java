@@ -24,7 +24,8 @@ import org.apache.iceberg.parquet.Parquet;
  * files are configured exactly as Iceberg's generic writer factory configures them for the table: the
  * table's properties (codec, row group and page sizes, dictionary, bloom filters), its metrics config,
  * the spec and partition, and the Parquet schema converted by Iceberg with field ids. Only the value
- * writers differ ({@link ArrowRowWriter}).
+ * writers differ ({@link ArrowRowWriter}; for tables with list, map or struct columns, Iceberg's generic
+ * writer over one record per row, {@link ArrowRowRecordWriter}).
  */
 public final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow> {
     private final Table table;
@@ -78,8 +79,9 @@ public final class ArrowFileWriterFactory implements FileWriterFactory<ArrowRow>
                     .withSpec(spec)
                     .withPartition(partition)
                     .withKeyMetadata(file.keyMetadata())
-                    .createWriterFunc(parquetSchema ->
-                            ArrowRowWriter.create(dataSchema, parquetSchema, vectorPositions, bucketFieldId))
+                    .createWriterFunc(parquetSchema -> ArrowRowRecordWriter.needed(dataSchema)
+                            ? ArrowRowRecordWriter.create(dataSchema, parquetSchema, vectorPositions, bucketFieldId)
+                            : ArrowRowWriter.create(dataSchema, parquetSchema, vectorPositions, bucketFieldId))
                     .overwrite()
                     .build();
         } catch (IOException e) {
