@@ -18,7 +18,7 @@ import java.util.Optional;
  */
 sealed interface AzureCredentials {
     /** Whether azure-identity (an optional dependency) is on the class path. */
-    boolean AZURE_IDENTITY_PRESENT = classPresent("com.azure.identity.DefaultAzureCredentialBuilder");
+    boolean AZURE_IDENTITY_PRESENT = LogFileSystems.classPresent("com.azure.identity.DefaultAzureCredentialBuilder");
 
     /** Sets the credential on the client builder. */
     void apply(BlobServiceClientBuilder builder);
@@ -88,14 +88,5 @@ sealed interface AzureCredentials {
 
     private static Optional<String> property(Map<String, String> properties, String name) {
         return Optional.ofNullable(properties.get(name)).filter(value -> !value.isEmpty());
-    }
-
-    private static boolean classPresent(String name) {
-        try {
-            Class.forName(name, false, AzureCredentials.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }
