@@ -3,6 +3,7 @@ package io.lakestream.log;
 import static java.util.Objects.requireNonNull;
 
 import com.azure.core.exception.AzureException;
+import com.azure.core.exception.ClientAuthenticationException;
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.policy.HttpPipelinePolicy;
 import com.azure.core.util.BinaryData;
@@ -18,7 +19,6 @@ import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.ListBlobsOptions;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
-import com.azure.storage.common.StorageSharedKeyCredential;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,8 +44,9 @@ import java.util.regex.Pattern;
  * reads, so the lake and the log of a table are configured once: {@code adls.connection-string.<account
  * host>} (as in Iceberg, an endpoint URL, e.g. an emulator's; or an Azure connection string with endpoint and
  * credentials), {@code adls.sas-token.<account host>}, or {@code adls.auth.shared-key.account.name} with
- * {@code adls.auth.shared-key.account.key}. Without credentials an operation fails saying which properties
- * to set (Azure AD credentials are not supported for the log).
+ * {@code adls.auth.shared-key.account.key}; without them Azure AD ({@code DefaultAzureCredential}, when
+ * azure-identity is on the class path: {@link AzureCredentials}). An operation that finds no credentials fails
+ * saying which properties to set.
  */
 public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     public static final String CONNECTION_STRING_PREFIX = "adls.connection-string.";
@@ -100,29 +101,28 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
         }
         // Iceberg's ADLSFileIO takes the property's value as the endpoint URL (its tests point it at Azurite so)
         builder.endpoint(endpointOrConnectionString.orElse(location.blobEndpoint()));
-        Optional<String> sasToken = property(SAS_TOKEN_PREFIX + account);
-        Optional<String> keyName = property(SHARED_KEY_ACCOUNT_NAME);
-        Optional<String> key = property(SHARED_KEY_ACCOUNT_KEY);
-        if (sasToken.isPresent()) {
-            builder.sasToken(sasToken.get());
-        } else if (keyName.isPresent() && key.isPresent()) {
-            builder.credential(new StorageSharedKeyCredential(keyName.get(), key.get()));
-        } else {
-            throw new IOException(
-                    ("No credentials for the Azure account %s (log location %s): set the catalog property %s%s (a"
-                                    + " connection string), %s%s (a SAS token), or %s and %s (an account key), as for"
-                                    + " Iceberg's Azure FileIO")
-                            .formatted(
-                                    account,
-                                    location,
-                                    CONNECTION_STRING_PREFIX,
-                                    account,
-                                    SAS_TOKEN_PREFIX,
-                                    account,
-                                    SHARED_KEY_ACCOUNT_NAME,
-                                    SHARED_KEY_ACCOUNT_KEY));
+        Optional<AzureCredentials> credentials = AzureCredentials.select(properties, account);
+        if (credentials.isEmpty()) {
+            throw new IOException(("No credentials for the Azure account %s (log location %s): %s; or put"
+                            + " com.azure:azure-identity on the class path for Azure AD credentials"
+                            + " (DefaultAzureCredential)")
+                    .formatted(account, location, whatToSet(account)));
         }
+        credentials.get().apply(builder);
         return builder.buildClient();
+    }
+
+    /** The catalog properties that configure credentials for the account. */
+    private static String whatToSet(String account) {
+        return ("set the catalog property %s%s (a connection string), %s%s (a SAS token), or %s and %s (an account"
+                        + " key), as for Iceberg's Azure FileIO")
+                .formatted(
+                        CONNECTION_STRING_PREFIX,
+                        account,
+                        SAS_TOKEN_PREFIX,
+                        account,
+                        SHARED_KEY_ACCOUNT_NAME,
+                        SHARED_KEY_ACCOUNT_KEY);
     }
 
     /** An Azure connection string ({@code AccountName=...;AccountKey=...;BlobEndpoint=...}) rather than a URL. */
@@ -286,7 +286,29 @@ public final class AzureLogFileSystem extends ObjectStoreLogFileSystem {
     }
 
     private static IOException failure(String action, String location, RuntimeException e) {
+        if (causedBy(e, ClientAuthenticationException.class)) {
+            // DefaultAzureCredential (no SAS token or account key configured) found no identity
+            String account = AzureLocation.of(location).accountHost();
+            return new IOException(
+                    ("Could not %s %s on Azure Blob Storage: no Azure AD credential could be obtained for the account"
+                                    + " %s (no SAS token or account key is configured, so DefaultAzureCredential was"
+                                    + " used: environment variables AZURE_CLIENT_ID, AZURE_TENANT_ID and"
+                                    + " AZURE_CLIENT_SECRET, workload or managed identity, Azure CLI login). Give this"
+                                    + " process an identity with access to the container, or %s. The credential"
+                                    + " chain said: %s")
+                            .formatted(action, location, account, whatToSet(account), e.getMessage()),
+                    e);
+        }
         return new IOException(
                 "Could not %s %s on Azure Blob Storage: %s".formatted(action, location, e.getMessage()), e);
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -59,7 +59,8 @@ public final class LogFileSystems implements Function<String, LogFileSystem>, Cl
         return hadoop;
     }
 
-    private static boolean classPresent(String name) {
+    /** Whether a class of an optional dependency is on the class path of this package. */
+    static boolean classPresent(String name) {
         try {
             Class.forName(name, false, LogFileSystems.class.getClassLoader());
             return true;

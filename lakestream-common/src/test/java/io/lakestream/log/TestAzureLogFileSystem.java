@@ -10,9 +10,14 @@ import com.azure.core.http.HttpPipelineNextPolicy;
 import com.azure.core.http.HttpPipelineNextSyncPolicy;
 import com.azure.core.http.HttpResponse;
 import com.azure.core.http.policy.HttpPipelinePolicy;
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import io.lakestream.table.TableSpec;
 import io.lakestream.testing.AzuriteServer;
+import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +25,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /**
@@ -150,12 +156,63 @@ class TestAzureLogFileSystem extends LogFileSystemContract {
     }
 
     @Test
-    void anAccountWithoutCredentialsFailsSayingWhatToSet() {
+    void credentialsAreChosenInIcebergsOrderWithAzureAdLast() {
+        String host = "acct.dfs.core.windows.net";
+        Map<String, String> sasAndKey = Map.of(
+                "adls.sas-token." + host,
+                "sv=1&sig=x",
+                "adls.auth.shared-key.account.name",
+                "acct",
+                "adls.auth.shared-key.account.key",
+                "a2V5");
+        assertThat(AzureCredentials.select(sasAndKey, host, true)).containsInstanceOf(AzureCredentials.SasToken.class);
+        Map<String, String> key = Map.of(
+                "adls.sas-token.other.dfs.core.windows.net", "sv=1&sig=x",
+                "adls.auth.shared-key.account.name", "acct",
+                "adls.auth.shared-key.account.key", "a2V5");
+        assertThat(AzureCredentials.select(key, host, true)).contains(new AzureCredentials.SharedKey("acct", "a2V5"));
+        // no SAS token and no key for the account: Azure AD's credential chain, if azure-identity is there
+        assertThat(AzureCredentials.select(Map.of("adls.auth.shared-key.account.name", "acct"), host, true))
+                .contains(new AzureCredentials.DefaultAzureCredentialChain());
+        assertThat(AzureCredentials.select(Map.of(), host, false)).isEmpty();
+        // this module has it on its class path (an optional dependency)
+        assertThat(AzureCredentials.AZURE_IDENTITY_PRESENT).isTrue();
+        assertThat(new AzureCredentials.SharedKey("acct", "a2V5").toString()).doesNotContain("a2V5");
+    }
+
+    @Test
+    void anAccountWithoutCredentialsUsesAzureAdAndFailsNamingTheOptionsWhenNoIdentityResolves() {
+        // no SAS token, no key: DefaultAzureCredential, which finds no identity on a build machine (no AZURE_*
+        // environment, no managed identity endpoint, no Azure CLI login); the account is never contacted (the
+        // token is asked for before the request)
         AzureLogFileSystem unconfigured = new AzureLogFileSystem(Map.of());
         assertThatThrownBy(() -> unconfigured.readIfExists("abfss://c@other.dfs.core.windows.net/t/log/x"))
-                .hasMessageContaining("No credentials for the Azure account other.dfs.core.windows.net")
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(
+                        "no Azure AD credential could be obtained for the account other.dfs.core.windows.net")
+                .hasMessageContaining("DefaultAzureCredential")
                 .hasMessageContaining("adls.connection-string.other.dfs.core.windows.net")
                 .hasMessageContaining("adls.sas-token.other.dfs.core.windows.net")
                 .hasMessageContaining("adls.auth.shared-key.account.name");
+    }
+
+    @Test
+    void aTableWhoseLogHasNoAzureIdentityIsRefusedWithACodedError(@TempDir Path directory) {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            // CREATE TABLE writes the log's identity record: the first call that needs a credential
+            assertThatThrownBy(() -> warehouse.create(
+                            "no_identity",
+                            TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
+                                    .primaryKey("id")
+                                    .bucketCount(2)
+                                    .logPath("abfss://logs@noidentity.dfs.core.windows.net/t/log")
+                                    .build()))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_IO_ERROR))
+                    .hasMessageContaining("no Azure AD credential could be obtained")
+                    .hasMessageContaining("adls.sas-token.noidentity.dfs.core.windows.net")
+                    .hasMessageContaining("adls.auth.shared-key.account.key");
+        }
     }
 }

@@ -85,9 +85,12 @@ public final class AzuriteServer implements AutoCloseable {
                 process.destroyForcibly();
             }));
             server.awaitReady();
-            BlobServiceClient client = server.client();
-            for (String container : containers) {
-                client.createBlobContainer(container);
+            // no SDK client without containers: a test whose class path has no Azure SDK creates them its own way
+            if (containers.length > 0) {
+                BlobServiceClient client = server.client();
+                for (String container : containers) {
+                    client.createBlobContainer(container);
+                }
             }
             return server;
         } catch (IOException e) {

@@ -7,6 +7,7 @@ import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPublishing;
+import io.lakestream.log.StagedSegment;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
@@ -14,11 +15,15 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.Seeds;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringResult;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -210,6 +215,77 @@ abstract class UnionReadOnStoreScenarios {
         assertThat(sorted(UnionReads.read(
                         catalog.loadTable(table.identifier()), ReadOptions.of(ReadMode.LAKE), COLUMNS, allocator)))
                 .isEqualTo(List.copyOf(oracle.values()));
+    }
+
+    /**
+     * The orphan sweep on the store, whose files keep the server's time: an abandoned staged segment, a temporary
+     * file of an interrupted publish and a lake file of a failed lake commit are kept while young and removed by
+     * a service whose clock is past the log's and the lake's orphan ages; the acknowledged commit's rows and
+     * every live lake file stay. For the stores whose sweep lists the store itself (object stores).
+     */
+    void sweepsAbandonedFilesOnceOldEnough() throws IOException {
+        LakestreamTable table = createTable("swept", true, 2);
+        try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+            writer.upsert(row(1, "kept", 1));
+            writer.commit();
+        }
+        // a writer that staged a segment and died, a publish interrupted after its temporary object, and a
+        // lake file a failed lake commit left
+        List<StagedSegment> abandoned;
+        try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
+            writer.upsert(row(2, "lost", 2));
+            abandoned = writer.prepare();
+        }
+        LogFileSystem files = table.log().fileSystem();
+        String logRoot = table.log().paths().root();
+        List<String> orphans = new ArrayList<>();
+        abandoned.forEach(segment -> orphans.add(table.log().paths().resolve(segment.path())));
+        String temporary = logRoot + "/_commits/" + LogPublishing.newTemporaryName();
+        try (OutputStream out = files.create(temporary)) {
+            out.write(1);
+        }
+        orphans.add(temporary);
+        String lakeOrphan = table.lake().location() + "/data/orphan-of-a-failed-commit.parquet";
+        try (OutputStream out = table.lake().io().newOutputFile(lakeOrphan).create()) {
+            out.write(1);
+        }
+        orphans.add(lakeOrphan);
+        assertThat(orphans)
+                .hasSizeGreaterThan(2)
+                .allSatisfy(location -> assertThat(exists(files, location)).isTrue());
+
+        // now they are young: nothing is removed
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults())) {
+            TieringResult result = tiering.tierTable(table.identifier());
+            assertThat(result.error()).isEmpty();
+            assertThat(result.orphansRemoved()).isZero();
+        }
+        assertThat(orphans)
+                .allSatisfy(location -> assertThat(exists(files, location)).isTrue());
+
+        // seen by a service whose clock is past the log's orphan age and the lake's
+        Clock later = Clock.offset(Clock.systemUTC(), TieringConfig.DEFAULT_LAKE_ORPHAN_AGE.plusHours(1));
+        try (TieringService tiering = new TieringService(catalog, TieringConfig.defaults(), TieringHooks.NONE, later)) {
+            TieringResult result = tiering.tierTable(table.identifier());
+            assertThat(result.error()).isEmpty();
+            assertThat(result.orphansRemoved()).isGreaterThanOrEqualTo(orphans.size());
+        }
+        assertThat(orphans)
+                .allSatisfy(location -> assertThat(exists(files, location)).isFalse());
+        // the acknowledged commit's rows, in the log and (tiered by the first service) in the lake, are intact
+        LakestreamTable current = catalog.loadTable(table.identifier());
+        assertThat(UnionReads.read(current, ReadOptions.UNION, COLUMNS, allocator))
+                .isEqualTo(List.of(List.of(1L, "kept", 1)));
+        assertThat(UnionReads.read(current, ReadOptions.of(ReadMode.LAKE), COLUMNS, allocator))
+                .isEqualTo(List.of(List.of(1L, "kept", 1)));
+    }
+
+    private static boolean exists(LogFileSystem files, String location) {
+        try {
+            return files.exists(location);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     LakestreamTable createTable(String name, boolean primaryKey, int buckets) {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code ./lakestream tier --once}: the real tiering service, in its own class loader over
@@ -35,14 +36,28 @@ final class LakestreamTieringCommand {
 
     /** One tiering pass over every table of the warehouse; fails with the command's output unless it succeeds. */
     void tierOnce(Path warehouse) {
+        run(List.of("tier", "--once", "--warehouse", warehouse.toString()));
+    }
+
+    /**
+     * {@link #tierOnce(Path)} on the catalog at the URI, with {@code --catalog-property name=value} for each
+     * property (e.g. the store of a log).
+     */
+    void tierOnce(Path warehouse, String catalogUri, Map<String, String> catalogProperties) {
+        List<String> arguments = new ArrayList<>(
+                List.of("tier", "--once", "--warehouse", warehouse.toString(), "--catalog-uri", catalogUri));
+        catalogProperties.forEach((name, value) -> arguments.addAll(List.of("--catalog-property", name + "=" + value)));
+        run(arguments);
+    }
+
+    private void run(List<String> arguments) {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
         int exitCode = IsolatedClassPath.withContext(loader, () -> {
             try {
                 // the embedded catalog's SQLite driver must be registered from this loader (DriverManager checks it)
                 Class.forName("org.sqlite.JDBC", true, loader);
-                return (Integer)
-                        run.invoke(null, List.of("tier", "--once", "--warehouse", warehouse.toString()), out, out);
+                return (Integer) run.invoke(null, arguments, out, out);
             } catch (InvocationTargetException e) {
                 throw new IllegalStateException("tiering failed: " + output, e.getCause());
             } catch (ReflectiveOperationException e) {

@@ -4,12 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.StreamSupport;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.FileInfo;
-import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * snapshot expiration's business. A name the sweep does not know (e.g. a Hadoop catalog's {@code
  * version-hint.text}) and anything in a sub-directory is left alone.
  *
- * <p>Needs a file IO that can list ({@link SupportsPrefixOperations}: the local, Hadoop and object store
- * file IOs can); otherwise the lake is not swept.
+ * <p>Lists through a {@link LakeFileListing}: the lake's file IO where it can list (the local, Hadoop and object
+ * store file IOs can), the Blob API on Azure; a lake that cannot be listed is not swept.
  */
 final class LakeOrphanSweeper {
     private static final Logger log = LoggerFactory.getLogger(LakeOrphanSweeper.class);
@@ -42,11 +40,7 @@ final class LakeOrphanSweeper {
     private LakeOrphanSweeper() {}
 
     /** Deletes the orphans created before {@code cutoffMillis}; returns how many. */
-    static int sweep(Table lake, long cutoffMillis) {
-        if (!(lake.io() instanceof SupportsPrefixOperations listing)) {
-            log.debug("Lake {} is not swept for orphans: its file IO cannot list files", lake.name());
-            return 0;
-        }
+    static int sweep(Table lake, LakeFileListing listing, long cutoffMillis) {
         String dataLocation = stripSlash(lake.properties()
                 .getOrDefault(TableProperties.WRITE_DATA_LOCATION, stripSlash(lake.location()) + "/data"));
         Optional<String> metadataLocation = metadataLocation(lake, dataLocation);
@@ -85,8 +79,8 @@ final class LakeOrphanSweeper {
         return removed;
     }
 
-    private static List<FileInfo> list(SupportsPrefixOperations listing, String location, long cutoffMillis) {
-        return StreamSupport.stream(listing.listPrefix(location).spliterator(), false)
+    private static List<FileInfo> list(LakeFileListing listing, String location, long cutoffMillis) {
+        return listing.list(location).stream()
                 .filter(file -> file.createdAtMillis() < cutoffMillis)
                 .toList();
     }

@@ -6,6 +6,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.TieringConfig;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,8 +66,15 @@ public final class OrphanSweeper {
                     table,
                     table.log().paths().root());
         }
+        Optional<LakeFileListing> listing = LakeFileListing.of(table);
+        if (listing.isEmpty()) {
+            log.debug("The lake of {} is not swept for orphans: its file IO cannot list files", table);
+            return removed;
+        }
         return removed
                 + LakeOrphanSweeper.sweep(
-                        table.lake(), nowMillis - config.lakeOrphanAge().toMillis());
+                        table.lake(),
+                        listing.get(),
+                        nowMillis - config.lakeOrphanAge().toMillis());
     }
 }
