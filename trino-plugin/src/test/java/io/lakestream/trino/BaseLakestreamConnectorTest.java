@@ -73,7 +73,17 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_PREDICATE_PUSHDOWN,
                     SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_EQUALITY,
                     SUPPORTS_PREDICATE_PUSHDOWN_WITH_VARCHAR_INEQUALITY,
-                    SUPPORTS_CANCELLATION -> true;
+                    SUPPORTS_CANCELLATION,
+                    // ALTER TABLE (docs/format.md "Schema evolution")
+                    SUPPORTS_ADD_COLUMN,
+                    SUPPORTS_ADD_COLUMN_WITH_COMMENT,
+                    SUPPORTS_ADD_COLUMN_WITH_POSITION,
+                    SUPPORTS_DROP_COLUMN,
+                    SUPPORTS_RENAME_COLUMN,
+                    SUPPORTS_SET_COLUMN_TYPE,
+                    SUPPORTS_COMMENT_ON_COLUMN,
+                    SUPPORTS_RENAME_TABLE,
+                    SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS -> true;
             default -> false;
         };
     }
