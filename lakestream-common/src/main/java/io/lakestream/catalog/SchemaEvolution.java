@@ -100,7 +100,9 @@ final class SchemaEvolution {
                                 "Cannot add column '%s' to table %s: type %s is not supported in Lakestream tables"
                                         .formatted(add.column(), name, add.type()));
                     }
-                    update.addColumn(add.column(), add.type(), add.comment().orElse(null));
+                    // no parent: a top-level column, even when its name has a dot
+                    update.addColumn(
+                            null, add.column(), add.type(), add.comment().orElse(null));
                     switch (add.position()) {
                         case SchemaChange.Position.Last _ -> {}
                         case SchemaChange.Position.First _ -> update.moveFirst(add.column());

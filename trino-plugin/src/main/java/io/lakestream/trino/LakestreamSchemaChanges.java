@@ -14,11 +14,9 @@ final class LakestreamSchemaChanges {
 
     static SchemaChange addColumn(ColumnMetadata column, ColumnPosition position) {
         if (!column.isNullable()) {
-            // rows already written have no value for it
+            // rows already written have no value for it (Trino's wording for the refusal)
             throw new TrinoException(
-                    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
-                    "Column '%s' cannot be added as NOT NULL: rows written before have no value for it; add it nullable"
-                            .formatted(column.getName()));
+                    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED, "This connector does not support adding not null columns");
         }
         SchemaChange.Position at = switch (position) {
             case ColumnPosition.Last _ -> new SchemaChange.Position.Last();
