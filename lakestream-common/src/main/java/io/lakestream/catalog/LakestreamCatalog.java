@@ -20,6 +20,7 @@ import io.lakestream.log.LogPublishing;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
+import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableDefinition;
 import io.lakestream.table.TableLayout;
 import io.lakestream.table.TableSpec;
@@ -352,6 +353,40 @@ public final class LakestreamCatalog implements Closeable {
             }
         }
         return toLakestreamTable(identifier, pinned);
+    }
+
+    /**
+     * Applies column changes (one {@code ALTER TABLE}) to the table's schema, all or none, in one Iceberg metadata
+     * commit; the log needs none (its segments name their columns by field id). See {@link SchemaEvolution}.
+     */
+    public void alterTable(TableIdentifier identifier, List<SchemaChange> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        SchemaEvolution.apply(loadTable(identifier), changes);
+    }
+
+    /**
+     * Renames a table in the catalog. Its lake and log stay where they are (the log's location is the table
+     * property or next to the lake's location, neither of which moves), so readers and writers of the old name
+     * fail with {@code TABLE_NOT_FOUND} and nothing is copied.
+     */
+    public void renameTable(TableIdentifier from, TableIdentifier to) {
+        NameValidator.validate(to);
+        loadTable(from);
+        if (catalog.tableExists(to)) {
+            throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(to));
+        }
+        try {
+            catalog.renameTable(from, to);
+        } catch (AlreadyExistsException e) {
+            throw new LakestreamException(TABLE_ALREADY_EXISTS, "Table %s already exists".formatted(to));
+        } catch (NoSuchNamespaceException e) {
+            throw new LakestreamException(
+                    NAMESPACE_NOT_FOUND, "Namespace %s does not exist; create it first".formatted(to.namespace()));
+        } catch (NoSuchTableException e) {
+            throw new LakestreamException(TABLE_NOT_FOUND, "Table %s does not exist".formatted(from));
+        }
     }
 
     /** The Iceberg table, freshly loaded; a clear error if it does not exist. */

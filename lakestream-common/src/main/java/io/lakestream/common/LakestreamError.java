@@ -43,7 +43,11 @@ public enum LakestreamError {
     /** The embedded SQLite catalog's lock is held by a live process (or one whose state cannot be told) too long. */
     CATALOG_LOCKED(26, Kind.EXTERNAL),
     /** A streaming write's input columns do not match the table it writes into: refused before the first batch. */
-    STREAMING_SCHEMA_MISMATCH(31, Kind.USER);
+    STREAMING_SCHEMA_MISMATCH(31, Kind.USER),
+    /** An ALTER TABLE that would change a primary-key or bucket-key column (drop, rename, retype). */
+    SCHEMA_CHANGE_NOT_ALLOWED(27, Kind.USER),
+    /** An ALTER TABLE Lakestream cannot apply to both layers (a narrowing type change, a required column added). */
+    SCHEMA_CHANGE_UNSUPPORTED(28, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -110,7 +110,9 @@ public final class LakeLayoutValidator {
             checkProperties(name, definition, identity.get());
         }
         checkKeyColumns(name, schema, definition);
-        Optional<Schema> written = identity.map(LogIdentity::icebergSchema).or(() -> lastTieredSchema(table.lake()));
+        Optional<Schema> written = lakestreamSchema(table.lake())
+                .or(() -> identity.map(LogIdentity::icebergSchema))
+                .or(() -> lastTieredSchema(table.lake()));
         if (written.isPresent()) {
             checkColumnsKept(name, schema, written.get());
         }
@@ -189,6 +191,24 @@ public final class LakeLayoutValidator {
                                 .formatted(column.name(), column.type(), now.type(), column.type()),
                         "re-create the table (Iceberg cannot change a type back)");
             }
+        }
+    }
+
+    /**
+     * The schema Lakestream's last {@code ALTER TABLE} committed (named by {@link LakestreamProperties#SCHEMA_ID} in
+     * the same metadata commit), if the table was ever altered through Lakestream: the columns the log may be
+     * written with from then on. A change made since outside Lakestream is checked against it as against the
+     * identity's schema: segments of old schemas hold only columns Lakestream itself dropped, renamed or widened.
+     */
+    private static Optional<Schema> lakestreamSchema(Table lake) {
+        String id = lake.properties().get(LakestreamProperties.SCHEMA_ID);
+        if (id == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.ofNullable(lake.schemas().get(Integer.parseInt(id)));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
         }
     }
 

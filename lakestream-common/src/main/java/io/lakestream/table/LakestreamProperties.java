@@ -13,6 +13,12 @@ public final class LakestreamProperties {
     /** When the table was created (epoch millis): time travel to an earlier time is an error. */
     public static final String CREATED_AT_MILLIS = "lakestream.created-at-millis";
 
+    /**
+     * The id of the Iceberg schema Lakestream's last {@code ALTER TABLE} committed (in the same metadata commit).
+     * A current schema with another id was changed outside Lakestream (docs/format.md, schema evolution).
+     */
+    public static final String SCHEMA_ID = "lakestream.schema-id";
+
     /** Snapshot summary: JSON object bucket -> next log offset not yet in the lake. */
     public static final String SUMMARY_LOG_OFFSETS = "lakestream.log-offsets";
     /** Snapshot summary: the log commit version tiering read up to. */

@@ -8,6 +8,7 @@ import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableSpec;
 import java.util.HashMap;
 import java.util.List;
@@ -156,23 +157,45 @@ public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces
         }
     }
 
+    /** Column changes, committed together in both layers' one schema (the lake's; see docs/format.md). */
     @Override
-    public Table alterTable(Identifier ident, TableChange... changes) {
-        throw new LakestreamException(
-                UNSUPPORTED_OPERATION,
-                "ALTER TABLE is not supported for Lakestream tables yet; create a new table and INSERT INTO it");
+    public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+        List<SchemaChange> schemaChanges = LakestreamAlterTable.toSchemaChanges(changes);
+        try {
+            catalog.alterTable(identifier(ident), schemaChanges);
+        } catch (LakestreamException e) {
+            if (e.error() == TABLE_NOT_FOUND) {
+                throw new NoSuchTableException(ident);
+            }
+            throw e;
+        }
+        return loadTable(ident);
     }
 
     @Override
     public boolean dropTable(Identifier ident) {
-        return catalog.dropTable(TableIdentifier.of(Namespace.of(ident.namespace()), ident.name()));
+        return catalog.dropTable(identifier(ident));
     }
 
+    /** The table keeps its lake and log where they are; only its name in the catalog changes. */
     @Override
-    public void renameTable(Identifier oldIdent, Identifier newIdent) {
-        throw new LakestreamException(
-                UNSUPPORTED_OPERATION,
-                "Renaming Lakestream tables is not supported yet (the log path is tied to the table)");
+    public void renameTable(Identifier oldIdent, Identifier newIdent)
+            throws NoSuchTableException, TableAlreadyExistsException {
+        try {
+            catalog.renameTable(identifier(oldIdent), identifier(newIdent));
+        } catch (LakestreamException e) {
+            if (e.error() == TABLE_NOT_FOUND) {
+                throw new NoSuchTableException(oldIdent);
+            }
+            if (e.error() == TABLE_ALREADY_EXISTS) {
+                throw new TableAlreadyExistsException(newIdent);
+            }
+            throw e;
+        }
+    }
+
+    private static TableIdentifier identifier(Identifier ident) {
+        return TableIdentifier.of(Namespace.of(ident.namespace()), ident.name());
     }
 
     @Override

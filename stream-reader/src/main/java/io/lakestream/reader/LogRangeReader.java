@@ -222,6 +222,17 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                 vectors.add(nulls);
             } else {
                 FieldVector projected = slice(vector, offsetInBatch, length);
+                Field current = LogSchema.arrowField(column);
+                if (!projected.getField().getType().equals(current.getType())) {
+                    // written before an ALTER TABLE widened the column
+                    try (FieldVector written = projected) {
+                        projected = WidenedVector.widen(
+                                written,
+                                current,
+                                allocator,
+                                "Log segment " + log.paths().resolve(segment.path()));
+                    }
+                }
                 vectors.add(projected);
             }
         }

@@ -221,7 +221,11 @@ public final class LakestreamCatalogAccess {
         try {
             return Optional.of(load.get());
         } catch (LakestreamException e) {
-            if (e.error() == LakestreamError.TABLE_NOT_FOUND || e.error() == LakestreamError.NAMESPACE_NOT_FOUND) {
+            // no table can have a name the catalog refuses: Trino asks whether such a table exists (e.g. before RENAME
+            // TO)
+            if (e.error() == LakestreamError.TABLE_NOT_FOUND
+                    || e.error() == LakestreamError.NAMESPACE_NOT_FOUND
+                    || e.error() == LakestreamError.INVALID_NAME) {
                 return Optional.empty();
             }
             throw toTrinoException(e);

@@ -46,7 +46,11 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     LAKESTREAM_STAGED_SEGMENT_MISSING(25, EXTERNAL),
     /** The embedded SQLite catalog stayed locked by another process; the message names the lock and its holder. */
     LAKESTREAM_CATALOG_LOCKED(26, EXTERNAL),
-    LAKESTREAM_STREAMING_SCHEMA_MISMATCH(31, USER_ERROR);
+    LAKESTREAM_STREAMING_SCHEMA_MISMATCH(31, USER_ERROR),
+    /** ALTER TABLE of a primary-key or bucket-key column (drop, rename, retype). */
+    LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED(27, USER_ERROR),
+    /** ALTER TABLE that the log and the lake cannot both take (e.g. a narrowing type change). */
+    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED(28, USER_ERROR);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -95,6 +99,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case STAGED_SEGMENT_MISSING -> LAKESTREAM_STAGED_SEGMENT_MISSING;
             case CATALOG_LOCKED -> LAKESTREAM_CATALOG_LOCKED;
             case STREAMING_SCHEMA_MISMATCH -> LAKESTREAM_STREAMING_SCHEMA_MISMATCH;
+            case SCHEMA_CHANGE_NOT_ALLOWED -> LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED;
+            case SCHEMA_CHANGE_UNSUPPORTED -> LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED;
         };
     }
 }

@@ -16,12 +16,14 @@ import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableDefinition;
 import io.lakestream.table.TableSpec;
 import io.lakestream.trino.system.OffsetsSystemTable;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
@@ -340,6 +342,84 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "DROP TABLE");
         call(() -> catalog.catalog().dropTable(LakestreamCatalogAccess.identifier(handle.baseTable())));
         catalog.invalidate(handle.baseTable());
+    }
+
+    @Override
+    public void addColumn(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            ColumnMetadata column,
+            ColumnPosition position) {
+        alter(tableHandle, "ADD COLUMN", LakestreamSchemaChanges.addColumn(column, position));
+    }
+
+    @Override
+    public void dropColumn(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column) {
+        alter(tableHandle, "DROP COLUMN", new SchemaChange.DropColumn(((LakestreamColumnHandle) column).name()));
+    }
+
+    @Override
+    public void renameColumn(
+            ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle source, String target) {
+        alter(
+                tableHandle,
+                "RENAME COLUMN",
+                new SchemaChange.RenameColumn(((LakestreamColumnHandle) source).name(), target));
+    }
+
+    @Override
+    public void setColumnType(
+            ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Type type) {
+        alter(
+                tableHandle,
+                "SET DATA TYPE",
+                LakestreamSchemaChanges.setColumnType(((LakestreamColumnHandle) column).name(), type));
+    }
+
+    @Override
+    public void setColumnComment(
+            ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, Optional<String> comment) {
+        alter(
+                tableHandle,
+                "COMMENT ON COLUMN",
+                new SchemaChange.SetComment(((LakestreamColumnHandle) column).name(), comment));
+    }
+
+    @Override
+    public void renameTable(ConnectorSession session, ConnectorTableHandle tableHandle, SchemaTableName newTableName) {
+        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "RENAME TABLE");
+        if (newTableName.getTableName().contains("$")) {
+            throw new TrinoException(
+                    LakestreamErrorCode.LAKESTREAM_INVALID_NAME,
+                    "Table name '%s' contains '$', which is reserved for the views $lake, $changes and $offsets"
+                            .formatted(newTableName.getTableName()));
+        }
+        try {
+            call(() -> {
+                catalog.catalog()
+                        .renameTable(
+                                LakestreamCatalogAccess.identifier(handle.baseTable()),
+                                LakestreamCatalogAccess.identifier(newTableName));
+                return null;
+            });
+        } finally {
+            catalog.invalidate(handle.baseTable());
+            catalog.invalidate(newTableName);
+        }
+    }
+
+    /** One column change, committed to the table's schema; the next statement reads the new schema. */
+    private void alter(ConnectorTableHandle tableHandle, String statement, SchemaChange change) {
+        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, statement);
+        try {
+            call(() -> {
+                catalog.catalog().alterTable(LakestreamCatalogAccess.identifier(handle.baseTable()), List.of(change));
+                return null;
+            });
+        } finally {
+            // cached tables hold the old schema: the next read and write pin the new one
+            catalog.invalidate(handle.baseTable());
+        }
     }
 
     @Override

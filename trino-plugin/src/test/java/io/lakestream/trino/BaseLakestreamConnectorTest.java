@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.TestAbortedException;
 
@@ -27,6 +29,8 @@ import org.opentest4j.TestAbortedException;
 abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
     /** Longest schema and table name the catalog accepts (a path segment of the table location). */
     private static final int MAX_NAME_LENGTH = 255;
+
+    private static final Pattern DECIMAL = Pattern.compile("decimal\\((\\d+), ?(\\d+)\\)");
 
     @Override
     protected QueryRunner createQueryRunner() throws Exception {
@@ -76,7 +80,17 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_ARRAY,
                     SUPPORTS_MAP_TYPE,
                     SUPPORTS_ROW_TYPE,
-                    SUPPORTS_CANCELLATION -> true;
+                    SUPPORTS_CANCELLATION,
+                    // ALTER TABLE (docs/format.md "Schema evolution")
+                    SUPPORTS_ADD_COLUMN,
+                    SUPPORTS_ADD_COLUMN_WITH_COMMENT,
+                    SUPPORTS_ADD_COLUMN_WITH_POSITION,
+                    SUPPORTS_DROP_COLUMN,
+                    SUPPORTS_RENAME_COLUMN,
+                    SUPPORTS_SET_COLUMN_TYPE,
+                    SUPPORTS_COMMENT_ON_COLUMN,
+                    SUPPORTS_RENAME_TABLE,
+                    SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS -> true;
             default -> false;
         };
     }
@@ -181,6 +195,40 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
     @Override
     protected void verifyTableNameLengthFailurePermissible(Throwable e) {
         assertThat(e).hasMessageContaining("is longer than 255 characters");
+    }
+
+    /**
+     * Type changes between types a Lakestream table stores as they are: Iceberg's widenings succeed, the rest are
+     * refused. Setups with a source type the table would store as another one (tinyint, char, bounded varchar,
+     * other precisions of time and timestamp, nested types) are left out: their table cannot be created as stated.
+     */
+    @Override
+    protected Optional<SetColumnTypeSetup> filterSetColumnTypesDataProvider(SetColumnTypeSetup setup) {
+        if (!storedAsStated(setup.sourceColumnType()) || !storedAsStated(setup.newColumnType())) {
+            return Optional.empty();
+        }
+        return Optional.of(widens(setup.sourceColumnType(), setup.newColumnType()) ? setup : setup.asUnsupported());
+    }
+
+    private static boolean storedAsStated(String type) {
+        return type.matches("boolean|integer|bigint|real|double|date|varchar|varbinary|uuid|decimal\\(\\d+, ?\\d+\\)");
+    }
+
+    private static boolean widens(String from, String to) {
+        if (from.equals("integer") && to.equals("bigint") || from.equals("real") && to.equals("double")) {
+            return true;
+        }
+        Matcher source = DECIMAL.matcher(from);
+        Matcher target = DECIMAL.matcher(to);
+        return source.matches()
+                && target.matches()
+                && source.group(2).equals(target.group(2))
+                && Integer.parseInt(target.group(1)) >= Integer.parseInt(source.group(1));
+    }
+
+    @Override
+    protected void verifySetColumnTypeFailurePermissible(Throwable e) {
+        assertThat(e).hasMessageMatching("(?s).*(only widening is supported|Unsupported type).*");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trino.testing.QueryRunner;
@@ -7,6 +8,7 @@ import io.trino.testing.TestingConnectorBehavior;
 import io.trino.tpch.TpchTable;
 import java.nio.file.Path;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.TestAbortedException;
 
@@ -178,6 +180,93 @@ final class TestLakestreamPrimaryKeyConnectorTest extends BaseLakestreamConnecto
     public void testDelete() {
         throw new TestAbortedException(
                 "creates a table of orderstatus values: keyed by orderstatus, 15,000 rows are 3 rows");
+    }
+
+    @Test
+    @Override
+    public void testAddAndDropColumnName() {
+        assertKeyColumnChangeRefused(super::testAddAndDropColumnName);
+    }
+
+    @Test
+    @Override
+    public void testAlterTableRenameColumnToLongName() {
+        assertKeyColumnChangeRefused(super::testAlterTableRenameColumnToLongName);
+    }
+
+    @Test
+    @Override
+    public void testDropColumn() {
+        assertKeyColumnChangeRefused(super::testDropColumn);
+    }
+
+    @Test
+    @Override
+    public void testRenameColumn() {
+        assertKeyColumnChangeRefused(super::testRenameColumn);
+    }
+
+    @Test
+    @Override
+    public void testRenameColumnName() {
+        assertKeyColumnChangeRefused(super::testRenameColumnName);
+    }
+
+    @Test
+    @Override
+    public void testRenameColumnWithComment() {
+        assertKeyColumnChangeRefused(super::testRenameColumnWithComment);
+    }
+
+    @Test
+    @Override
+    public void testSetColumnType() {
+        assertKeyColumnChangeRefused(super::testSetColumnType);
+    }
+
+    @Test
+    @Override
+    public void testSetColumnTypeWithComment() {
+        assertKeyColumnChangeRefused(super::testSetColumnTypeWithComment);
+    }
+
+    @Test
+    @Override
+    public void testSetColumnTypeWithNotNull() {
+        assertKeyColumnChangeRefused(super::testSetColumnTypeWithNotNull);
+    }
+
+    @Test
+    @Override
+    public void testSetColumnTypes() {
+        assertKeyColumnChangeRefused(super::testSetColumnTypes);
+    }
+
+    /**
+     * The suite's table is keyed by its first column, which the test drops, renames or retypes: refused with the
+     * key-column rule (docs/format.md "Schema evolution"); TestLakestreamSchemaEvolution alters primary-key tables'
+     * other columns.
+     */
+    private static void assertKeyColumnChangeRefused(ThrowingCallable test) {
+        assertThatThrownBy(test)
+                .hasMessageContaining("SCHEMA_CHANGE_NOT_ALLOWED")
+                .hasMessageContaining("primary-key");
+    }
+
+    @Test
+    @Override
+    public void testCommentColumnName() {
+        // TODO (schema-evolution report): the key property is split with trimmed names, so a first column named
+        // 'atrailingspace ' cannot be the key of a table; not a schema change
+        throw new TestAbortedException("a first (key) column whose name ends with a space cannot be created as a key");
+    }
+
+    @Override
+    protected void verifySetColumnTypeFailurePermissible(Throwable e) {
+        // the suite's column is the key here: refused for that before its types are looked at
+        assertThat(e)
+                .hasMessageMatching(
+                        "(?s).*(only widening is supported|Unsupported type|primary-key or bucket-key column).*");
     }
 
     @Override

@@ -1,0 +1,165 @@
+package io.lakestream.spark;
+
+import static io.lakestream.spark.SparkTesting.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code ALTER TABLE} through Spark between writes, with tiering before and after each change: union reads,
+ * {@code t$lake} and {@code t$changes} return exactly the rows written, read with the current schema, whether the
+ * older rows are in log segments or lake files.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestLakestreamSparkSchemaEvolution {
+    private static final String NS = "sev";
+    private final SparkTesting testing = SparkTesting.get();
+
+    @BeforeAll
+    void createNamespace() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+    }
+
+    @Test
+    void primaryKeyTableEvolvesBetweenWrites() {
+        testing.sql("CREATE TABLE ls.sev.pk (id BIGINT, a INT, b STRING, f FLOAT, d DECIMAL(5, 2))"
+                + " TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.sev.pk VALUES (1, 10, 'one', 1.5, 1.25), (2, 20, 'two', 2.5, 2.50)");
+        tier("pk");
+        testing.sql("INSERT INTO ls.sev.pk VALUES (3, 30, 'three', 3.5, 3.75)");
+
+        testing.sql("ALTER TABLE ls.sev.pk ADD COLUMN c STRING COMMENT 'added'");
+        testing.sql("INSERT INTO ls.sev.pk VALUES (4, 40, 'four', 4.5, 4.00, 'c4')");
+        testing.sql("UPDATE ls.sev.pk SET c = 'c1' WHERE id = 1");
+        List<List<Object>> afterAdd = List.of(
+                row(1L, 10, "one", 1.5f, dec("1.25"), "c1"),
+                row(2L, 20, "two", 2.5f, dec("2.50"), null),
+                row(3L, 30, "three", 3.5f, dec("3.75"), null),
+                row(4L, 40, "four", 4.5f, dec("4.00"), "c4"));
+        assertRows("pk", "id, a, b, f, d, c", afterAdd);
+        tier("pk");
+        assertRows("pk", "id, a, b, f, d, c", afterAdd);
+        assertThat(rows(testing.sql("SELECT id, a, b, f, d, c FROM ls.sev.`pk$lake` ORDER BY id")))
+                .containsExactlyElementsOf(afterAdd);
+
+        testing.sql("INSERT INTO ls.sev.pk VALUES (5, 50, 'five', 5.5, 5.50, 'c5')");
+        testing.sql("ALTER TABLE ls.sev.pk RENAME COLUMN b TO name");
+        testing.sql("ALTER TABLE ls.sev.pk ALTER COLUMN a TYPE BIGINT");
+        testing.sql("ALTER TABLE ls.sev.pk ALTER COLUMN f TYPE DOUBLE");
+        testing.sql("ALTER TABLE ls.sev.pk ALTER COLUMN d TYPE DECIMAL(12, 2)");
+        testing.sql("INSERT INTO ls.sev.pk VALUES (6, 6000000000, 'six', 6.25, 1234567890.12, 'c6')");
+        List<List<Object>> afterRetype = List.of(
+                row(1L, 10L, "one", 1.5d, dec("1.25"), "c1"),
+                row(2L, 20L, "two", 2.5d, dec("2.50"), null),
+                row(3L, 30L, "three", 3.5d, dec("3.75"), null),
+                row(4L, 40L, "four", 4.5d, dec("4.00"), "c4"),
+                row(5L, 50L, "five", 5.5d, dec("5.50"), "c5"),
+                row(6L, 6000000000L, "six", 6.25d, dec("1234567890.12"), "c6"));
+        assertRows("pk", "id, a, name, f, d, c", afterRetype);
+        tier("pk");
+        assertRows("pk", "id, a, name, f, d, c", afterRetype);
+
+        testing.sql("INSERT INTO ls.sev.pk VALUES (7, 70, 'seven', 7.5, 7.00, 'c7')");
+        testing.sql("ALTER TABLE ls.sev.pk DROP COLUMN f");
+        testing.sql("DELETE FROM ls.sev.pk WHERE id = 2");
+        List<List<Object>> afterDrop = List.of(
+                row(1L, 10L, "one", dec("1.25"), "c1"),
+                row(3L, 30L, "three", dec("3.75"), null),
+                row(4L, 40L, "four", dec("4.00"), "c4"),
+                row(5L, 50L, "five", dec("5.50"), "c5"),
+                row(6L, 6000000000L, "six", dec("1234567890.12"), "c6"),
+                row(7L, 70L, "seven", dec("7.00"), "c7"));
+        assertThat(testing.spark().table("ls.sev.pk").schema().fieldNames())
+                .containsExactly("id", "a", "name", "d", "c");
+        assertRows("pk", "id, a, name, d, c", afterDrop);
+        assertThat(
+                        rows(
+                                testing.sql(
+                                        "SELECT id, a, c FROM ls.sev.`pk$changes` WHERE _change_type = 'upsert' AND id IN (1, 7) ORDER BY _offset")))
+                .containsExactlyInAnyOrder(row(1L, 10L, null), row(1L, 10L, "c1"), row(7L, 70L, "c7"));
+        tier("pk");
+        assertRows("pk", "id, a, name, d, c", afterDrop);
+        assertThat(rows(testing.sql("SELECT id, a, name, d, c FROM ls.sev.`pk$lake` ORDER BY id")))
+                .containsExactlyElementsOf(afterDrop);
+        assertThat(rows(testing.sql("SELECT sum(records_behind) FROM ls.sev.`pk$offsets`")))
+                .containsExactly(List.of(0L));
+    }
+
+    @Test
+    void appendOnlyTableEvolvesAndRenames() {
+        testing.sql("CREATE TABLE ls.sev.ao (id BIGINT NOT NULL, kind STRING, n INT)"
+                + " TBLPROPERTIES ('bucket.key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.sev.ao VALUES (1, 'a', 1), (2, 'b', 2)");
+        tier("ao");
+        testing.sql("INSERT INTO ls.sev.ao VALUES (3, 'c', 3)");
+        testing.sql("ALTER TABLE ls.sev.ao ADD COLUMNS (note STRING)");
+        testing.sql("ALTER TABLE ls.sev.ao RENAME COLUMN kind TO category");
+        testing.sql("ALTER TABLE ls.sev.ao ALTER COLUMN n TYPE BIGINT");
+        testing.sql("INSERT INTO ls.sev.ao VALUES (4, 'd', 4000000000, 'new')");
+        List<List<Object>> rows = List.of(
+                row(1L, "a", 1L, null),
+                row(2L, "b", 2L, null),
+                row(3L, "c", 3L, null),
+                row(4L, "d", 4000000000L, "new"));
+        assertRows("ao", "id, category, n, note", rows);
+        tier("ao");
+        assertRows("ao", "id, category, n, note", rows);
+
+        testing.sql("ALTER TABLE ls.sev.ao DROP COLUMN category");
+        testing.sql("ALTER TABLE ls.sev.ao RENAME TO sev.ao_renamed");
+        testing.sql("INSERT INTO ls.sev.ao_renamed VALUES (5, 5, 'five')");
+        List<List<Object>> dropped = List.of(
+                row(1L, 1L, null),
+                row(2L, 2L, null),
+                row(3L, 3L, null),
+                row(4L, 4000000000L, "new"),
+                row(5L, 5L, "five"));
+        assertRows("ao_renamed", "id, n, note", dropped);
+        tier("ao_renamed");
+        assertRows("ao_renamed", "id, n, note", dropped);
+        assertThatThrownBy(() -> testing.sql("SELECT * FROM ls.sev.ao")).hasMessageContaining("ao");
+    }
+
+    @Test
+    void keyColumnsCannotChange() {
+        testing.sql("CREATE TABLE ls.sev.keys (id BIGINT, region STRING, v INT)"
+                + " TBLPROPERTIES ('primary-key'='id,region', 'bucket.key'='region', 'bucket.num'='2')");
+        for (String change :
+                new String[] {"DROP COLUMN id", "RENAME COLUMN region TO area", "ALTER COLUMN id TYPE DECIMAL(20, 0)"
+                }) {
+            assertThatThrownBy(() -> testing.sql("ALTER TABLE ls.sev.keys " + change))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.SCHEMA_CHANGE_NOT_ALLOWED))
+                    .hasMessageContaining("primary-key or bucket-key column");
+        }
+        assertThatThrownBy(() -> testing.sql("ALTER TABLE ls.sev.keys ALTER COLUMN v TYPE STRING"))
+                .hasMessageContaining("v");
+        assertThat(testing.spark().table("ls.sev.keys").schema().fieldNames()).containsExactly("id", "region", "v");
+    }
+
+    private void tier(String name) {
+        testing.tiering().tier(SparkTables.load(NS, name));
+    }
+
+    private void assertRows(String table, String columns, List<List<Object>> expected) {
+        assertThat(rows(testing.sql("SELECT %s FROM ls.sev.%s ORDER BY id".formatted(columns, table))))
+                .containsExactlyElementsOf(expected);
+    }
+
+    private static List<Object> row(Object... values) {
+        return Arrays.asList(values);
+    }
+
+    private static BigDecimal dec(String value) {
+        return new BigDecimal(value);
+    }
+}

@@ -1,0 +1,44 @@
+package io.lakestream.trino;
+
+import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED;
+
+import io.lakestream.table.SchemaChange;
+import io.trino.spi.TrinoException;
+import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ColumnPosition;
+import io.trino.spi.type.Type;
+
+/** Trino's {@code ALTER TABLE} column statements as engine-neutral {@link SchemaChange}s. */
+final class LakestreamSchemaChanges {
+    private LakestreamSchemaChanges() {}
+
+    static SchemaChange addColumn(ColumnMetadata column, ColumnPosition position) {
+        if (!column.isNullable()) {
+            // rows already written have no value for it (Trino's wording for the refusal)
+            throw new TrinoException(
+                    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED, "This connector does not support adding not null columns");
+        }
+        SchemaChange.Position at = switch (position) {
+            case ColumnPosition.Last _ -> new SchemaChange.Position.Last();
+            case ColumnPosition.First _ -> new SchemaChange.Position.First();
+            case ColumnPosition.After after -> new SchemaChange.Position.After(after.columnName());
+            default -> throw new IllegalArgumentException("unknown column position " + position);
+        };
+        return new SchemaChange.AddColumn(
+                column.getName(),
+                LakestreamTypes.toIcebergType(column.getName(), column.getType()),
+                column.getComment(),
+                at);
+    }
+
+    static SchemaChange setColumnType(String column, Type type) {
+        org.apache.iceberg.types.Type iceberg = LakestreamTypes.toIcebergType(column, type);
+        if (!iceberg.isPrimitiveType()) {
+            throw new TrinoException(
+                    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
+                    "Column '%s' cannot change type to %s: only widening primitive types is supported"
+                            .formatted(column, type));
+        }
+        return new SchemaChange.WidenColumn(column, iceberg.asPrimitiveType());
+    }
+}
