@@ -2,22 +2,24 @@ package io.lakestream.log;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The local log file system with faults a test can inject: a pause before a publish or before a read
  * of a log file (another process acts in it), deletes that do not happen (a process that stalls after publishing, before it deletes),
- * and a read-only log (what the Java writer, Spark and tiering see on {@code s3a:} through Hadoop).
+ * and a read-only log (what the Java writer, Spark and tiering see on {@code s3a:} through Hadoop). Every
+ * operation it does not change is forwarded ({@link ForwardingLogFileSystem}).
  */
-public final class FaultyLogFileSystem implements LogFileSystem {
-    private final LocalLogFileSystem local = new LocalLogFileSystem();
+public final class FaultyLogFileSystem extends ForwardingLogFileSystem {
     private final AtomicReference<Runnable> beforeNextPublish = new AtomicReference<>();
     private final AtomicReference<Runnable> beforeNextRead = new AtomicReference<>();
     private volatile boolean deletes = true;
     private volatile boolean readOnly;
+
+    public FaultyLogFileSystem() {
+        super(new LocalLogFileSystem());
+    }
 
     /** Runs {@code action} once, right before the next {@link #createExclusive}. */
     public void beforeNextPublish(Runnable action) {
@@ -43,7 +45,7 @@ public final class FaultyLogFileSystem implements LogFileSystem {
 
     @Override
     public boolean canPublish(String location) {
-        return !readOnly;
+        return !readOnly && super.canPublish(location);
     }
 
     private void checkWritable(String location) throws IOException {
@@ -59,38 +61,33 @@ public final class FaultyLogFileSystem implements LogFileSystem {
         if (action != null) {
             action.run();
         }
-        return local.createExclusive(location, content);
+        return super.createExclusive(location, content);
     }
 
     @Override
     public void delete(String location) throws IOException {
         checkWritable(location);
         if (deletes) {
-            local.delete(location);
+            super.delete(location);
         }
     }
 
     @Override
     public OutputStream create(String location) throws IOException {
         checkWritable(location);
-        return local.create(location);
+        return super.create(location);
     }
 
     @Override
     public OutputChannel createChannel(String location) throws IOException {
         checkWritable(location);
-        return local.createChannel(location);
-    }
-
-    @Override
-    public void syncDirectory(String location) throws IOException {
-        local.syncDirectory(location);
+        return super.createChannel(location);
     }
 
     @Override
     public void replace(String location, byte[] content) throws IOException {
         checkWritable(location);
-        local.replace(location, content);
+        super.replace(location, content);
     }
 
     @Override
@@ -99,27 +96,12 @@ public final class FaultyLogFileSystem implements LogFileSystem {
         if (action != null) {
             action.run();
         }
-        return local.readIfExists(location);
-    }
-
-    @Override
-    public SeekableByteChannel openForRead(String location) throws IOException {
-        return local.openForRead(location);
-    }
-
-    @Override
-    public boolean exists(String location) {
-        return local.exists(location);
+        return super.readIfExists(location);
     }
 
     @Override
     public void deleteRecursively(String location) throws IOException {
         checkWritable(location);
-        local.deleteRecursively(location);
-    }
-
-    @Override
-    public List<FileEntry> listRecursively(String location) throws IOException {
-        return local.listRecursively(location);
+        super.deleteRecursively(location);
     }
 }

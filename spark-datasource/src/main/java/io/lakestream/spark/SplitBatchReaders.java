@@ -13,6 +13,7 @@ import io.lakestream.table.LakestreamTable;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
@@ -75,7 +76,7 @@ final class SplitBatchReaders {
             Expression filter) {
         long limit = factory.limit() < 0 ? Long.MAX_VALUE : factory.limit();
         return switch (path) {
-            case LAKE_PARQUET -> lakeParquet(table, split, factory, filter, limit, Optional.empty());
+            case LAKE_PARQUET -> lakeParquet(table, split, factory, filter, limit, Optional.empty(), Optional.empty());
             case LAKE_PARQUET_MERGE -> lakeParquetMerge(table, split, factory, filter, limit);
             case UNION_SPLIT_READER -> unionSplit(table, split, factory, filter, limit, Optional.empty());
         };
@@ -116,9 +117,14 @@ final class SplitBatchReaders {
         }
         UnionSplit tailOnly = new UnionSplit(
                 split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
-        return new LakeParquetMergeBatchReader(
-                lakeParquet(table, split, factory, filter, limit, Optional.of(indexedTail.changedKeys())),
-                () -> unionSplit(table, tailOnly, factory, filter, limit, Optional.of(indexedTail)));
+        return lakeParquet(
+                table,
+                split,
+                factory,
+                filter,
+                limit,
+                Optional.of(indexedTail.changedKeys()),
+                Optional.of(() -> unionSplit(table, tailOnly, factory, filter, limit, Optional.of(indexedTail))));
     }
 
     private static SplitBatchReader lakeParquet(
@@ -127,7 +133,8 @@ final class SplitBatchReaders {
             LakestreamReaderFactory factory,
             Expression filter,
             long limit,
-            Optional<ChangedKeys> changedKeys) {
+            Optional<ChangedKeys> changedKeys,
+            Optional<Supplier<SplitBatchReader>> tail) {
         Schema schema = table.definition().schema();
         List<Types.NestedField> key =
                 changedKeys.isPresent() ? table.definition().primaryKeyFields() : List.of();
@@ -147,15 +154,14 @@ final class SplitBatchReaders {
         Optional<LakeRowGroupPruner> pruner = filter.op() == Expression.Operation.TRUE
                 ? Optional.empty()
                 : Optional.of(new LakeRowGroupPruner(schema, filter, hadoop));
-        return new LakeParquetBatchReader(
+        LakeParquetBatches lake = new LakeParquetBatches(
                 split.lakeFiles(),
                 columns,
                 hadoop,
                 pruner,
-                selector,
                 deletes,
                 () -> deleteMemory.ifPresent(BufferAllocator::close),
-                new LakeBatchFilter(columns.fields(), filter),
-                limit);
+                new LakeBatchFilter(columns.fields(), filter));
+        return new LakeParquetBatchReader(lake, selector, tail, limit);
     }
 }

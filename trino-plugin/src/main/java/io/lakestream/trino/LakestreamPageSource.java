@@ -66,7 +66,7 @@ final class LakestreamPageSource implements ConnectorPageSource {
 
     /**
      * @param indexedTail the tail of {@code split}, indexed beforehand: the split has no lake files and only
-     *     the tail's last upserts are read (see {@link LakeParquetMergePageSource})
+     *     the tail's last upserts are read (see {@link LakeParquetPageSource})
      */
     LakestreamPageSource(
             LakestreamTable table,

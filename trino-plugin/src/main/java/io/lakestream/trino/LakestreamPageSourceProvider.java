@@ -73,7 +73,16 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         ConnectorPageSource source = switch (readPath(session, handle, unionSplit, columnHandles)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(
-                        lakestreamTable, fileSystem, handle, unionSplit, columnHandles, Optional.empty(), lakeKeyCache);
+                        new LakeParquetPages(
+                                lakestreamTable,
+                                fileSystem,
+                                handle,
+                                unionSplit,
+                                columnHandles,
+                                Optional.empty(),
+                                lakeKeyCache),
+                        Optional.empty(),
+                        handle.limit());
             case LAKE_PARQUET_MERGE ->
                 parquetMerge(lakestreamTable.get(), handle, unionSplit, columnHandles, lakeKeyCache);
             case UNION_SPLIT_READER ->
@@ -124,8 +133,8 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         }
         UnionSplit tailOnly = new UnionSplit(
                 split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
-        return new LakeParquetMergePageSource(
-                new LakeParquetPageSource(
+        return new LakeParquetPageSource(
+                new LakeParquetPages(
                         () -> table,
                         fileSystem,
                         handle,
@@ -133,7 +142,8 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                         columns,
                         Optional.of(indexedTail.changedKeys()),
                         keyCache),
-                () -> new LakestreamPageSource(table, handle, tailOnly, columns, allocator, Optional.of(indexedTail)),
+                Optional.of(() -> new LakestreamPageSource(
+                        table, handle, tailOnly, columns, allocator, Optional.of(indexedTail))),
                 handle.limit());
     }
 }

@@ -131,8 +131,8 @@ public final class TieringBenchmark {
     /** The single writer's rate, and the process CPU time it took (all threads, GC included). */
     record Appended(double rate, double cpuSeconds) {}
 
-    private static Appended append(
-            LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
+    /** Appends {@code rows} rows (seed 42), upserts over {@code keys} keys for a primary key, distinct ids otherwise. */
+    static Appended append(LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
         Random random = new Random(42);
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
@@ -168,7 +168,8 @@ public final class TieringBenchmark {
             double writerCpuSeconds,
             long lakeBytes) {}
 
-    private static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
+    /** Tiers the table until it is up to date, {@code cap} records per bucket and round, without compaction. */
+    static Tiered tierAll(LakestreamCatalog catalog, TableIdentifier table, long cap) {
         TieringConfig config = TieringConfig.builder()
                 .maxRecordsPerBucket(cap)
                 // Compaction is measured separately: here the lake only receives tiering commits.
@@ -247,7 +248,7 @@ public final class TieringBenchmark {
                 peakHeap >> 20);
     }
 
-    private static double median(DoubleStream values) {
+    static double median(DoubleStream values) {
         double[] sorted = values.sorted().toArray();
         int middle = sorted.length / 2;
         return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;

@@ -5,16 +5,13 @@ import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
-import io.lakestream.write.LakestreamWriter;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.Namespace;
@@ -35,8 +32,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public final class WriterGainBenchmark {
     /** Sends a table to Iceberg's writer without changing its files. */
     static final Map<String, String> ICEBERG_WRITER = Map.of("parquet.columnindex.truncate.length", "64");
-
-    private static final int COMMIT_ROWS = 50_000;
 
     private WriterGainBenchmark() {}
 
@@ -60,10 +55,12 @@ public final class WriterGainBenchmark {
                 for (boolean primaryKey : new boolean[] {false, true}) {
                     String kind = primaryKey ? "primary-key" : "append-only";
                     boolean icebergFirst = repeat % 2 != 0;
-                    Tiered first = tier(catalog, allocator, repeat, primaryKey, icebergFirst, rows, buckets);
-                    Tiered second = tier(catalog, allocator, repeat, primaryKey, !icebergFirst, rows, buckets);
-                    Tiered iceberg = icebergFirst ? first : second;
-                    Tiered columnar = icebergFirst ? second : first;
+                    TieringBenchmark.Tiered first =
+                            tier(catalog, allocator, repeat, primaryKey, icebergFirst, rows, buckets);
+                    TieringBenchmark.Tiered second =
+                            tier(catalog, allocator, repeat, primaryKey, !icebergFirst, rows, buckets);
+                    TieringBenchmark.Tiered iceberg = icebergFirst ? first : second;
+                    TieringBenchmark.Tiered columnar = icebergFirst ? second : first;
                     double[] ratio = {
                         iceberg.seconds() / columnar.seconds(),
                         iceberg.writerCpuSeconds() / columnar.writerCpuSeconds(),
@@ -95,10 +92,7 @@ public final class WriterGainBenchmark {
                 kind, median(measured, 0), median(measured, 2), median(measured, 1)));
     }
 
-    /** {@code cpuSeconds}: the process's CPU time (all threads, GC included) while tiering. */
-    record Tiered(double seconds, double cpuSeconds, double writerCpuSeconds) {}
-
-    private static Tiered tier(
+    private static TieringBenchmark.Tiered tier(
             LakestreamCatalog catalog,
             BufferAllocator allocator,
             int repeat,
@@ -113,73 +107,15 @@ public final class WriterGainBenchmark {
         TableIdentifier identifier = TableIdentifier.of(
                 "bench", "r%d_%s_%s".formatted(repeat + 1, primaryKey ? "pk" : "ao", iceberg ? "iceberg" : "columnar"));
         LakestreamTable table = catalog.createTable(identifier, spec.build());
-        append(table, allocator, rows, primaryKey);
-        TieringConfig config = TieringConfig.builder()
-                .maxRecordsPerBucket(rows)
-                .compactionDeleteFiles(Integer.MAX_VALUE)
-                .compactionSmallFiles(Integer.MAX_VALUE)
-                .build();
-        System.gc();
-        long startCpu = processCpuNanos();
-        long start = System.nanoTime();
-        long writerCpu;
-        try (TieringService service = new TieringService(catalog, config)) {
-            TieringResult result = service.tierTable(identifier);
-            if (result.outcome() != TieringResult.Outcome.TIERED) {
-                throw new IllegalStateException("tiering failed: " + result);
-            }
-            writerCpu = writerThreadsCpuNanos(); // before the service stops its writer threads
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        double cpuSeconds = (processCpuNanos() - startCpu) / 1e9;
+        // TieringBenchmark's rows: upserts over half as many keys for a primary key, distinct ids otherwise
+        TieringBenchmark.append(table, allocator, rows, primaryKey, primaryKey ? rows / 2 : rows);
+        // one round takes the whole backlog (the cap is the row count)
+        TieringBenchmark.Tiered tiered = TieringBenchmark.tierAll(catalog, identifier, rows);
         catalog.dropTable(identifier);
-        return new Tiered(seconds, cpuSeconds, writerCpu / 1e9);
-    }
-
-    /** TieringBenchmark's rows: upserts over half as many keys for a primary key, distinct ids otherwise. */
-    private static void append(LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert) {
-        Random random = new Random(42);
-        int written = 0;
-        while (written < rows) {
-            try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
-                int batch = Math.min(COMMIT_ROWS, rows - written);
-                for (int i = 0; i < batch; i++) {
-                    Map<String, Object> row = new HashMap<>();
-                    row.put("id", upsert ? (long) random.nextInt(rows / 2) : (long) written + i);
-                    row.put("name", "name-" + random.nextInt(1_000_000));
-                    row.put("score", random.nextInt(1000));
-                    if (upsert) {
-                        writer.upsert(row);
-                    } else {
-                        writer.append(row);
-                    }
-                }
-                writer.commit();
-                written += batch;
-            }
-        }
-    }
-
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime();
-    }
-
-    private static long writerThreadsCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long nanos = 0;
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (thread.getName().startsWith("lakestream-tiering-writer-")) {
-                nanos += Math.max(0, threads.getThreadCpuTime(thread.threadId()));
-            }
-        }
-        return nanos;
+        return tiered;
     }
 
     private static double median(List<double[]> measured, int index) {
-        double[] sorted =
-                measured.stream().mapToDouble(values -> values[index]).sorted().toArray();
-        int middle = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        return TieringBenchmark.median(measured.stream().mapToDouble(values -> values[index]));
     }
 }
