@@ -6,7 +6,6 @@ import io.lakestream.tiering.TieringService;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -90,11 +89,10 @@ interface FreshnessWriters extends AutoCloseable {
             writer.close();
             spark.close();
             trino.close();
-            for (Path directory : List.of(warehouse, logs)) {
-                try (Stream<Path> paths = Files.walk(directory)) {
-                    for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.deleteIfExists(path);
-                    }
+            // the children's logs stay (a failure names them)
+            try (Stream<Path> paths = Files.walk(warehouse)) {
+                for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
                 }
             }
         }
