@@ -32,7 +32,9 @@ public final class FreshnessBenchmark {
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 100;
     private static final int LAKE_SAMPLE_EVERY = 10;
-    private static final int QUERY_SAMPLES = 100;
+    /** A commit that no union read shows for this long is a failure (the program would otherwise poll forever). */
+    private static final long VISIBLE_TIMEOUT_NANOS = 120_000_000_000L;
+
     static final String SCHEMA_NAME = "freshness";
     static final String TABLE_NAME = "events";
     static final TableIdentifier TABLE = TableIdentifier.of(SCHEMA_NAME, TABLE_NAME);
@@ -53,14 +55,21 @@ public final class FreshnessBenchmark {
         System.exit(0);
     }
 
-    private static void run(String[] args) throws Exception {
+    /** Runs the program with {@code args}; prints its figures. @return the union reads' freshness in ms, one per commit */
+    static List<Long> run(String[] args) throws Exception {
         int commits = 200;
         Optional<Path> traceFile = Optional.empty();
         boolean inProcess = false;
         int trinoWorkers = 0;
+        int warmup = 20;
+        int floorSamples = 100;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--in-process")) {
                 inProcess = true;
+            } else if (args[i].equals("--warmup") && i + 1 < args.length) {
+                warmup = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--floor-samples") && i + 1 < args.length) {
+                floorSamples = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--trino-workers") && i + 1 < args.length) {
                 trinoWorkers = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--commits") && i + 1 < args.length) {
@@ -69,7 +78,8 @@ public final class FreshnessBenchmark {
                 traceFile = Optional.of(Path.of(args[++i]));
             } else {
                 System.err.println(
-                        "usage: lakestream bench freshness [--commits N] [--trace FILE] [--in-process] [--trino-workers N]");
+                        "usage: lakestream bench freshness [--commits N] [--trace FILE] [--in-process] [--trino-workers N]"
+                                + " [--warmup N] [--floor-samples N]");
                 System.exit(2);
             }
         }
@@ -93,7 +103,7 @@ public final class FreshnessBenchmark {
                     + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
             writers.startTiering();
             // warm both write paths and the query path; not measured
-            for (long id = -20; id < 0; id++) {
+            for (long id = -warmup; id < 0; id++) {
                 writers.write(schema, id);
                 awaitVisible(trino, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, System.nanoTime());
             }
@@ -133,6 +143,7 @@ public final class FreshnessBenchmark {
                     readsBefore,
                     queriesBefore,
                     loadBefore,
+                    floorSamples,
                     inProcess
                             ? "Trino (a coordinator and 1 worker), Spark, the Java writer and tiering in one JVM"
                             : "only Trino (a coordinator and %d workers) in this JVM; the writers and tiering in JVMs of"
@@ -142,6 +153,9 @@ public final class FreshnessBenchmark {
         if (traceFile.isPresent()) {
             Files.write(traceFile.get(), trace);
         }
+        List<Long> union = new ArrayList<>(javaWriter);
+        union.addAll(sparkInsert);
+        return union;
     }
 
     private static void report(
@@ -155,6 +169,7 @@ public final class FreshnessBenchmark {
             Map<String, Long> readsBefore,
             long queriesBefore,
             double loadBefore,
+            int floorSamples,
             String shape) {
         String schema = TrinoEngine.CATALOG + "." + SCHEMA_NAME;
         String stockTable = "iceberg." + SCHEMA_NAME + ".events";
@@ -165,10 +180,18 @@ public final class FreshnessBenchmark {
         List<TrinoEngine.QueryPhases> stockFloorPhases = new ArrayList<>();
         List<TrinoEngine.QueryPhases> constantPhases = new ArrayList<>();
         List<Long> unionQuery = queryLatencies(
-                trino, "SELECT count(*) FROM " + schema + ".events WHERE id = %d", commits, unionFloorPhases);
+                trino,
+                "SELECT count(*) FROM " + schema + ".events WHERE id = %d",
+                commits,
+                floorSamples,
+                unionFloorPhases);
         List<Long> stockQuery = queryLatencies(
-                trino, "SELECT count(*) FROM " + stockTable + " WHERE id = %d", commits, stockFloorPhases);
-        List<Long> constantQuery = queryLatencies(trino, "SELECT %d", commits, constantPhases);
+                trino,
+                "SELECT count(*) FROM " + stockTable + " WHERE id = %d",
+                commits,
+                floorSamples,
+                stockFloorPhases);
+        List<Long> constantQuery = queryLatencies(trino, "SELECT %d", commits, floorSamples, constantPhases);
         List<Long> union = new ArrayList<>(javaWriter);
         union.addAll(sparkInsert);
         OUT.printf(
@@ -219,16 +242,20 @@ public final class FreshnessBenchmark {
             return ((Number) trino.query(countQuery).getFirst().getFirst()).longValue();
         };
         while (count.getAsLong() != 1) {
+            if (System.nanoTime() - committedNanos > VISIBLE_TIMEOUT_NANOS) {
+                throw new IllegalStateException("no answer of 1 to '%s' in %d s after its write returned"
+                        .formatted(countQuery, VISIBLE_TIMEOUT_NANOS / 1_000_000_000L));
+            }
             Thread.sleep(1);
         }
         return (System.nanoTime() - committedNanos) / 1_000_000;
     }
 
-    /** Latencies of {@code QUERY_SAMPLES} runs of a query, formatted with ids cycling over the written rows. */
+    /** Latencies of {@code samples} runs of a query, formatted with ids cycling over the written rows. */
     private static List<Long> queryLatencies(
-            TrinoEngine trino, String query, int rows, List<TrinoEngine.QueryPhases> phases) {
+            TrinoEngine trino, String query, int rows, int samples, List<TrinoEngine.QueryPhases> phases) {
         List<Long> millis = new ArrayList<>();
-        for (int i = 0; i < QUERY_SAMPLES; i++) {
+        for (int i = 0; i < samples; i++) {
             String statement = query.formatted(i % Math.max(1, rows));
             long start = System.nanoTime();
             trino.query(statement);

@@ -38,7 +38,10 @@ final class FreshnessProcess implements AutoCloseable {
         this.replies = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
     }
 
-    /** Starts {@code role} ({@link FreshnessChild}'s) over {@code warehouse} and waits until it is ready. */
+    /**
+     * Starts {@code role} ({@link FreshnessChild}'s) over {@code warehouse}; {@link #awaitReady} waits until it takes
+     * requests (children start while the caller starts other things).
+     */
     static FreshnessProcess start(String role, String heap, Path warehouse, Path logDirectory, String... arguments)
             throws IOException {
         List<String> options = new ArrayList<>();
@@ -66,9 +69,13 @@ final class FreshnessProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        FreshnessProcess child = new FreshnessProcess(role, process, log);
-        child.awaitReply(FreshnessChild.READY);
-        return child;
+        return new FreshnessProcess(role, process, log);
+    }
+
+    /** Returns when the child said it is ready; fails if it ended first. */
+    FreshnessProcess awaitReady() throws IOException {
+        awaitReply(FreshnessChild.READY);
+        return this;
     }
 
     /** Sends one request and returns when the child answered it (for a write: when the write returned). */

@@ -49,10 +49,15 @@ interface FreshnessWriters extends AutoCloseable {
         private ChildJvms(int trinoWorkers) throws Exception {
             warehouse = Files.createTempDirectory("lakestream-freshness");
             logs = Files.createTempDirectory("lakestream-freshness-logs");
-            trino = new TrinoEngine(warehouse, trinoWorkers);
+            // the children start while Trino does
             writer = FreshnessProcess.start(
                     "writer", "1g", warehouse, logs, FreshnessBenchmark.SCHEMA_NAME, FreshnessBenchmark.TABLE_NAME);
             spark = FreshnessProcess.start("spark", "3g", warehouse, logs);
+            // tiers every table of the warehouse, so it may start before the benchmark's table exists
+            tiering = FreshnessProcess.start("tiering", "2g", warehouse, logs);
+            trino = new TrinoEngine(warehouse, trinoWorkers);
+            writer.awaitReady();
+            spark.awaitReady();
         }
 
         @Override
@@ -72,7 +77,7 @@ interface FreshnessWriters extends AutoCloseable {
 
         @Override
         public void startTiering() throws Exception {
-            tiering = FreshnessProcess.start("tiering", "2g", warehouse, logs);
+            tiering.awaitReady();
         }
 
         @Override
