@@ -22,12 +22,22 @@ public final class ChildJvm {
 
     /** The command that runs {@code mainClass} on {@code classPath} (entries joined by the path separator). */
     public static List<String> command(String maxHeap, String classPath, String mainClass, String... arguments) {
+        return command(maxHeap, List.of(), classPath, mainClass, arguments);
+    }
+
+    /**
+     * The command that runs {@code mainClass} on {@code classPath} with more JVM options (system properties, an
+     * engine's own flags) after the ones every test JVM gets.
+     */
+    public static List<String> command(
+            String maxHeap, List<String> jvmOptions, String classPath, String mainClass, String... arguments) {
         String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         List<String> command = new ArrayList<>();
         command.add(java);
         command.add("-Xmx" + maxHeap);
         command.addAll(Arrays.asList(
                 System.getProperty("lakestream.test.jvm.flags", "").trim().split("\\s+")));
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(List.of(arguments));
         command.removeIf(String::isEmpty);

@@ -88,6 +88,16 @@ final class CrossEngine {
         return trino.metadataReads();
     }
 
+    /** The Trino engine itself (for programs that time its queries). */
+    TrinoEngine trinoEngine() {
+        return trino;
+    }
+
+    /** The allocator of this JVM's Java writers. */
+    BufferAllocator allocator() {
+        return allocator;
+    }
+
     List<List<Object>> trino(String sql) {
         return trino.query(sql);
     }

@@ -1,22 +1,19 @@
 package io.lakestream.sqltests;
 
-import io.lakestream.catalog.CatalogConfig;
-import io.lakestream.catalog.LakestreamCatalog;
-import io.lakestream.tiering.TieringConfig;
-import io.lakestream.tiering.TieringService;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Freshness: the time from a committed write to the first Trino query that sees it, over many
@@ -35,8 +32,12 @@ public final class FreshnessBenchmark {
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 100;
     private static final int LAKE_SAMPLE_EVERY = 10;
-    private static final int QUERY_SAMPLES = 100;
-    private static final String SCHEMA_NAME = "freshness";
+    /** A commit that no union read shows for this long is a failure (the program would otherwise poll forever). */
+    private static final long VISIBLE_TIMEOUT_NANOS = 120_000_000_000L;
+
+    static final String SCHEMA_NAME = "freshness";
+    static final String TABLE_NAME = "events";
+    static final TableIdentifier TABLE = TableIdentifier.of(SCHEMA_NAME, TABLE_NAME);
     /** Trino queries through the Lakestream connector so far (the stock connector's are not counted). */
     private static long unionQueries;
 
@@ -54,57 +55,69 @@ public final class FreshnessBenchmark {
         System.exit(0);
     }
 
-    private static void run(String[] args) throws Exception {
+    /** Runs the program with {@code args}; prints its figures. @return the union reads' freshness in ms, one per commit */
+    static List<Long> run(String[] args) throws Exception {
         int commits = 200;
         Optional<Path> traceFile = Optional.empty();
+        boolean inProcess = false;
+        int trinoWorkers = 0;
+        int warmup = 20;
+        int floorSamples = 100;
         for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--commits") && i + 1 < args.length) {
+            if (args[i].equals("--in-process")) {
+                inProcess = true;
+            } else if (args[i].equals("--warmup") && i + 1 < args.length) {
+                warmup = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--floor-samples") && i + 1 < args.length) {
+                floorSamples = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--trino-workers") && i + 1 < args.length) {
+                trinoWorkers = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--commits") && i + 1 < args.length) {
                 commits = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--trace") && i + 1 < args.length) {
                 traceFile = Optional.of(Path.of(args[++i]));
             } else {
-                System.err.println("usage: lakestream bench freshness [--commits N] [--trace FILE]");
+                System.err.println(
+                        "usage: lakestream bench freshness [--commits N] [--trace FILE] [--in-process] [--trino-workers N]"
+                                + " [--warmup N] [--floor-samples N]");
                 System.exit(2);
             }
         }
-        CrossEngine engines = CrossEngine.get();
-        String schema = engines.createSchema(SCHEMA_NAME);
-        engines.trino("CREATE TABLE " + schema
-                + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
-        String stockTable = "iceberg." + SCHEMA_NAME + ".events";
-
         List<Long> javaWriter = new ArrayList<>();
         List<Long> sparkInsert = new ArrayList<>();
         List<Long> sparkInsertDuration = new ArrayList<>();
         List<Long> lakeOnly = new ArrayList<>();
         List<TrinoEngine.QueryPhases> unionPhases = new ArrayList<>();
-        // with -Dfreshness.trace=FILE: each measured commit's wall-clock window (epoch ms when the write returned,
+        // with --trace FILE: each measured commit's wall-clock window (epoch ms when the write returned,
         // freshness ms, writer), to line up with a JFR recording of the same run
         List<String> trace = new ArrayList<>();
         Map<String, Long> readsBefore;
         long queriesBefore;
-        try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(engines.warehouse()));
-                TieringService tiering = new TieringService(
-                        catalog,
-                        TieringConfig.defaults().toBuilder()
-                                .interval(Duration.ofSeconds(1))
-                                .build())) {
-            tiering.start();
+        String schema = TrinoEngine.CATALOG + "." + SCHEMA_NAME;
+        String stockTable = "iceberg." + SCHEMA_NAME + ".events";
+        try (FreshnessWriters writers =
+                inProcess ? FreshnessWriters.inProcess() : FreshnessWriters.childJvms(trinoWorkers)) {
+            TrinoEngine trino = writers.trino();
+            trino.query("CREATE SCHEMA " + schema);
+            trino.query("CREATE TABLE " + schema
+                    + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
+            writers.startTiering();
             // warm both write paths and the query path; not measured
-            for (long id = -20; id < 0; id++) {
-                write(engines, schema, id);
-                awaitVisible(engines, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, System.nanoTime());
+            for (long id = -warmup; id < 0; id++) {
+                writers.write(schema, id);
+                awaitVisible(trino, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, System.nanoTime());
             }
-            readsBefore = engines.trinoMetadataReads();
+            readsBefore = trino.metadataReads();
             queriesBefore = unionQueries;
+            double loadBefore = loadAverage();
             for (int i = 0; i < commits; i++) {
                 long writeStart = System.nanoTime();
-                boolean spark = write(engines, schema, i);
+                boolean spark = writers.write(schema, i);
                 long committed = System.nanoTime();
                 long committedEpochMillis = System.currentTimeMillis();
                 String pointQuery = "SELECT count(*) FROM " + schema + ".events WHERE id = " + i;
-                long visible = awaitVisible(engines, pointQuery, committed);
-                engines.trinoLastQueryPhases(pointQuery).ifPresent(unionPhases::add);
+                long visible = awaitVisible(trino, pointQuery, committed);
+                trino.lastQueryPhases(pointQuery).ifPresent(unionPhases::add);
                 trace.add("%d,%d,%s".formatted(committedEpochMillis, visible, spark ? "spark" : "java"));
                 if (spark) {
                     sparkInsert.add(visible);
@@ -114,30 +127,77 @@ public final class FreshnessBenchmark {
                 }
                 if (i % LAKE_SAMPLE_EVERY == 0) {
                     // each wait lasts up to a tiering round, so only a sample
-                    lakeOnly.add(awaitVisible(
-                            engines, "SELECT count(*) FROM " + stockTable + " WHERE id = " + i, committed));
+                    lakeOnly.add(
+                            awaitVisible(trino, "SELECT count(*) FROM " + stockTable + " WHERE id = " + i, committed));
                 }
             }
+            writers.stopTiering();
+            report(
+                    trino,
+                    commits,
+                    javaWriter,
+                    sparkInsert,
+                    sparkInsertDuration,
+                    lakeOnly,
+                    unionPhases,
+                    readsBefore,
+                    queriesBefore,
+                    loadBefore,
+                    floorSamples,
+                    inProcess
+                            ? "Trino (a coordinator and 1 worker), Spark, the Java writer and tiering in one JVM"
+                            : "only Trino (a coordinator and %d workers) in this JVM; the writers and tiering in JVMs of"
+                                            .formatted(trinoWorkers)
+                                    + " their own");
         }
-        Map<String, Long> readsAfter = engines.trinoMetadataReads();
         if (traceFile.isPresent()) {
             Files.write(traceFile.get(), trace);
         }
+        List<Long> union = new ArrayList<>(javaWriter);
+        union.addAll(sparkInsert);
+        return union;
+    }
+
+    private static void report(
+            TrinoEngine trino,
+            int commits,
+            List<Long> javaWriter,
+            List<Long> sparkInsert,
+            List<Long> sparkInsertDuration,
+            List<Long> lakeOnly,
+            List<TrinoEngine.QueryPhases> unionPhases,
+            Map<String, Long> readsBefore,
+            long queriesBefore,
+            double loadBefore,
+            int floorSamples,
+            String shape) {
+        String schema = TrinoEngine.CATALOG + "." + SCHEMA_NAME;
+        String stockTable = "iceberg." + SCHEMA_NAME + ".events";
+        Map<String, Long> readsAfter = trino.metadataReads();
         long queries = unionQueries - queriesBefore;
         // what a query costs when nothing changes: the floor under the freshness figures, in the same run
         List<TrinoEngine.QueryPhases> unionFloorPhases = new ArrayList<>();
         List<TrinoEngine.QueryPhases> stockFloorPhases = new ArrayList<>();
         List<TrinoEngine.QueryPhases> constantPhases = new ArrayList<>();
         List<Long> unionQuery = queryLatencies(
-                engines, "SELECT count(*) FROM " + schema + ".events WHERE id = %d", commits, unionFloorPhases);
+                trino,
+                "SELECT count(*) FROM " + schema + ".events WHERE id = %d",
+                commits,
+                floorSamples,
+                unionFloorPhases);
         List<Long> stockQuery = queryLatencies(
-                engines, "SELECT count(*) FROM " + stockTable + " WHERE id = %d", commits, stockFloorPhases);
-        List<Long> constantQuery = queryLatencies(engines, "SELECT %d", commits, constantPhases);
+                trino,
+                "SELECT count(*) FROM " + stockTable + " WHERE id = %d",
+                commits,
+                floorSamples,
+                stockFloorPhases);
+        List<Long> constantQuery = queryLatencies(trino, "SELECT %d", commits, floorSamples, constantPhases);
         List<Long> union = new ArrayList<>(javaWriter);
         union.addAll(sparkInsert);
         OUT.printf(
-                "%d commits (Java writer and Spark INSERT alternating), tiering every 1 s, %d cores%n",
-                commits, Runtime.getRuntime().availableProcessors());
+                "%d commits (Java writer and Spark INSERT alternating), tiering every 1 s, %d cores; %s; load average"
+                        + " %.2f at the first measured commit, %.2f after the floor%n",
+                commits, Runtime.getRuntime().availableProcessors(), shape, loadBefore, loadAverage());
         print("Trino union read after a Java writer commit", javaWriter);
         print("Trino union read after a Spark INSERT", sparkInsert);
         print("Trino union read, all commits", union);
@@ -163,14 +223,8 @@ public final class FreshnessBenchmark {
                 GOAL_P99_MILLIS, p99 < GOAL_P99_MILLIS ? "met" : "MISSED", p99);
     }
 
-    /** Writes row {@code id}: Java writer for even ids, Spark SQL INSERT for odd ones. @return whether Spark wrote it */
-    private static boolean write(CrossEngine engines, String schema, long id) {
-        if (id % 2 == 0) {
-            engines.write(SCHEMA_NAME, "events", List.of(Map.of("id", id, "note", "java " + id)), true);
-            return false;
-        }
-        engines.spark("INSERT INTO " + schema + ".events VALUES (" + id + ", 'spark " + id + "')");
-        return true;
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static double perQuery(Map<String, Long> before, Map<String, Long> after, String name, long queries) {
@@ -178,31 +232,35 @@ public final class FreshnessBenchmark {
     }
 
     /** Milliseconds from {@code committedNanos} until {@code countQuery} returns 1. */
-    private static long awaitVisible(CrossEngine engines, String countQuery, long committedNanos)
+    private static long awaitVisible(TrinoEngine trino, String countQuery, long committedNanos)
             throws InterruptedException {
         boolean union = countQuery.contains(TrinoEngine.CATALOG + ".");
         LongSupplier count = () -> {
             if (union) {
                 unionQueries++;
             }
-            return ((Number) engines.trino(countQuery).getFirst().getFirst()).longValue();
+            return ((Number) trino.query(countQuery).getFirst().getFirst()).longValue();
         };
         while (count.getAsLong() != 1) {
+            if (System.nanoTime() - committedNanos > VISIBLE_TIMEOUT_NANOS) {
+                throw new IllegalStateException("no answer of 1 to '%s' in %d s after its write returned"
+                        .formatted(countQuery, VISIBLE_TIMEOUT_NANOS / 1_000_000_000L));
+            }
             Thread.sleep(1);
         }
         return (System.nanoTime() - committedNanos) / 1_000_000;
     }
 
-    /** Latencies of {@code QUERY_SAMPLES} runs of a query, formatted with ids cycling over the written rows. */
+    /** Latencies of {@code samples} runs of a query, formatted with ids cycling over the written rows. */
     private static List<Long> queryLatencies(
-            CrossEngine engines, String query, int rows, List<TrinoEngine.QueryPhases> phases) {
+            TrinoEngine trino, String query, int rows, int samples, List<TrinoEngine.QueryPhases> phases) {
         List<Long> millis = new ArrayList<>();
-        for (int i = 0; i < QUERY_SAMPLES; i++) {
+        for (int i = 0; i < samples; i++) {
             String statement = query.formatted(i % Math.max(1, rows));
             long start = System.nanoTime();
-            engines.trino(statement);
+            trino.query(statement);
             millis.add((System.nanoTime() - start) / 1_000_000);
-            engines.trinoLastQueryPhases(statement).ifPresent(phases::add);
+            trino.lastQueryPhases(statement).ifPresent(phases::add);
         }
         return millis;
     }

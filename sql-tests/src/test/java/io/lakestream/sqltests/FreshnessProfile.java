@@ -31,6 +31,14 @@ import jdk.jfr.consumer.RecordingFile;
 public final class FreshnessProfile {
     private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
     private static final String GC_PAUSE = "jdk.GCPhasePause";
+    /** Blocking events (above the recording's threshold, 10 ms with {@code settings=profile}): who waited on what. */
+    private static final List<String> WAITS = List.of("jdk.ThreadPark", "jdk.JavaMonitorWait", "jdk.JavaMonitorEnter");
+
+    private static final int WAIT_SITES_SHOWN = 25;
+    /** Frames of threads idle in a pool, waiting for work: they park in every window alike. */
+    private static final List<String> IDLE_SITES =
+            List.of("idleJobPoll", "waitForTask", "MessageLoop.run", "SelectorManager", "ManagedSelector");
+
     private static final int SLOWEST_SHOWN = 15;
 
     private FreshnessProfile() {}
@@ -49,10 +57,14 @@ public final class FreshnessProfile {
     /** What a window overlapped: CPU samples per kind of work, and GC pause milliseconds. */
     private static final class Overlap {
         final Map<String, Integer> samples = new TreeMap<>();
+        /** Milliseconds of the window that threads spent blocked, by thread (digits dropped) and wait site. */
+        final Map<String, Long> waits = new HashMap<>();
+
         long gcPauseMillis;
 
         void add(Overlap other) {
             other.samples.forEach((kind, count) -> samples.merge(kind, count, Integer::sum));
+            other.waits.forEach((site, millis) -> waits.merge(site, millis, Long::sum));
             gcPauseMillis += other.gcPauseMillis;
         }
 
@@ -79,17 +91,45 @@ public final class FreshnessProfile {
         }
         Overlap slowest = new Overlap();
         Overlap fastest = new Overlap();
+        long slowMillis = 0;
+        long fastMillis = 0;
         int quarter = windows.size() / 4;
         int half = windows.size() / 2;
         for (int i = 0; i < windows.size(); i++) {
             if (i < quarter) {
                 slowest.add(overlaps.get(windows.get(i)));
+                slowMillis += windows.get(i).millis();
             } else if (i >= half) {
                 fastest.add(overlaps.get(windows.get(i)));
+                fastMillis += windows.get(i).millis();
             }
         }
         System.out.printf("slowest quarter (%d reads): %s%n", quarter, slowest);
         System.out.printf("fastest half (%d reads): %s%n", windows.size() - half, fastest);
+        printWaits(slowest, slowMillis, fastest, fastMillis);
+    }
+
+    /**
+     * Blocked time inside the windows per second of window, by thread and wait site, the sites that grow most from
+     * the fastest half to the slowest quarter first. Threads idle in a pool (no frame outside the JDK, or a pool's
+     * idle poll) are left out: they park in every window alike.
+     */
+    private static void printWaits(Overlap slowest, long slowMillis, Overlap fastest, long fastMillis) {
+        Map<String, double[]> perSecond = new HashMap<>();
+        slowest.waits.forEach((site, millis) ->
+                perSecond.computeIfAbsent(site, key -> new double[2])[0] = millis * 1000.0 / Math.max(1, slowMillis));
+        fastest.waits.forEach((site, millis) ->
+                perSecond.computeIfAbsent(site, key -> new double[2])[1] = millis * 1000.0 / Math.max(1, fastMillis));
+        System.out.println("blocked ms per second of window (slowest quarter / fastest half), by thread | wait site:");
+        perSecond.entrySet().stream()
+                .filter(entry ->
+                        !entry.getKey().endsWith("|") && IDLE_SITES.stream().noneMatch(entry.getKey()::contains))
+                .sorted(Comparator.comparingDouble(
+                                (Map.Entry<String, double[]> entry) -> entry.getValue()[0] - entry.getValue()[1])
+                        .reversed())
+                .limit(WAIT_SITES_SHOWN)
+                .forEach(entry -> System.out.printf(
+                        "%8.1f / %6.1f  %s%n", entry.getValue()[0], entry.getValue()[1], entry.getKey()));
     }
 
     private static Map<Window, Overlap> overlaps(Path recording, List<Window> windows) throws IOException {
@@ -107,6 +147,17 @@ public final class FreshnessProfile {
                         long overlap = Math.min(end, window.end()) - Math.max(start, window.start());
                         if (overlap > 0) {
                             overlaps.get(window).gcPauseMillis += overlap;
+                        }
+                    }
+                } else if (WAITS.contains(type)) {
+                    long start = event.getStartTime().toEpochMilli();
+                    long end = event.getEndTime().toEpochMilli();
+                    String site = null;
+                    for (Window window : windows) {
+                        long overlap = Math.min(end, window.end()) - Math.max(start, window.start());
+                        if (overlap > 0) {
+                            site = site == null ? waitSite(event) : site;
+                            overlaps.get(window).waits.merge(site, overlap, Long::sum);
                         }
                     }
                 } else if (type.equals(EXECUTION_SAMPLE)) {
@@ -148,6 +199,33 @@ public final class FreshnessProfile {
             }
         }
         return -1;
+    }
+
+    /**
+     * Who waited where: the thread's name with its numbers dropped (a pool's threads together), and the first
+     * frames of the stack outside the JDK's locking and thread classes, which say what it waited for (an exchange
+     * long-poll, a task status fetch, a split batch, a pool waiting for work).
+     */
+    private static String waitSite(RecordedEvent event) {
+        RecordedThread thread = event.getThread();
+        String name = thread == null || thread.getJavaName() == null ? "?" : thread.getJavaName();
+        StringBuilder site = new StringBuilder(name.replaceAll("[0-9]+", "N")).append(" |");
+        RecordedStackTrace stack = event.getStackTrace();
+        int shown = 0;
+        for (RecordedFrame frame : stack == null ? List.<RecordedFrame>of() : stack.getFrames()) {
+            String type = frame.getMethod().getType().getName();
+            if (type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun.")) {
+                continue;
+            }
+            site.append(' ')
+                    .append(type.substring(type.lastIndexOf('.') + 1))
+                    .append('.')
+                    .append(frame.getMethod().getName());
+            if (++shown == 3) {
+                break;
+            }
+        }
+        return site.toString();
     }
 
     /** What a CPU sample was doing, from its thread and stack. */

@@ -25,7 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A real in-process Trino (coordinator and one worker) with the {@code lakestream} catalog over the
+ * A real in-process Trino (coordinator and one worker, unless told otherwise) with the {@code lakestream} catalog over the
  * warehouse, and Trino's stock Iceberg connector as the {@code iceberg} catalog over the same
  * warehouse. Both plugins are loaded as a Trino server loads them: Lakestream from the plugin
  * directory its build assembles, Iceberg from the jars Trino 483 ships, each into its own plugin
@@ -46,9 +46,17 @@ public final class TrinoEngine implements AutoCloseable {
     private final DistributedQueryRunner runner;
 
     public TrinoEngine(Path warehouse) throws Exception {
+        this(warehouse, 1);
+    }
+
+    /**
+     * @param workers servers besides the coordinator (which schedules splits on itself too); 0 is a single-node
+     *     Trino, as a deployment on one machine runs it
+     */
+    public TrinoEngine(Path warehouse, int workers) throws Exception {
         runner = DistributedQueryRunner.builder(
                         testSessionBuilder().setCatalog(CATALOG).build())
-                .setWorkerCount(1)
+                .setWorkerCount(workers)
                 .build();
         try {
             TrinoPluginJars.install(runner, TrinoPluginJars.fromDirectory("lakestream", Path.of(pluginDirectory())));
