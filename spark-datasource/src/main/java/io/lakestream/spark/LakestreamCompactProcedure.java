@@ -8,14 +8,13 @@ import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.compaction.TableCompaction;
 import java.util.Iterator;
-import java.util.Map;
+import java.util.List;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -31,17 +30,14 @@ import org.apache.spark.sql.types.StructType;
  * rewritten, and the data files rewritten, delete files removed and data files added.
  */
 final class LakestreamCompactProcedure extends LakestreamProcedure {
-    static final String NAME = "compact";
 
-    private static final ProcedureParameter[] PARAMETERS = {
-        ProcedureParameter.in("table", DataTypes.StringType).build(),
-        ProcedureParameter.in("where", DataTypes.StringType)
-                .defaultValue("NULL")
-                .build(),
-        ProcedureParameter.in("target_file_size_bytes", DataTypes.LongType)
-                .defaultValue("NULL")
-                .build()
-    };
+    static final Signature SIGNATURE = new Signature(
+            "compact",
+            "Rewrites a Lakestream table's lake data files with their delete files applied, in one commit",
+            List.of(
+                    TABLE,
+                    optional("where", DataTypes.StringType),
+                    optional("target_file_size_bytes", DataTypes.LongType)));
 
     private static final StructType OUTPUT = new StructType(new StructField[] {
         new StructField("snapshot_id", DataTypes.LongType, true, Metadata.empty()),
@@ -51,24 +47,8 @@ final class LakestreamCompactProcedure extends LakestreamProcedure {
         new StructField("added_data_files_count", DataTypes.IntegerType, false, Metadata.empty())
     });
 
-    LakestreamCompactProcedure(
-            String catalogName, Map<String, String> catalogOptions, io.lakestream.catalog.LakestreamCatalog catalog) {
-        super(catalogName, catalogOptions, catalog);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "Rewrites a Lakestream table's lake data files with their delete files applied, in one commit";
-    }
-
-    @Override
-    public ProcedureParameter[] parameters() {
-        return PARAMETERS.clone();
+    LakestreamCompactProcedure(Context context) {
+        super(SIGNATURE, context);
     }
 
     @Override

@@ -5,10 +5,9 @@ import io.lakestream.tiering.TableSnapshotExpiry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
-import java.util.Map;
+import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -23,42 +22,23 @@ import org.apache.spark.sql.types.StructType;
  * one row: snapshots expired and files deleted.
  */
 final class LakestreamExpireSnapshotsProcedure extends LakestreamProcedure {
-    static final String NAME = "expire_snapshots";
     static final Duration DEFAULT_AGE = Duration.ofDays(5);
 
-    private static final ProcedureParameter[] PARAMETERS = {
-        ProcedureParameter.in("table", DataTypes.StringType).build(),
-        ProcedureParameter.in("older_than", DataTypes.TimestampType)
-                .defaultValue("NULL")
-                .build(),
-        ProcedureParameter.in("retain_last", DataTypes.IntegerType)
-                .defaultValue("NULL")
-                .build()
-    };
+    static final Signature SIGNATURE = new Signature(
+            "expire_snapshots",
+            "Expires old lake snapshots of a Lakestream table, keeping the one with the tiered offsets",
+            List.of(
+                    TABLE,
+                    optional("older_than", DataTypes.TimestampType),
+                    optional("retain_last", DataTypes.IntegerType)));
 
     private static final StructType OUTPUT = new StructType(new StructField[] {
         new StructField("expired_snapshots_count", DataTypes.IntegerType, false, Metadata.empty()),
         new StructField("deleted_files_count", DataTypes.IntegerType, false, Metadata.empty())
     });
 
-    LakestreamExpireSnapshotsProcedure(
-            String catalogName, Map<String, String> catalogOptions, io.lakestream.catalog.LakestreamCatalog catalog) {
-        super(catalogName, catalogOptions, catalog);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "Expires old lake snapshots of a Lakestream table, keeping the one with the tiered offsets";
-    }
-
-    @Override
-    public ProcedureParameter[] parameters() {
-        return PARAMETERS.clone();
+    LakestreamExpireSnapshotsProcedure(Context context) {
+        super(SIGNATURE, context);
     }
 
     @Override

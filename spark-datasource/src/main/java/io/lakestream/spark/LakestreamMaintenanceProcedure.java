@@ -1,16 +1,14 @@
 package io.lakestream.spark;
 
-import static java.util.Objects.requireNonNull;
-
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.TableMaintenance;
 import io.lakestream.tiering.TieringConfig;
 import java.time.Clock;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -30,17 +28,23 @@ import org.apache.spark.sql.types.StructType;
  */
 final class LakestreamMaintenanceProcedure extends LakestreamProcedure {
     enum Kind {
-        EXPIRE_LOG("expire_log"),
-        REMOVE_ORPHANS("remove_orphans");
+        EXPIRE_LOG(new Signature(
+                "expire_log",
+                "Removes log segments of a Lakestream table that its lake holds and that are older than the retention",
+                List.of(TABLE, optional("retention", DataTypes.StringType)))),
+        REMOVE_ORPHANS(new Signature(
+                "remove_orphans",
+                "Removes orphaned log and lake files of a Lakestream table, honouring live writers",
+                List.of(TABLE)));
 
-        private final String procedureName;
+        private final Signature signature;
 
-        Kind(String procedureName) {
-            this.procedureName = procedureName;
+        Kind(Signature signature) {
+            this.signature = signature;
         }
 
-        String procedureName() {
-            return procedureName;
+        Signature signature() {
+            return signature;
         }
     }
 
@@ -48,40 +52,9 @@ final class LakestreamMaintenanceProcedure extends LakestreamProcedure {
 
     private final Kind kind;
 
-    LakestreamMaintenanceProcedure(
-            Kind kind,
-            String catalogName,
-            Map<String, String> catalogOptions,
-            io.lakestream.catalog.LakestreamCatalog catalog) {
-        super(catalogName, catalogOptions, catalog);
-        this.kind = requireNonNull(kind, "kind is null");
-    }
-
-    @Override
-    public String name() {
-        return kind.procedureName();
-    }
-
-    @Override
-    public String description() {
-        return kind == Kind.EXPIRE_LOG
-                ? "Removes log segments of a Lakestream table that its lake holds and that are older than the retention"
-                : "Removes orphaned log and lake files of a Lakestream table, honouring live writers";
-    }
-
-    @Override
-    public ProcedureParameter[] parameters() {
-        ProcedureParameter table =
-                ProcedureParameter.in("table", DataTypes.StringType).build();
-        if (kind == Kind.EXPIRE_LOG) {
-            return new ProcedureParameter[] {
-                table,
-                ProcedureParameter.in("retention", DataTypes.StringType)
-                        .defaultValue("NULL")
-                        .build()
-            };
-        }
-        return new ProcedureParameter[] {table};
+    LakestreamMaintenanceProcedure(Kind kind, Context context) {
+        super(kind.signature(), context);
+        this.kind = kind;
     }
 
     @Override

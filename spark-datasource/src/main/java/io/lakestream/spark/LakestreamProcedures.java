@@ -3,22 +3,34 @@ package io.lakestream.spark;
 import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 
 import io.lakestream.common.LakestreamException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 
 /** The procedures of a Lakestream Spark catalog, in its {@code system} namespace (as Iceberg's). */
 final class LakestreamProcedures {
     static final String NAMESPACE = "system";
-    private static final List<String> NAMES = List.of(
-            LakestreamTierProcedure.NAME,
-            LakestreamCompactProcedure.NAME,
-            LakestreamExpireSnapshotsProcedure.NAME,
-            LakestreamMaintenanceProcedure.Kind.EXPIRE_LOG.procedureName(),
-            LakestreamMaintenanceProcedure.Kind.REMOVE_ORPHANS.procedureName());
+    /** Each procedure by name, in the order Spark lists them. */
+    private static final Map<String, Function<LakestreamProcedure.Context, LakestreamProcedure>> PROCEDURES =
+            procedures();
 
     private LakestreamProcedures() {}
+
+    private static Map<String, Function<LakestreamProcedure.Context, LakestreamProcedure>> procedures() {
+        Map<String, Function<LakestreamProcedure.Context, LakestreamProcedure>> procedures = new LinkedHashMap<>();
+        procedures.put(LakestreamTierProcedure.SIGNATURE.name(), LakestreamTierProcedure::new);
+        procedures.put(LakestreamCompactProcedure.SIGNATURE.name(), LakestreamCompactProcedure::new);
+        procedures.put(LakestreamExpireSnapshotsProcedure.SIGNATURE.name(), LakestreamExpireSnapshotsProcedure::new);
+        for (LakestreamMaintenanceProcedure.Kind kind : LakestreamMaintenanceProcedure.Kind.values()) {
+            procedures.put(kind.signature().name(), context -> new LakestreamMaintenanceProcedure(kind, context));
+        }
+        return Collections.unmodifiableMap(procedures);
+    }
 
     static UnboundProcedure load(
             String catalogName,
@@ -26,32 +38,23 @@ final class LakestreamProcedures {
             io.lakestream.catalog.LakestreamCatalog catalog,
             Identifier ident) {
         if (isSystem(ident.namespace())) {
-            if (ident.name().equalsIgnoreCase(LakestreamTierProcedure.NAME)) {
-                return new LakestreamTierProcedure(catalogName, catalogOptions, catalog);
-            }
-            if (ident.name().equalsIgnoreCase(LakestreamCompactProcedure.NAME)) {
-                return new LakestreamCompactProcedure(catalogName, catalogOptions, catalog);
-            }
-            if (ident.name().equalsIgnoreCase(LakestreamExpireSnapshotsProcedure.NAME)) {
-                return new LakestreamExpireSnapshotsProcedure(catalogName, catalogOptions, catalog);
-            }
-            for (LakestreamMaintenanceProcedure.Kind kind : LakestreamMaintenanceProcedure.Kind.values()) {
-                if (ident.name().equalsIgnoreCase(kind.procedureName())) {
-                    return new LakestreamMaintenanceProcedure(kind, catalogName, catalogOptions, catalog);
-                }
+            Function<LakestreamProcedure.Context, LakestreamProcedure> procedure =
+                    PROCEDURES.get(ident.name().toLowerCase(Locale.ROOT));
+            if (procedure != null) {
+                return procedure.apply(new LakestreamProcedure.Context(catalogName, catalogOptions, catalog));
             }
         }
         throw new LakestreamException(
                 UNSUPPORTED_OPERATION,
                 "Catalog %s has no procedure %s; its procedures are %s.%s"
-                        .formatted(catalogName, ident, NAMESPACE, NAMES));
+                        .formatted(catalogName, ident, NAMESPACE, List.copyOf(PROCEDURES.keySet())));
     }
 
     static Identifier[] list(String[] namespace) {
         if (!isSystem(namespace)) {
             return new Identifier[0];
         }
-        return NAMES.stream()
+        return PROCEDURES.keySet().stream()
                 .map(name -> Identifier.of(new String[] {NAMESPACE}, name))
                 .toArray(Identifier[]::new);
     }

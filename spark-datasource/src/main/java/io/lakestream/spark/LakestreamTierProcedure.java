@@ -8,11 +8,10 @@ import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.TieringRound;
 import java.util.Iterator;
-import java.util.Map;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -28,14 +27,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * the lake), the log version planned from, and the data and delete files committed.
  */
 final class LakestreamTierProcedure extends LakestreamProcedure {
-    static final String NAME = "tier";
 
-    private static final ProcedureParameter[] PARAMETERS = {
-        ProcedureParameter.in("table", DataTypes.StringType).build(),
-        ProcedureParameter.in("max_records_per_bucket", DataTypes.LongType)
-                .defaultValue("NULL")
-                .build()
-    };
+    static final Signature SIGNATURE = new Signature(
+            "tier",
+            "Tiers a Lakestream table's log into its lake as a Spark job (one round, exactly once)",
+            List.of(TABLE, optional("max_records_per_bucket", DataTypes.LongType)));
 
     static final StructType OUTPUT = new StructType(new StructField[] {
         new StructField("outcome", DataTypes.StringType, false, Metadata.empty()),
@@ -47,24 +43,8 @@ final class LakestreamTierProcedure extends LakestreamProcedure {
         new StructField("delete_files", DataTypes.IntegerType, false, Metadata.empty())
     });
 
-    LakestreamTierProcedure(
-            String catalogName, Map<String, String> catalogOptions, io.lakestream.catalog.LakestreamCatalog catalog) {
-        super(catalogName, catalogOptions, catalog);
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "Tiers a Lakestream table's log into its lake as a Spark job (one round, exactly once)";
-    }
-
-    @Override
-    public ProcedureParameter[] parameters() {
-        return PARAMETERS.clone();
+    LakestreamTierProcedure(Context context) {
+        super(SIGNATURE, context);
     }
 
     @Override

@@ -40,6 +40,7 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  */
 final class LakestreamFileIo implements FileIO, SupportsBulkOperations, SupportsPrefixOperations {
     private static final int DELETE_BATCH_SIZE = 1000;
+    private static final List<String> LOCAL_SCHEMES = List.of("file:", "local:");
 
     private final TrinoFileSystem fileSystem;
     private Map<String, String> properties = ImmutableMap.of();
@@ -109,8 +110,9 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations, Supports
     public Iterable<FileInfo> listPrefix(String prefix) {
         Location directory = LakestreamLocations.of(prefix);
         String listed = directory.toString();
-        // Trino's local file system lists plain paths ("/tmp/w/t/data/f"), Hadoop's "file:/tmp/...", object stores
-        // the given form
+        // Trino's local file system names what it lists in its own scheme ("local:///tmp/w/t/data/f", a path under
+        // its root, also when the listed location was "file:///tmp/w/t/data"), Hadoop's "file:/tmp/...", object
+        // stores the given form
         String listedPath = "/" + directory.path().replaceFirst("^/+", "");
         List<FileInfo> files = new ArrayList<>();
         try {
@@ -135,10 +137,16 @@ final class LakestreamFileIo implements FileIO, SupportsBulkOperations, Supports
         return files;
     }
 
-    /** {@code file:/x}, {@code file:///x} and {@code /x} as {@code /x}; other locations as they are. */
+    /**
+     * {@code file:/x}, {@code file:///x}, {@code local:///x} and {@code /x} as {@code /x}; other locations as they
+     * are. Trino's local file system serves {@code file:} and {@code local:} locations alike, as paths under its
+     * root.
+     */
     private static String plainLocalPath(String location) {
-        if (location.startsWith("file:")) {
-            return "/" + location.substring("file:".length()).replaceFirst("^/+", "");
+        for (String scheme : LOCAL_SCHEMES) {
+            if (location.startsWith(scheme)) {
+                return "/" + location.substring(scheme.length()).replaceFirst("^/+", "");
+            }
         }
         return location;
     }

@@ -21,6 +21,7 @@ import io.lakestream.table.TableDefinition;
 import io.lakestream.table.TableSpec;
 import io.lakestream.trino.system.OffsetsSystemTable;
 import io.trino.spi.TrinoException;
+import io.trino.spi.connector.BeginTableExecuteResult;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ColumnPosition;
@@ -553,6 +554,35 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         }
         return Optional.of(
                 call(() -> LakestreamTableProcedures.handle(handle.baseTable(), procedure.get(), executeProperties)));
+    }
+
+    /**
+     * {@code compact}, the procedure that takes a {@code WHERE}: Trino plans it as a scan of the table with the
+     * {@code WHERE} pushed into it ({@link #applyFilter}; a condition the connector does not enforce exactly stays a
+     * filter above the scan, which Trino refuses for a table procedure), then a writer, then {@link
+     * #finishTableExecute}. The enforced constraint goes into the execute handle, and the scan reads nothing:
+     * compaction reads and rewrites whole buckets from the lake files on the coordinator, with the tiering module's
+     * code, as for the coordinator-only procedures (rows read here through workers would be a second implementation
+     * of it).
+     */
+    @Override
+    public BeginTableExecuteResult<ConnectorTableExecuteHandle, ConnectorTableHandle> beginTableExecute(
+            ConnectorSession session,
+            ConnectorTableExecuteHandle tableExecuteHandle,
+            ConnectorTableHandle updatedSourceTableHandle) {
+        LakestreamTableExecuteHandle handle = (LakestreamTableExecuteHandle) tableExecuteHandle;
+        LakestreamTableHandle source = (LakestreamTableHandle) updatedSourceTableHandle;
+        return new BeginTableExecuteResult<>(
+                handle.withConstraint(source.constraint()), source.withConstraint(TupleDomain.none()));
+    }
+
+    @Override
+    public Map<String, Long> finishTableExecute(
+            ConnectorSession session,
+            ConnectorTableExecuteHandle tableExecuteHandle,
+            Collection<Slice> fragments,
+            List<Object> tableExecuteState) {
+        return executeTableExecute(session, tableExecuteHandle);
     }
 
     @Override

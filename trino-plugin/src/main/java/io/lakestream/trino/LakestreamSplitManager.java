@@ -19,6 +19,7 @@ import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.FixedSplitSource;
 import io.trino.spi.predicate.Domain;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -44,7 +45,9 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
             Constraint constraint) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
         if (handle.constraint().isNone()) {
-            return FixedSplitSource.emptySplitSource();
+            // no splits; the (empty) splits info lets this also be the scan of EXECUTE compact, which reads nothing
+            // (LakestreamMetadata.beginTableExecute): Trino's finish of a table procedure requires the info
+            return new FixedSplitSource(List.of(), List.of());
         }
         LakestreamTable table = catalog.loadTable(handle);
         ReadOptions options = handle.readOptions();

@@ -21,29 +21,42 @@ import java.util.stream.Stream;
  * with the tiering module's own code, as the Spark procedures of the same names ({@link LakestreamTableProcedures}).
  */
 public enum LakestreamTableProcedure {
-    /** {@code compact(target_file_size => '128MB')}: every bucket with several data files or a delete file. */
-    COMPACT(List.of(dataSizeProperty(
-            "target_file_size",
-            "Size the rewritten data files roll over at",
-            DataSize.of(128, DataSize.Unit.MEGABYTE),
-            false))),
+    /**
+     * {@code compact(target_file_size => '128MB') [WHERE ...]}: every bucket (that the {@code WHERE} selects) with
+     * several data files or a delete file. Trino accepts a {@code WHERE} only for a procedure that reads the table
+     * ({@link TableProcedureExecutionMode#distributedWithFilteringAndRepartitioning}); see {@link
+     * LakestreamMetadata#beginTableExecute}.
+     */
+    COMPACT(
+            TableProcedureExecutionMode.distributedWithFilteringAndRepartitioning(),
+            List.of(dataSizeProperty(
+                    "target_file_size",
+                    "Size the rewritten data files roll over at",
+                    DataSize.of(128, DataSize.Unit.MEGABYTE),
+                    false))),
     /** {@code expire_snapshots(retention_threshold => '5d', retain_last => 1)}. */
-    EXPIRE_SNAPSHOTS(List.of(
-            durationProperty(
-                    "retention_threshold",
-                    "Expire lake snapshots that stopped being current longer ago than this",
-                    Duration.valueOf("5d"),
-                    false),
-            integerProperty("retain_last", "Lake snapshots always kept, at least 1", 1, false))),
+    EXPIRE_SNAPSHOTS(
+            TableProcedureExecutionMode.coordinatorOnly(),
+            List.of(
+                    durationProperty(
+                            "retention_threshold",
+                            "Expire lake snapshots that stopped being current longer ago than this",
+                            Duration.valueOf("5d"),
+                            false),
+                    integerProperty("retain_last", "Lake snapshots always kept, at least 1", 1, false))),
     /** {@code expire_log(retention_threshold => '24h')}: log segments the lake holds, committed longer ago. */
-    EXPIRE_LOG(List.of(durationProperty(
-            "retention_threshold", "Remove tiered log segments committed longer ago than this", null, false))),
+    EXPIRE_LOG(
+            TableProcedureExecutionMode.coordinatorOnly(),
+            List.of(durationProperty(
+                    "retention_threshold", "Remove tiered log segments committed longer ago than this", null, false))),
     /** {@code remove_orphans}: one orphan sweep of the log and the lake with the tiering service's ages. */
-    REMOVE_ORPHANS(List.of());
+    REMOVE_ORPHANS(TableProcedureExecutionMode.coordinatorOnly(), List.of());
 
+    private final TableProcedureExecutionMode executionMode;
     private final List<PropertyMetadata<?>> properties;
 
-    LakestreamTableProcedure(List<PropertyMetadata<?>> properties) {
+    LakestreamTableProcedure(TableProcedureExecutionMode executionMode, List<PropertyMetadata<?>> properties) {
+        this.executionMode = executionMode;
         this.properties = List.copyOf(properties);
     }
 
@@ -52,7 +65,7 @@ public enum LakestreamTableProcedure {
     }
 
     TableProcedureMetadata metadata() {
-        return new TableProcedureMetadata(name(), TableProcedureExecutionMode.coordinatorOnly(), properties);
+        return new TableProcedureMetadata(name(), executionMode, properties);
     }
 
     static Set<TableProcedureMetadata> all() {

@@ -12,11 +12,13 @@ import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.compaction.TableCompaction;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.predicate.Domain;
+import io.trino.spi.predicate.TupleDomain;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import org.apache.iceberg.expressions.Expressions;
 
 /**
  * Runs the table procedures on the coordinator with the tiering module's code, the same the Spark procedures and
@@ -43,7 +45,13 @@ final class LakestreamTableProcedures {
                     "target_file_size must be at least 1kB, not %s bytes".formatted(targetFileSize.getAsLong()));
         }
         return new LakestreamTableExecuteHandle(
-                table.getSchemaName(), table.getTableName(), procedure, targetFileSize, retention, retainLast);
+                table.getSchemaName(),
+                table.getTableName(),
+                procedure,
+                targetFileSize,
+                retention,
+                retainLast,
+                TupleDomain.all());
     }
 
     static Map<String, Long> execute(LakestreamTable table, LakestreamTableExecuteHandle handle) {
@@ -51,10 +59,13 @@ final class LakestreamTableProcedures {
         Clock clock = Clock.systemUTC();
         return switch (handle.procedure()) {
             case COMPACT -> {
+                // the WHERE selects buckets as Spark's where does: those with a file that may hold a matching row
+                Optional<Domain> buckets = LakestreamFilterTranslator.bucketDomain(handle.constraint());
                 TableCompaction.Result result = new TableCompaction(defaults, TieringHooks.NONE)
                         .compact(
                                 table,
-                                Expressions.alwaysTrue(),
+                                LakestreamFilterTranslator.toExpression(handle.constraint()),
+                                bucket -> buckets.isEmpty() || buckets.get().includesNullableValue((long) bucket),
                                 handle.targetFileSizeBytes().orElse(defaults.targetFileSizeBytes()));
                 yield Map.of(
                         "rewritten_data_files_count", (long) result.dataFilesRemoved(),

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static io.trino.metadata.InternalBlockEncodingSerde.TESTING_BLOCK_ENCODING_SERDE;
 import static io.trino.spi.type.BigintType.BIGINT;
+import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MICROS;
 import static io.trino.spi.type.VarcharType.VARCHAR;
 import static io.trino.type.InternalTypeManager.TESTING_TYPE_MANAGER;
@@ -99,6 +100,35 @@ final class TestLakestreamHandleJson {
                                         TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L)))),
                         WriterLease.newId(),
                         UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
+    }
+
+    /** {@code compact}'s handle carries the enforced {@code WHERE}, {@code "$bucket"} included. */
+    @Test
+    void tableExecuteHandle() {
+        assertRoundTrip(
+                LakestreamTableExecuteHandle.class,
+                new LakestreamTableExecuteHandle(
+                        "s",
+                        "t",
+                        LakestreamTableProcedure.COMPACT,
+                        OptionalLong.of(1 << 20),
+                        OptionalLong.empty(),
+                        OptionalInt.empty(),
+                        TupleDomain.withColumnDomains(Map.of(
+                                ID,
+                                Domain.singleValue(BIGINT, 5L),
+                                LakestreamColumns.BUCKET,
+                                Domain.singleValue(INTEGER, 2L)))));
+        assertRoundTrip(
+                LakestreamTableExecuteHandle.class,
+                new LakestreamTableExecuteHandle(
+                        "s",
+                        "t",
+                        LakestreamTableProcedure.EXPIRE_SNAPSHOTS,
+                        OptionalLong.empty(),
+                        OptionalLong.of(7_200_000),
+                        OptionalInt.of(2),
+                        TupleDomain.all()));
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.IntPredicate;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
@@ -71,7 +72,16 @@ public final class TableCompaction {
      * alwaysTrue} for all) into data files of about {@code targetFileSizeBytes}.
      */
     public Result compact(LakestreamTable table, Expression filter, long targetFileSizeBytes) {
+        return compact(table, filter, bucket -> true, targetFileSizeBytes);
+    }
+
+    /**
+     * Compacts the buckets that {@code filter} selects and {@code buckets} accepts (Trino's {@code WHERE "$bucket" =
+     * n}, which no Iceberg expression over the table's columns can say).
+     */
+    public Result compact(LakestreamTable table, Expression filter, IntPredicate buckets, long targetFileSizeBytes) {
         requireNonNull(filter, "filter is null");
+        requireNonNull(buckets, "buckets is null");
         BucketCompactor compactor = new BucketCompactor(config, hooks);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             Table lake = table.lake();
@@ -85,6 +95,9 @@ public final class TableCompaction {
             Set<Integer> selected = selectedBuckets(lake, snapshot, filter, contents.keySet());
             List<BucketCompactor.BucketContent> rewritten = new ArrayList<>();
             for (int bucket : selected) {
+                if (!buckets.test(bucket)) {
+                    continue;
+                }
                 BucketCompactor.BucketContent content = contents.get(bucket);
                 if (!content.deleteFiles().isEmpty() || content.dataFiles().size() > 1) {
                     rewritten.add(content);
