@@ -291,11 +291,12 @@ class TestLakestreamSparkUnits {
         assertThat(LakestreamTypes.sparkType("f", Types.FixedType.ofLength(4))).isEqualTo(DataTypes.BinaryType);
         assertThatThrownBy(() -> LakestreamTypes.sparkType("t", Types.TimeType.get()))
                 .hasMessageContaining("Column 't' has type time");
+        assertThat(LakestreamTypes.icebergType("m", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType))
+                        .isMapType())
+                .as("a map is a nested column now")
+                .isTrue();
         assertThatThrownBy(() -> LakestreamTypes.icebergSchema(
-                        new Column[] {
-                            Column.create("m", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType))
-                        },
-                        java.util.Set.of()))
-                .hasMessageContaining("Column 'm' has Spark type MAP<STRING, STRING>");
+                        new Column[] {Column.create("iv", DataTypes.CalendarIntervalType)}, java.util.Set.of()))
+                .hasMessageContaining("Column 'iv' has Spark type INTERVAL");
     }
 }
