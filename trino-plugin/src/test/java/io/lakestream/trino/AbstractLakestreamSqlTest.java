@@ -21,7 +21,7 @@ abstract class AbstractLakestreamSqlTest extends AbstractTestQueryFramework {
         LakestreamQueryRunner.Builder builder =
                 LakestreamQueryRunner.builder(warehouse).setWorkerCount(1);
         connectorProperties().forEach(builder::addConnectorProperty);
-        QueryRunner runner = builder.build();
+        QueryRunner runner = customize(builder).build();
         tables = new LakestreamTestTables(warehouse);
         return runner;
     }
@@ -29,6 +29,11 @@ abstract class AbstractLakestreamSqlTest extends AbstractTestQueryFramework {
     /** Catalog properties of the {@code lakestream} catalog beyond the warehouse (none: the defaults). */
     protected Map<String, String> connectorProperties() {
         return Map.of();
+    }
+
+    /** Further runner set-up of a subclass (extra catalogs); the default adds nothing. */
+    protected LakestreamQueryRunner.Builder customize(LakestreamQueryRunner.Builder builder) {
+        return builder;
     }
 
     @AfterAll

@@ -2,11 +2,6 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trino.testing.AbstractTestQueryFramework;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,27 +10,9 @@ import org.junit.jupiter.api.Test;
  * the tiered lake; nulls at every level (a null array, a null element, an empty array, a null map value, a null
  * row, a null field). Expected rows are Trino literals of what the test inserted.
  */
-final class TestLakestreamNestedTypes extends AbstractTestQueryFramework {
+final class TestLakestreamNestedTypes extends AbstractStockIcebergSqlTest {
     private static final String COLUMNS = "id, tags, attrs, point";
     private static final String POINT = "row(x double, label varchar)";
-
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-nested");
-        QueryRunner runner = LakestreamQueryRunner.builder(warehouse)
-                .setWorkerCount(1)
-                .withStockIcebergCatalog()
-                .build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
 
     private static String rows(int... ids) {
         StringBuilder values = new StringBuilder("VALUES ");

@@ -2,12 +2,7 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,24 +11,7 @@ import org.junit.jupiter.api.Test;
  * with the current schema (an added column is NULL in older rows, a renamed column keeps its values, a dropped one
  * is gone, a widened one is converted), whether the older rows are in log segments or lake files.
  */
-final class TestLakestreamSchemaEvolution extends AbstractTestQueryFramework {
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-schema-evolution");
-        QueryRunner runner = LakestreamQueryRunner.builder(warehouse)
-                .setWorkerCount(0)
-                .withStockIcebergCatalog()
-                .build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
+final class TestLakestreamSchemaEvolution extends AbstractStockIcebergSqlTest {
 
     @Test
     void primaryKeyTableEvolvesBetweenWrites() {

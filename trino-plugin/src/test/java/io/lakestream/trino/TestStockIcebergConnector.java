@@ -2,12 +2,7 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trino.testing.AbstractTestQueryFramework;
 import io.trino.testing.MaterializedResult;
-import io.trino.testing.QueryRunner;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,24 +10,7 @@ import org.junit.jupiter.api.Test;
  * loader, reads the lake layer of Lakestream tables: it must return exactly what {@code "t$lake"}
  * returns, equality deletes of tiered updates and deletes included.
  */
-final class TestStockIcebergConnector extends AbstractTestQueryFramework {
-    private LakestreamTestTables tables;
-
-    @Override
-    protected QueryRunner createQueryRunner() throws Exception {
-        Path warehouse = Files.createTempDirectory("lakestream-trino-stock-iceberg");
-        QueryRunner runner = LakestreamQueryRunner.builder(warehouse)
-                .setWorkerCount(1)
-                .withStockIcebergCatalog()
-                .build();
-        tables = new LakestreamTestTables(warehouse);
-        return runner;
-    }
-
-    @AfterAll
-    void closeTables() throws Exception {
-        tables.close();
-    }
+final class TestStockIcebergConnector extends AbstractStockIcebergSqlTest {
 
     @Test
     void stockConnectorIsIsolatedFromOurs() {
