@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and deletes on a primary-key table, appends on an append-only table), tiering passes and compactions, one random
  * action per step. After every step both engines' union reads ({@code SELECT *}) must equal a plain Java oracle
  * built only from what the test did: rows by column name under the current schema, with renames, drops and widened
- * values applied. After a tiering pass, a compaction or a schema change, {@code t$lake} and Trino's stock Iceberg
+ * values applied. After a tiering pass, a compaction or a schema change, {@code t$lake} (both engines) and Trino's stock Iceberg
  * connector must equal the oracle as of the table's last tiering (with the later schema changes applied).
  *
  * <p>Trino runs every statement through {@link TrinoEngine#EXACT_LAKE_CATALOG}: a schema changed by Spark shows in
@@ -267,6 +267,12 @@ final class TestSchemaEvolutionRandomized {
                                     .formatted(TrinoEngine.EXACT_LAKE_CATALOG, schema, table)),
                             false))
                     .as("Trino %s$lake, %s", table, context(step))
+                    .isEqualTo(expected);
+            assertThat(Values.format(
+                            engines.spark(
+                                    "SELECT * FROM %s.%s.`%s$lake`".formatted(TrinoEngine.CATALOG, schema, table)),
+                            false))
+                    .as("Spark %s$lake, %s", table, context(step))
                     .isEqualTo(expected);
             String columns = String.join(", ", lake.get(table).columns.keySet());
             assertThat(Values.format(trino("SELECT %s FROM iceberg.%s.%s".formatted(columns, schema, table)), false))
