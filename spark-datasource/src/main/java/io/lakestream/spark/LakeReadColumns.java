@@ -25,6 +25,8 @@ record LakeReadColumns(List<Types.NestedField> fields, int outputCount) {
     /** Spark's Parquet reader matches a requested column to the file's by this field id. */
     static final String FIELD_ID_KEY = "parquet.field.id";
 
+    private static final String REQUESTED_NAME_PREFIX = "__lakestream_field_";
+
     LakeReadColumns {
         fields = List.copyOf(fields);
     }
@@ -65,13 +67,20 @@ record LakeReadColumns(List<Types.NestedField> fields, int outputCount) {
         throw new IllegalArgumentException("field %s is not read".formatted(fieldId));
     }
 
-    /** The schema Spark's Parquet reader is asked for, columns matched by Iceberg field id. */
+    /**
+     * The schema Spark's Parquet reader is asked for, columns matched by Iceberg field id. Each column is requested
+     * under a name no file column has ({@value #REQUESTED_NAME_PREFIX} and its field id; names starting with
+     * {@code __} are reserved): Spark's reader picks the file columns by field id, but then pairs each file column
+     * with a requested one by name before it tries the id, so a file column still named {@code c} (renamed since)
+     * would be paired with a column added later as {@code c} and read as its type. The batch columns are used by
+     * position only.
+     */
     StructType sparkSchema() {
         List<StructField> result = new ArrayList<>(fields.size());
         for (Types.NestedField field : fields) {
             StructField spark = LakestreamTypes.sparkField(field);
             result.add(new StructField(
-                    spark.name(),
+                    REQUESTED_NAME_PREFIX + field.fieldId(),
                     spark.dataType(),
                     spark.nullable(),
                     new MetadataBuilder().putLong(FIELD_ID_KEY, field.fieldId()).build()));
