@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamException;
-import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.Seeds;
 import io.lakestream.tiering.TableTiering;
 import java.io.IOException;
@@ -46,6 +45,7 @@ class TestLakestreamSparkStreamChangelog {
     private static final int ID = 4;
 
     private final SparkTesting testing = SparkTesting.get();
+    private final ChangelogStreamTables tables = new ChangelogStreamTables(testing, NS);
     private final ExecutorService compactionThreads = Executors.newFixedThreadPool(2);
     private final TableTiering compaction = SparkTables.tiering(compactionThreads, 1, 2);
 
@@ -69,17 +69,17 @@ class TestLakestreamSparkStreamChangelog {
     void changelogMatchesTheOracleWhileTieringAndCompactionRun() throws Exception {
         long seed = Seeds.seed(2231);
         Random random = new Random(seed);
-        createPrimaryKeyTable("images");
+        tables.createPrimaryKeyTable("images");
         ChangelogOracle oracle = new ChangelogOracle();
         for (int commit = 0; commit < 6; commit++) {
-            oracle.commitWithJavaWriter(table("images"), random, 40, 80);
+            oracle.commitWithJavaWriter(tables.load("images"), random, 40, 80);
             if (commit == 2) {
-                SparkTables.tierAll(testing.tiering(), table("images"));
+                SparkTables.tierAll(testing.tiering(), tables.load("images"));
             }
         }
         String name = "images-" + seed;
         StreamingQuery query = StreamCollector.start(
-                changelog("images", Map.of("stream.output", "changelog", "max-rows-per-trigger", "40")),
+                tables.changelog("images", Map.of("stream.output", "changelog", "max-rows-per-trigger", "40")),
                 name,
                 checkpoint(),
                 FAST);
@@ -91,11 +91,11 @@ class TestLakestreamSparkStreamChangelog {
                     if (random.nextInt(3) == 0) {
                         oracle.insertWithSpark("ls.%s.images".formatted(NS), random, 1 + random.nextInt(10), 80);
                     } else {
-                        oracle.commitWithJavaWriter(table("images"), random, 1 + random.nextInt(30), 80);
+                        oracle.commitWithJavaWriter(tables.load("images"), random, 1 + random.nextInt(30), 80);
                     }
                     switch (random.nextInt(4)) {
-                        case 0 -> testing.tiering().tier(table("images"));
-                        case 1 -> compaction.tier(table("images"));
+                        case 0 -> testing.tiering().tier(tables.load("images"));
+                        case 1 -> compaction.tier(tables.load("images"));
                         default -> {}
                     }
                 }
@@ -121,20 +121,20 @@ class TestLakestreamSparkStreamChangelog {
     void changelogRestartedAcrossTieringAndCompactionContinuesExactly() throws Exception {
         long seed = Seeds.seed(2234);
         Random random = new Random(seed);
-        createPrimaryKeyTable("restart");
+        tables.createPrimaryKeyTable("restart");
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table("restart"), random, 40, 60);
-        SparkTables.tierAll(testing.tiering(), table("restart"));
-        oracle.commitWithJavaWriter(table("restart"), random, 20, 60);
+        oracle.commitWithJavaWriter(tables.load("restart"), random, 40, 60);
+        SparkTables.tierAll(testing.tiering(), tables.load("restart"));
+        oracle.commitWithJavaWriter(tables.load("restart"), random, 20, 60);
         String name = "restart-" + seed;
         Path checkpoint = checkpoint();
-        Dataset<Row> stream = changelog("restart", Map.of("stream.output", "changelog"));
+        Dataset<Row> stream = tables.changelog("restart", Map.of("stream.output", "changelog"));
         oracle.startRecording();
         for (int run = 0; run < 3; run++) {
             StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
             try {
                 query.processAllAvailable();
-                oracle.commitWithJavaWriter(table("restart"), random, 20, 60);
+                oracle.commitWithJavaWriter(tables.load("restart"), random, 20, 60);
                 query.processAllAvailable();
             } finally {
                 query.stop();
@@ -144,10 +144,10 @@ class TestLakestreamSparkStreamChangelog {
                     .isTrue();
             if (run < 2) {
                 // while the query is down: a change, tiering, another change, compaction
-                oracle.commitWithJavaWriter(table("restart"), random, 20, 60);
-                SparkTables.tierAll(testing.tiering(), table("restart"));
-                oracle.commitWithJavaWriter(table("restart"), random, 20, 60);
-                compaction.tier(table("restart"));
+                oracle.commitWithJavaWriter(tables.load("restart"), random, 20, 60);
+                SparkTables.tierAll(testing.tiering(), tables.load("restart"));
+                oracle.commitWithJavaWriter(tables.load("restart"), random, 20, 60);
+                compaction.tier(tables.load("restart"));
             }
         }
         List<Long> ids = StreamCollector.batches(name).stream()
@@ -221,21 +221,21 @@ class TestLakestreamSparkStreamChangelog {
     void upsertOutputHasTheLastChangePerKeyOfEachBatch() throws Exception {
         long seed = Seeds.seed(2232);
         Random random = new Random(seed);
-        createPrimaryKeyTable("upserts");
+        tables.createPrimaryKeyTable("upserts");
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table("upserts"), random, 30, 40);
-        SparkTables.tierAll(testing.tiering(), table("upserts"));
+        oracle.commitWithJavaWriter(tables.load("upserts"), random, 30, 40);
+        SparkTables.tierAll(testing.tiering(), tables.load("upserts"));
         oracle.startRecording();
         long startVersion = SparkTables.logVersion(NS, "upserts");
         for (int commit = 0; commit < 6; commit++) {
-            oracle.commitWithJavaWriter(table("upserts"), random, 25, 40);
+            oracle.commitWithJavaWriter(tables.load("upserts"), random, 25, 40);
             if (random.nextBoolean()) {
-                testing.tiering().tier(table("upserts"));
+                testing.tiering().tier(tables.load("upserts"));
             }
         }
         String name = "upserts-" + seed;
         StreamingQuery query = StreamCollector.start(
-                changelog(
+                tables.changelog(
                         "upserts",
                         Map.of(
                                 "stream.output",
@@ -286,11 +286,12 @@ class TestLakestreamSparkStreamChangelog {
     void changelogIntoTheSinkBuildsTheSameTable() throws Exception {
         long seed = Seeds.seed(2233);
         Random random = new Random(seed);
-        createPrimaryKeyTable("source");
-        createPrimaryKeyTable("derived");
+        tables.createPrimaryKeyTable("source");
+        tables.createPrimaryKeyTable("derived");
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table("source"), random, 40, 40);
-        StreamingQuery query = changelog("source", Map.of("stream.output", "changelog", "max-commits-per-trigger", "1"))
+        oracle.commitWithJavaWriter(tables.load("source"), random, 40, 40);
+        StreamingQuery query = tables.changelog(
+                        "source", Map.of("stream.output", "changelog", "max-commits-per-trigger", "1"))
                 .writeStream()
                 .option("checkpointLocation", checkpoint().toString())
                 .trigger(FAST)
@@ -298,9 +299,9 @@ class TestLakestreamSparkStreamChangelog {
         try {
             query.processAllAvailable();
             for (int commit = 0; commit < 3; commit++) {
-                oracle.commitWithJavaWriter(table("source"), random, 20, 40);
+                oracle.commitWithJavaWriter(tables.load("source"), random, 20, 40);
                 if (commit % 2 == 0) {
-                    testing.tiering().tier(table("source"));
+                    testing.tiering().tier(tables.load("source"));
                 }
             }
             query.processAllAvailable();
@@ -331,20 +332,6 @@ class TestLakestreamSparkStreamChangelog {
     }
 
     // --- helpers
-
-    private void createPrimaryKeyTable(String name) {
-        testing.sql(
-                "CREATE TABLE ls.%s.%s (id BIGINT, name STRING, score INT) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='4')"
-                        .formatted(NS, name));
-    }
-
-    private static LakestreamTable table(String name) {
-        return SparkTables.load(NS, name);
-    }
-
-    private Dataset<Row> changelog(String name, Map<String, String> options) {
-        return testing.spark().readStream().options(options).table("ls.%s.`%s$changes`".formatted(NS, name));
-    }
 
     private Map<Long, List<Object>> rows(String name) {
         Map<Long, List<Object>> rows = new TreeMap<>();

@@ -56,6 +56,7 @@ class TestLakestreamSparkStreamRetention {
     private static final int ID = 4;
 
     private final SparkTesting testing = SparkTesting.get();
+    private final ChangelogStreamTables tables = new ChangelogStreamTables(testing, NS);
 
     @BeforeAll
     void createNamespace() {
@@ -72,16 +73,16 @@ class TestLakestreamSparkStreamRetention {
         long seed = Seeds.seed(2241);
         Random random = new Random(seed);
         String name = "unread_" + output;
-        createPrimaryKeyTable(name);
+        tables.createPrimaryKeyTable(name);
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table(name), random, 30, 40);
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
         Path checkpoint = checkpoint();
-        Dataset<Row> stream = changelog(name, Map.of("stream.output", output));
+        Dataset<Row> stream = tables.changelog(name, Map.of("stream.output", output));
         runToEnd(stream, name, checkpoint);
         int delivered = StreamCollector.batches(name).size();
 
-        oracle.commitWithJavaWriter(table(name), random, 30, 40);
-        LakestreamTable table = table(name);
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        LakestreamTable table = tables.load(name);
         SparkTables.tierAll(testing.tiering(), table);
         // what the tiering service's retention does once the tiered segments are old enough
         assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
@@ -105,19 +106,19 @@ class TestLakestreamSparkStreamRetention {
         long seed = Seeds.seed(2242);
         Random random = new Random(seed);
         String name = "images_" + output;
-        createPrimaryKeyTable(name);
+        tables.createPrimaryKeyTable(name);
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table(name), random, 30, 40);
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
         Path checkpoint = checkpoint();
-        Dataset<Row> stream = changelog(name, Map.of("stream.output", output, "startup.mode", "latest"));
+        Dataset<Row> stream = tables.changelog(name, Map.of("stream.output", output, "startup.mode", "latest"));
         runToEnd(stream, name, checkpoint);
         int delivered = StreamCollector.batches(name).size();
-        OffsetMap stop = table(name).log().latestSnapshot().endOffsets();
+        OffsetMap stop = tables.load(name).log().latestSnapshot().endOffsets();
 
         oracle.startRecording();
-        oracle.commitWithJavaWriter(table(name), random, 30, 40);
-        oracle.commitWithJavaWriter(table(name), random, 30, 40);
-        LakestreamTable table = table(name);
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        LakestreamTable table = tables.load(name);
         SparkTables.tierAll(testing.tiering(), table);
         assertThat(table.log().removeSegments(stop, Long.MAX_VALUE)).isPositive();
         OffsetMap ends = table.log().latestSnapshot().endOffsets();
@@ -166,9 +167,9 @@ class TestLakestreamSparkStreamRetention {
     void fullStartWhoseStateWasRemovedBeforeItsFirstBatchFails() throws Exception {
         long seed = Seeds.seed(2243);
         Random random = new Random(seed);
-        createPrimaryKeyTable("state");
+        tables.createPrimaryKeyTable("state");
         ChangelogOracle oracle = new ChangelogOracle();
-        oracle.commitWithJavaWriter(table("state"), random, 30, 40);
+        oracle.commitWithJavaWriter(tables.load("state"), random, 30, 40);
         MicroBatchStream stream = testing.loadTable(NS, "state$changes")
                 .newScanBuilder(new CaseInsensitiveStringMap(Map.of()))
                 .build()
@@ -176,8 +177,8 @@ class TestLakestreamSparkStreamRetention {
         Offset start = stream.initialOffset();
         Offset stateEnd = ((SupportsAdmissionControl) stream).latestOffset(start, ReadLimit.allAvailable());
 
-        oracle.commitWithJavaWriter(table("state"), random, 30, 40);
-        LakestreamTable table = table("state");
+        oracle.commitWithJavaWriter(tables.load("state"), random, 30, 40);
+        LakestreamTable table = tables.load("state");
         SparkTables.tierAll(testing.tiering(), table);
         assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
                 .isPositive();
@@ -204,20 +205,6 @@ class TestLakestreamSparkStreamRetention {
     private static void assertQueryFails(Dataset<Row> stream, String name, Path checkpoint, String... expected)
             throws TimeoutException {
         StreamCollector.assertQueryFails(stream, name, checkpoint, FAST, expected);
-    }
-
-    private void createPrimaryKeyTable(String name) {
-        testing.sql(
-                "CREATE TABLE ls.%s.%s (id BIGINT, name STRING, score INT) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='4')"
-                        .formatted(NS, name));
-    }
-
-    private static LakestreamTable table(String name) {
-        return SparkTables.load(NS, name);
-    }
-
-    private Dataset<Row> changelog(String name, Map<String, String> options) {
-        return testing.spark().readStream().options(options).table("ls.%s.`%s$changes`".formatted(NS, name));
     }
 
     /** (type, id, name, score); a delete with NULL name and score, as {@link ChangelogOracle#lastPerKey} has it. */
