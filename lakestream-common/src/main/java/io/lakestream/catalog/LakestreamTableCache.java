@@ -18,6 +18,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -157,9 +158,9 @@ public final class LakestreamTableCache {
      * background. Lake plus log tail is the table at the pinned log version whichever recent lake is
      * pinned (see {@link LakeReuse}); what changes is only how much of it comes from the log.
      *
-     * <p>A table dropped, or dropped and re-created, since its lake was loaded is noticed by its log's
-     * identity record, read on every call (one small file): then the catalog is read, as by {@link
-     * #pinCurrent}.
+     * <p>A table dropped, or dropped and re-created, since its lake was loaded is noticed on every call, by the
+     * log's identity record or by a new commit that names the table ({@link
+     * FileStreamLog#latestSnapshotIfOwned}): then the catalog is read, as by {@link #pinCurrent}.
      */
     public PinnedTable pinRecent(TableIdentifier identifier) {
         if (!reuse.enabled()) {
@@ -171,11 +172,12 @@ public final class LakestreamTableCache {
             return pinCurrent(identifier);
         }
         FileStreamLog log = log(recent.lake());
-        if (!stillOwned(log)) {
+        Optional<LogSnapshot> owned = log.latestSnapshotIfOwned();
+        if (owned.isEmpty()) {
             invalidate(identifier);
             return pinCurrent(identifier);
         }
-        LogSnapshot newest = log.latestSnapshot();
+        LogSnapshot newest = owned.get();
         if (behindLog(recent.lake(), newest)) {
             // retention removed changes this lake lacks (tiered since): pin the catalog's lake, which holds them
             return pinCurrent(identifier);
@@ -205,15 +207,6 @@ public final class LakestreamTableCache {
      */
     public void invalidate(TableIdentifier identifier) {
         recentLakes.invalidate(identifier);
-    }
-
-    /** Whether the log still belongs to the table the lake was loaded for; an unreadable record counts as no. */
-    private static boolean stillOwned(FileStreamLog log) {
-        try {
-            return log.ownedByItsTable();
-        } catch (LakestreamException e) {
-            return false;
-        }
     }
 
     private void remember(TableIdentifier identifier, RecentLake lake) {

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,6 +153,61 @@ public final class FileStreamLog implements StreamLog {
      */
     public boolean ownedByItsTable() {
         return ownership.map(LogOwnership::ownedNow).orElse(true);
+    }
+
+    /**
+     * The newest snapshot, as {@link #latestSnapshot}, if the log still belongs to the table this handle was
+     * opened for; empty once that table was dropped (its identity record is deleted first, then its log) or
+     * dropped and re-created (a new table UUID). Ownership is never cached; it costs one read of the identity
+     * record unless a commit read on the way shows it: a commit found now that carries this table's UUID is in
+     * the log of a table that exists now, because dropping a table deletes its commits and a commit names the
+     * table whose writer published it. So after a commit this is the same number of reads as {@link
+     * #latestSnapshot} (the new commits and the next version looked for), and one more without one. Always
+     * present for a log not bound to a table.
+     */
+    public synchronized Optional<LogSnapshot> latestSnapshotIfOwned() {
+        if (ownership.isEmpty()) {
+            return Optional.of(latestSnapshot());
+        }
+        UUID table = ownership.get().tableUuid();
+        LogSnapshot snapshot = newestKnown != null ? newestKnown : startingPoint(Long.MAX_VALUE);
+        boolean shownByItsCommits = false;
+        boolean otherCommits = false;
+        try {
+            while (true) {
+                Optional<LogCommit> next = readCommit(snapshot.version() + 1);
+                if (next.isEmpty()) {
+                    break;
+                }
+                if (next.get().tableUuid().equals(Optional.of(table))) {
+                    shownByItsCommits = true;
+                } else {
+                    // another table's commit, or one written before commits named their table: the record decides
+                    otherCommits = true;
+                }
+                snapshot = advance(snapshot, next.get());
+            }
+        } catch (LakestreamException e) {
+            if (e.error() == TABLE_DROPPED) {
+                // a commit of the table re-created at this location: this handle's table is gone
+                return Optional.empty();
+            }
+            throw e;
+        }
+        if (!(shownByItsCommits && !otherCommits) && !ownedNow()) {
+            return Optional.empty();
+        }
+        remember(snapshot);
+        return Optional.of(snapshot);
+    }
+
+    /** {@link #ownedByItsTable}, with an unreadable identity record counted as not owned. */
+    private boolean ownedNow() {
+        try {
+            return ownedByItsTable();
+        } catch (LakestreamException e) {
+            return false;
+        }
     }
 
     @Override

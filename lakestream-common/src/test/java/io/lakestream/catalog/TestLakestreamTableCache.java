@@ -7,13 +7,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
+import io.lakestream.io.LocalSync;
 import io.lakestream.log.FileStreamLog;
+import io.lakestream.log.ForwardingLogFileSystem;
+import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.log.LogFileSystem;
+import io.lakestream.log.LogPaths;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -239,6 +247,82 @@ class TestLakestreamTableCache {
         assertThat(recreated.logVersion()).isZero();
     }
 
+    /**
+     * What a union read's pin reads from the log, counted (never timed): after a commit, the new commit and the next
+     * version looked for, and no identity record, since the commit names the table and a dropped table's commits are
+     * deleted with its log; with no commit, the version looked for and the identity record. A drop or a re-creation
+     * by another process is noticed by the very next pin all the same, also when the new table's log has passed the
+     * old handle's version (its commits name another table).
+     */
+    @Test
+    void aRecentPinReadsTheNewCommitAndTheNextVersionAndNoticesADropAtOnce() throws IOException {
+        Path shared = Files.createDirectory(directory.resolve("recorded"));
+        List<String> reads = new CopyOnWriteArrayList<>();
+        LogFileSystem recording = new ForwardingLogFileSystem(new LocalLogFileSystem()) {
+            @Override
+            public Optional<byte[]> readIfExists(String location) throws IOException {
+                reads.add(location.substring(location.lastIndexOf('/') + 1));
+                return super.readIfExists(location);
+            }
+        };
+        try (LakestreamCatalog recorded = TestingWarehouse.openCatalog(shared, LocalSync.FSYNC, recording);
+                TestingWarehouse writers = new TestingWarehouse(shared)) {
+            writers.createPrimaryKeyTable("orders", 2);
+            LakestreamTableCache reusing = new LakestreamTableCache(
+                    recorded,
+                    10,
+                    new LakeReuse(Duration.ofHours(1), Duration.ofHours(1)),
+                    new CountingClock(Instant.parse("2026-12-01T00:00:00Z")),
+                    Runnable::run,
+                    table -> {});
+            PinnedTable old = reusing.pinRecent(ORDERS);
+            long catalogReads = reusing.catalogReads();
+
+            long version = upsert(writers, 1);
+            reads.clear();
+            assertThat(reusing.pinRecent(ORDERS).logVersion()).isEqualTo(version);
+            assertThat(reads).containsExactly(commitFile(version), commitFile(version + 1));
+
+            reads.clear();
+            assertThat(reusing.pinRecent(ORDERS).logVersion()).isEqualTo(version);
+            assertThat(reads).containsExactly(commitFile(version + 1), LogPaths.IDENTITY);
+
+            // two commits at once: each read once, then the next version looked for
+            upsert(writers, 2);
+            long newest = upsert(writers, 3);
+            reads.clear();
+            assertThat(reusing.pinRecent(ORDERS).logVersion()).isEqualTo(newest);
+            assertThat(reads).containsExactly(commitFile(newest - 1), commitFile(newest), commitFile(newest + 1));
+            assertThat(reusing.catalogReads()).isEqualTo(catalogReads);
+
+            // dropped by another process and re-created at the same location, whose log then passes the old
+            // handle's version: its commits name the new table, so the old lake is not pinned
+            writers.catalog().dropTable(ORDERS);
+            writers.create(
+                    "orders",
+                    TableSpec.builder(SIMPLE_SCHEMA)
+                            .primaryKey("id")
+                            .bucketCount(2)
+                            .build());
+            for (long id = 0; id <= newest; id++) {
+                upsert(writers, id);
+            }
+            PinnedTable recreated = reusing.pinRecent(ORDERS);
+            assertThat(recreated.table().lake().uuid())
+                    .isNotEqualTo(old.table().lake().uuid());
+            assertThat(recreated.logVersion()).isEqualTo(newest + 1);
+
+            // dropped by another process: the next pin finds no commit and no identity record
+            writers.catalog().dropTable(ORDERS);
+            assertLakestreamError(() -> reusing.pinRecent(ORDERS), LakestreamError.TABLE_NOT_FOUND, "does not exist");
+        }
+    }
+
+    private static String commitFile(long version) {
+        String path = new LogPaths("log").commit(version);
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
     /** A lake commit outside the cache (tiering commits the same way): a new metadata file. */
     private void markLake(String marker) {
         warehouse
@@ -251,6 +335,10 @@ class TestLakestreamTableCache {
 
     /** Upserts a row through a freshly loaded table (not through the cache); returns the log version. */
     private long upsert(long id) {
+        return upsert(warehouse, id);
+    }
+
+    private static long upsert(TestingWarehouse warehouse, long id) {
         try (LakestreamWriter writer = new LakestreamWriter(warehouse.load("orders"), warehouse.allocator())) {
             writer.upsert(Map.of("id", id, "name", "n" + id));
             return writer.commit().version();
