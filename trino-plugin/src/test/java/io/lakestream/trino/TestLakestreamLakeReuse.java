@@ -98,11 +98,11 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
     /**
      * The work of the freshness benchmark's query, counted (never timed): a union point read right after a commit
      * reads no catalog and at most 3 small log files of its own (the new commit, the next one looked for, the
-     * identity record; docs/trino.md "Union reads pin a recent lake"), plus, on the node that reads the split, the
-     * log commits that node has not read yet (this runner has two nodes and a split goes to either; the excess seen
-     * matches a node catching up once on the k commits since it last served a split, not yet traced further). So over 20 reads after 20 commits: at most 3
-     * per read and one per log version. Seen: mostly 3, a few 5-11, 79 in all (the benchmark: 4.0 per query with two
-     * nodes, 3.0 with one).
+     * identity record; docs/trino.md "Union reads pin a recent lake"), plus, on each node that reads a split, the
+     * log commits that node has not read yet. This runner has two nodes and a split goes to either, so over the
+     * run each node catches up on each log version at most once: the bound is 3 per read plus one per log version
+     * per node. (A bound of one per log version in all was seen to fail once in CI with 82 reads against 81:
+     * which node serves a split is not deterministic, so the catch-up is split between the nodes in any way.)
      */
     @Test
     void aUnionPointReadAfterACommitReadsAFewLogFilesAndNoCatalog() {
@@ -124,7 +124,8 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
                 .as(
                         "log file reads of the union reads after each commit: %s, log version %d at the end",
                         logFileReads, versions)
-                .isLessThanOrEqualTo(3L * logFileReads.size() + versions);
+                .isLessThanOrEqualTo(
+                        3L * logFileReads.size() + (long) getQueryRunner().getNodeCount() * versions);
     }
 
     @Test
