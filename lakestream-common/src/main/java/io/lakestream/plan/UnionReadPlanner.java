@@ -88,13 +88,16 @@ public final class UnionReadPlanner {
             if (files.isEmpty() && tail.isEmpty()) {
                 continue;
             }
-            splits.add(new UnionSplit(
-                    OptionalInt.of(bucket),
-                    ReadMode.UNION,
-                    files,
-                    tail.isEmpty() ? Optional.empty() : Optional.of(tail),
-                    pin.log().version(),
-                    true));
+            splits.add(
+                    tail.isEmpty()
+                            ? new UnionSplit(
+                                    OptionalInt.of(bucket),
+                                    ReadMode.UNION,
+                                    files,
+                                    Optional.empty(),
+                                    pin.log().version(),
+                                    true)
+                            : UnionSplit.withLog(OptionalInt.of(bucket), ReadMode.UNION, files, tail, pin.log(), true));
         }
         return splits;
     }
@@ -136,13 +139,7 @@ public final class UnionReadPlanner {
                         bucket,
                         pin.lake().offsets().offset(bucket),
                         pin.log().bucket(bucket).endOffset())) {
-                    splits.add(new UnionSplit(
-                            OptionalInt.of(bucket),
-                            mode,
-                            List.of(),
-                            Optional.of(range),
-                            pin.log().version(),
-                            false));
+                    splits.add(UnionSplit.withLog(OptionalInt.of(bucket), mode, List.of(), range, pin.log(), false));
                 }
             }
         }

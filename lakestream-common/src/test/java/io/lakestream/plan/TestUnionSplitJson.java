@@ -1,8 +1,10 @@
 package io.lakestream.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.log.LogJson;
+import io.lakestream.log.SegmentFile;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -37,6 +39,30 @@ class TestUnionSplitJson {
                 .doesNotContain("@class")
                 .contains("\"bucket\":3");
         assertThat(LogJson.read(json, UnionSplit.class)).isEqualTo(split);
+
+        // a split that carries the segments of its log range
+        UnionSplit carrying = new UnionSplit(
+                OptionalInt.of(3),
+                ReadMode.UNION,
+                List.of(file),
+                Optional.of(new LogRange(3, 10, 25)),
+                42,
+                true,
+                Optional.of(List.of(
+                        new SegmentFile(3, "bucket-0003/a.arrow", 5, 10, 400, 1, 2, 40, 1_000),
+                        new SegmentFile(3, "bucket-0003/b.arrow", 15, 10, 400, 3, 4, 42, 2_000))));
+        assertThat(LogJson.read(LogJson.write(carrying), UnionSplit.class)).isEqualTo(carrying);
+        assertThat(carrying.tailOnly().logSegments()).isEqualTo(carrying.logSegments());
+        assertThatThrownBy(() -> new UnionSplit(
+                        OptionalInt.of(3),
+                        ReadMode.UNION,
+                        List.of(),
+                        Optional.of(new LogRange(3, 10, 25)),
+                        42,
+                        true,
+                        Optional.of(List.of(new SegmentFile(3, "bucket-0003/c.arrow", 25, 10, 400, 1, 2, 43, 1_000)))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("does not hold offsets of the range");
 
         UnionSplit lakeOnly =
                 new UnionSplit(OptionalInt.empty(), ReadMode.LAKE, List.of(file), Optional.empty(), 0, false);

@@ -265,7 +265,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
 
     private LogSnapshot logSnapshot() {
         if (logSnapshot == null) {
-            logSnapshot = table.log().snapshot(split.logVersion());
+            logSnapshot = split.logSnapshot(table.log());
         }
         return logSnapshot;
     }

@@ -110,13 +110,9 @@ final class SplitBatchReaders {
         IndexedTail indexedTail;
         try (BufferAllocator keyAllocator = LakestreamMemory.newTaskAllocator("tail keys of " + table.identifier())) {
             indexedTail = IndexedTail.build(
-                    table,
-                    table.log().snapshot(split.logVersion()),
-                    split.logRange().orElseThrow(),
-                    keyAllocator);
+                    table, split.logSnapshot(table.log()), split.logRange().orElseThrow(), keyAllocator);
         }
-        UnionSplit tailOnly = new UnionSplit(
-                split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
+        UnionSplit tailOnly = split.tailOnly();
         return lakeParquet(
                 table,
                 split,

@@ -20,6 +20,7 @@ import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.TableProcedureMetadata;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -62,10 +63,13 @@ public final class LakestreamConnector implements Connector {
      * What this connector instance (one per catalog and node) read so far to find tables' state, for tests
      * and benchmarks: {@code catalogReads} (lookups and refreshes of a table's current metadata) and {@code
      * logFileReads} (log commit, checkpoint, hint and identity files read or looked for; segments not
-     * counted). A map, so that callers in other class loaders can read it.
+     * counted), and the log file reads by kind ({@link LogFileReads#asMap}). A map, so that callers in other class
+     * loaders can read it.
      */
     public Map<String, Long> metadataReads() {
-        return Map.of("catalogReads", catalog.catalogReads(), "logFileReads", logFileSystem.smallFileReads());
+        Map<String, Long> reads = new HashMap<>(logFileSystem.smallFileReads().asMap());
+        reads.put("catalogReads", catalog.catalogReads());
+        return Map.copyOf(reads);
     }
 
     /**

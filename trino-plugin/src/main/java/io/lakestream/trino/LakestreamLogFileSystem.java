@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The log's file operations through Trino's file system layer, so the log lives on any file system
@@ -44,7 +43,7 @@ final class LakestreamLogFileSystem implements LogFileSystem {
     private final TrinoFileSystem fileSystem;
     private final Optional<Path> localRoot;
     private final LocalLogFileSystem local;
-    private final LongAdder smallFileReads = new LongAdder();
+    private final LogFileReads smallFileReads = new LogFileReads();
 
     /**
      * @param localRoot the root of the local file system ({@code local.location}), if it is enabled
@@ -180,20 +179,22 @@ final class LakestreamLogFileSystem implements LogFileSystem {
         fileSystem.newOutputFile(target).createOrOverwrite(content);
     }
 
-    /** How many commit, checkpoint, hint and identity files were read or looked for (for tests and benchmarks). */
-    long smallFileReads() {
-        return smallFileReads.sum();
+    /** The commit, checkpoint, hint and identity files read or looked for (for tests and benchmarks). */
+    LogFileReads smallFileReads() {
+        return smallFileReads;
     }
 
     @Override
     public Optional<byte[]> readIfExists(String location) throws IOException {
-        smallFileReads.increment();
+        Optional<byte[]> content;
         try (TrinoInputStream stream =
                 fileSystem.newInputFile(LakestreamLocations.of(location)).newStream()) {
-            return Optional.of(stream.readAllBytes());
+            content = Optional.of(stream.readAllBytes());
         } catch (FileNotFoundException | NoSuchFileException e) {
-            return Optional.empty();
+            content = Optional.empty();
         }
+        smallFileReads.record(location, content.isPresent());
+        return content;
     }
 
     @Override

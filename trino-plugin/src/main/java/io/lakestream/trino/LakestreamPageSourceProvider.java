@@ -127,12 +127,11 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         IndexedTail indexedTail;
         try (BufferAllocator keyAllocator =
                 allocator.newChildAllocator("tail keys of " + handle.viewName(), 0, Long.MAX_VALUE)) {
-            indexedTail = IndexedTail.build(table, table.log().snapshot(split.logVersion()), tail, keyAllocator);
+            indexedTail = IndexedTail.build(table, split.logSnapshot(table.log()), tail, keyAllocator);
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }
-        UnionSplit tailOnly = new UnionSplit(
-                split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
+        UnionSplit tailOnly = split.tailOnly();
         return new LakeParquetPageSource(
                 new LakeParquetPages(
                         () -> table,

@@ -6,6 +6,7 @@ import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.plan.UnionSplit;
 import io.trino.spi.SplitWeight;
 import io.trino.spi.connector.ConnectorSplit;
+import java.util.List;
 
 /**
  * One split of the shared union-read plan: a bucket's lake files and log range (primary key), or a
@@ -30,11 +31,15 @@ public record LakestreamSplit(UnionSplit unionSplit) implements ConnectorSplit {
 
     @Override
     public long getRetainedSizeInBytes() {
-        // a rough estimate: the file paths dominate
+        // a rough estimate: the file paths dominate (lake files, and the log segments the split carries)
         return 128
                 + unionSplit.lakeFiles().stream()
                         .mapToLong(file ->
                                 96 + 2L * file.path().length() + file.deletes().size() * 160L)
+                        .sum()
+                + unionSplit.logSegments().stream()
+                        .flatMap(List::stream)
+                        .mapToLong(segment -> 112 + 2L * segment.path().length())
                         .sum();
     }
 }

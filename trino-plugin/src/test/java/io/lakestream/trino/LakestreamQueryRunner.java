@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** A Trino runner with a {@code lakestream} catalog over a warehouse directory. */
 public final class LakestreamQueryRunner {
@@ -46,6 +47,24 @@ public final class LakestreamQueryRunner {
             reads.forEach((name, count) -> sum.merge(name, count, Long::sum));
         }
         return sum;
+    }
+
+    /**
+     * What catalog {@code catalog}'s Lakestream connector read to find tables' state, per node of the runner: the
+     * coordinator as {@code coordinator}, the other servers as {@code worker-1}, {@code worker-2}, ... ({@link
+     * LakestreamConnector#metadataReads}).
+     */
+    public static Map<String, Map<String, Long>> metadataReadsByNode(DistributedQueryRunner runner, String catalog) {
+        Map<String, Map<String, Long>> byNode = new TreeMap<>();
+        List<Object> connectors = connectors(runner, catalog);
+        int worker = 0;
+        for (int server = 0; server < connectors.size(); server++) {
+            String node = runner.getServers().get(server).isCoordinator() ? "coordinator" : "worker-" + ++worker;
+            @SuppressWarnings("unchecked")
+            Map<String, Long> reads = (Map<String, Long>) call(connectors.get(server), "metadataReads");
+            byNode.put(node, reads);
+        }
+        return byNode;
     }
 
     /**

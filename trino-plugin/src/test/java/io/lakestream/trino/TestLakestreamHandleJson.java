@@ -12,6 +12,7 @@ import io.airlift.json.JsonCodec;
 import io.airlift.json.JsonCodecFactory;
 import io.airlift.json.JsonMapperProvider;
 import io.airlift.slice.Slices;
+import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.WriterLease;
 import io.lakestream.plan.LakeDeleteFile;
@@ -165,6 +166,17 @@ final class TestLakestreamHandleJson {
         LakestreamSplit primaryKeySplit = new LakestreamSplit(new UnionSplit(
                 OptionalInt.of(3), ReadMode.UNION, List.of(file), Optional.of(new LogRange(3, 17, 40)), 9, true));
         assertRoundTrip(LakestreamSplit.class, primaryKeySplit);
+        // with the segments of its log range, as the planner sends it to a worker
+        assertRoundTrip(
+                LakestreamSplit.class,
+                new LakestreamSplit(new UnionSplit(
+                        OptionalInt.of(3),
+                        ReadMode.UNION,
+                        List.of(file),
+                        Optional.of(new LogRange(3, 17, 40)),
+                        9,
+                        true,
+                        Optional.of(List.of(new SegmentFile(3, "bucket-0003/a.arrow", 10, 30, 800, 1, 2, 9, 1_000))))));
         assertRoundTrip(
                 LakestreamSplit.class,
                 new LakestreamSplit(
