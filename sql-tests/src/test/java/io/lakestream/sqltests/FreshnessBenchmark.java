@@ -212,6 +212,13 @@ public final class FreshnessBenchmark {
                 queries,
                 perQuery(readsBefore, readsAfter, "catalogReads", queries),
                 perQuery(readsBefore, readsAfter, "logFileReads", queries));
+        OUT.printf(
+                "  log file reads by kind: %.2f commits read, %.2f next version looked for, %.2f identity records,"
+                        + " %.2f checkpoints and hints%n",
+                perQuery(readsBefore, readsAfter, "logCommitsRead", queries),
+                perQuery(readsBefore, readsAfter, "logCommitsAbsent", queries),
+                perQuery(readsBefore, readsAfter, "logIdentityReads", queries),
+                perQuery(readsBefore, readsAfter, "logCheckpointReads", queries));
         OUT.println("Where Trino's time went (coordinator's query stats, ms, p50 / p99):");
         printPhases("  union read after a commit (the visible query)", unionPhases);
         printPhases("  union read, no write before it", unionFloorPhases);
