@@ -70,6 +70,7 @@ public final class LakestreamTableCache {
     private final Cache<TableIdentifier, RecentLake> recentLakes;
     private final Set<TableIdentifier> refreshing = ConcurrentHashMap.newKeySet();
     private final LongAdder catalogReads = new LongAdder();
+    private final LongAdder backgroundCatalogReads = new LongAdder();
     // per name: an Iceberg table refreshed in place; a refresh re-parses the metadata only when it moved
     private final Cache<TableIdentifier, Table> liveTables;
     // a metadata file never changes; keyed by name too, so a renamed table reports its new name
@@ -117,9 +118,17 @@ public final class LakestreamTableCache {
         return catalogReads.sum();
     }
 
+    /**
+     * How many of {@link #catalogReads} the background lake refresh made: off every read's path, one per table and
+     * refresh interval while reads go on, however many reads there are.
+     */
+    public long backgroundCatalogReads() {
+        return backgroundCatalogReads.sum();
+    }
+
     /** The table as it is now, with its log itself (writable), e.g. for a write. */
     public LakestreamTable current(TableIdentifier identifier) {
-        LakeVersion lake = currentLake(identifier);
+        LakeVersion lake = currentLake(identifier, false);
         return new LakestreamTable(identifier, lake.table(), lake.definition(), currentLog(lake));
     }
 
@@ -133,13 +142,13 @@ public final class LakestreamTableCache {
         // the lake first, then the log: tiering commits a lake snapshot only after the log holds what it
         // tiered, so the pinned lake never holds more of the log than the pinned log version
         Instant readAt = clock.instant();
-        LakeVersion lake = currentLake(identifier);
+        LakeVersion lake = currentLake(identifier, false);
         for (int attempt = 1; ; attempt++) {
             StreamLog log = currentLog(lake);
             LogSnapshot snapshot = log.latestSnapshot();
             if (attempt < ReadPin.MAX_PIN_ATTEMPTS
                     && ReadPin.lakeBehindLog(LakePosition.current(lake.table()), snapshot)) {
-                LakeVersion newer = currentLake(identifier);
+                LakeVersion newer = currentLake(identifier, false);
                 if (!newer.metadataLocation().equals(lake.metadataLocation())) {
                     lake = newer;
                     continue;
@@ -228,7 +237,7 @@ public final class LakestreamTableCache {
             refresher.execute(() -> {
                 try {
                     Instant readAt = clock.instant();
-                    LakeVersion lake = currentLake(identifier);
+                    LakeVersion lake = currentLake(identifier, true);
                     prepare.accept(new LakestreamTable(identifier, lake.table(), lake.definition(), log(lake)));
                     remember(identifier, new RecentLake(lake, readAt));
                 } catch (RuntimeException e) {
@@ -254,14 +263,15 @@ public final class LakestreamTableCache {
         return new LakestreamTable(identifier, lake.table(), lake.definition(), new PinnedStreamLog(log, version));
     }
 
-    private LakeVersion currentLake(TableIdentifier identifier) {
+    /** @param background whether the background refresh asks (counted apart) */
+    private LakeVersion currentLake(TableIdentifier identifier, boolean background) {
         Table live = liveTables.getIfPresent(identifier);
         if (live != null) {
             try {
                 TableMetadata metadata;
                 // a refresh updates the operations' state: one at a time
                 synchronized (live) {
-                    catalogReads.increment();
+                    countCatalogRead(background);
                     metadata = ((HasTableOperations) live).operations().refresh();
                 }
                 if (metadata != null) {
@@ -272,13 +282,13 @@ public final class LakestreamTableCache {
             }
             liveTables.invalidate(identifier);
         }
-        Table loaded = loadLive(identifier);
+        Table loaded = loadLive(identifier, background);
         return lake(identifier, ((HasTableOperations) loaded).operations().current(), loaded.io());
     }
 
     /** The table as the catalog has it now (one catalog lookup), kept as the live table of its name. */
-    private Table loadLive(TableIdentifier identifier) {
-        Table loaded = loadLake(identifier);
+    private Table loadLive(TableIdentifier identifier, boolean background) {
+        Table loaded = loadLake(identifier, background);
         if (!(loaded instanceof HasTableOperations)) {
             throw new LakestreamException(
                     CATALOG_ERROR,
@@ -289,9 +299,16 @@ public final class LakestreamTableCache {
         return loaded;
     }
 
-    private Table loadLake(TableIdentifier identifier) {
-        catalogReads.increment();
+    private Table loadLake(TableIdentifier identifier, boolean background) {
+        countCatalogRead(background);
         return catalog.loadLake(identifier);
+    }
+
+    private void countCatalogRead(boolean background) {
+        catalogReads.increment();
+        if (background) {
+            backgroundCatalogReads.increment();
+        }
     }
 
     private LakeVersion lakeAt(TableIdentifier identifier, String metadataLocation) {
@@ -316,7 +333,7 @@ public final class LakestreamTableCache {
         if (live == null) {
             // the first version of the table this cache sees: one catalog lookup for its file IO, kept for the
             // versions that follow; usually the pinned version is the current one, already parsed
-            live = loadLive(identifier);
+            live = loadLive(identifier, false);
             TableMetadata current = ((HasTableOperations) live).operations().current();
             if (metadataLocation.equals(current.metadataFileLocation())) {
                 return newLakeVersion(identifier, current, live.io());

@@ -194,8 +194,10 @@ class TestLakestreamTableCache {
         assertThat(refreshes).hasSize(1);
 
         // the refresh reads the catalog, prepares the new lake, and only then do reads pin it
+        assertThat(reusing.backgroundCatalogReads()).isZero();
         refreshes.removeFirst().run();
         assertThat(reusing.catalogReads()).isEqualTo(reads + 1);
+        assertThat(reusing.backgroundCatalogReads()).isEqualTo(1);
         assertThat(prepared)
                 .singleElement()
                 .satisfies(table -> assertThat(table.lake().properties()).containsEntry("test.marker", "1"));
@@ -209,6 +211,7 @@ class TestLakestreamTableCache {
         clock.advance(Duration.ofSeconds(10));
         assertThat(reusing.pinRecent(ORDERS).table().lake().properties()).containsEntry("test.marker", "2");
         assertThat(reusing.catalogReads()).isEqualTo(reads + 2);
+        assertThat(reusing.backgroundCatalogReads()).isEqualTo(1);
 
         // invalidated (DDL through the engine): the next read reads the catalog
         markLake("3");

@@ -213,6 +213,9 @@ public final class FreshnessBenchmark {
                 perQuery(readsBefore, readsAfter, "catalogReads", queries),
                 perQuery(readsBefore, readsAfter, "logFileReads", queries));
         OUT.printf(
+                "  catalog reads by the background lake refresh (off the queries' path): %.2f%n",
+                perQuery(readsBefore, readsAfter, "backgroundCatalogReads", queries));
+        OUT.printf(
                 "  log file reads by kind: %.2f commits read, %.2f next version looked for, %.2f identity records,"
                         + " %.2f checkpoints and hints%n",
                 perQuery(readsBefore, readsAfter, "logCommitsRead", queries),

@@ -175,6 +175,11 @@ public final class LakestreamCatalogAccess {
         return tables.catalogReads();
     }
 
+    /** How many of {@link #catalogReads} the background lake refresh made (off every query's path). */
+    public long backgroundCatalogReads() {
+        return tables.backgroundCatalogReads();
+    }
+
     /** The table as it is now (e.g. to write to it); a clear error if it was dropped since the query was planned. */
     public LakestreamTable loadTable(SchemaTableName name) {
         return findTable(name)

@@ -61,7 +61,8 @@ public final class LakestreamConnector implements Connector {
 
     /**
      * What this connector instance (one per catalog and node) read so far to find tables' state, for tests
-     * and benchmarks: {@code catalogReads} (lookups and refreshes of a table's current metadata) and {@code
+     * and benchmarks: {@code catalogReads} (lookups and refreshes of a table's current metadata; {@code
+     * backgroundCatalogReads} of them by the background lake refresh, off the queries' path) and {@code
      * logFileReads} (log commit, checkpoint, hint and identity files read or looked for; segments not
      * counted), and the log file reads by kind ({@link LogFileReads#asMap}). A map, so that callers in other class
      * loaders can read it.
@@ -69,6 +70,7 @@ public final class LakestreamConnector implements Connector {
     public Map<String, Long> metadataReads() {
         Map<String, Long> reads = new HashMap<>(logFileSystem.smallFileReads().asMap());
         reads.put("catalogReads", catalog.catalogReads());
+        reads.put("backgroundCatalogReads", catalog.backgroundCatalogReads());
         return Map.copyOf(reads);
     }
 
