@@ -38,7 +38,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  */
 final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
     /** What a stream that lost changes it needs to retention can do (nothing was skipped: the query failed). */
-    private static final String RESTART_ADVICE =
+    static final String RESTART_ADVICE =
             "Nothing was skipped. Start the stream again with a new checkpoint location and startup.mode 'full' (the table's "
                     + "state, then every change after it), and let retention keep the log longer than the stream may be stopped";
 

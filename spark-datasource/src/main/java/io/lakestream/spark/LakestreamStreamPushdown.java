@@ -49,10 +49,12 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
     static void install(SparkSession session) {
         ExperimentalMethods experimental = ((org.apache.spark.sql.classic.SparkSession) session).experimental();
         synchronized (experimental) {
-            List<Rule<LogicalPlan>> rules = new ArrayList<>(CollectionConverters.asJava(experimental.extraOptimizations()));
+            List<Rule<LogicalPlan>> rules =
+                    new ArrayList<>(CollectionConverters.asJava(experimental.extraOptimizations()));
             if (!rules.contains(INSTANCE)) {
                 rules.add(INSTANCE);
-                experimental.extraOptimizations_$eq(CollectionConverters.asScala(rules).toList());
+                experimental.extraOptimizations_$eq(
+                        CollectionConverters.asScala(rules).toList());
             }
         }
     }
@@ -70,22 +72,24 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
     private static Optional<LogicalPlan> pushDown(LogicalPlan node) {
         if (node instanceof Project project) {
             if (project.child() instanceof Filter filter) {
-                return stream(filter.child()).flatMap(scan -> pushDown(scan, names(project.references()), filter.condition())
-                        .map(pushed -> new Project(project.projectList(), pushed)));
+                return stream(filter.child())
+                        .flatMap(scan -> pushDown(scan, names(project.references()), filter.condition())
+                                .map(pushed -> new Project(project.projectList(), pushed)));
             }
-            return stream(project.child()).flatMap(scan -> pushDown(scan, names(project.references()), null)
-                    .map(pushed -> new Project(project.projectList(), pushed)));
+            return stream(project.child())
+                    .flatMap(scan -> pushDown(scan, names(project.references()), null)
+                            .map(pushed -> new Project(project.projectList(), pushed)));
         }
         if (node instanceof Filter filter) {
-            return stream(filter.child())
-                    .flatMap(scan -> pushDown(scan, names(scan.outputSet()), filter.condition()));
+            return stream(filter.child()).flatMap(scan -> pushDown(scan, names(scan.outputSet()), filter.condition()));
         }
         return Optional.empty();
     }
 
     /** The scan of a Lakestream stream that nothing was pushed into yet. */
     private static Optional<StreamingDataSourceV2ScanRelation> stream(LogicalPlan plan) {
-        return plan instanceof StreamingDataSourceV2ScanRelation scan && scan.stream() instanceof LakestreamMicroBatchStream
+        return plan instanceof StreamingDataSourceV2ScanRelation scan
+                        && scan.stream() instanceof LakestreamMicroBatchStream
                 ? Optional.of(scan)
                 : Optional.empty();
     }
@@ -100,7 +104,8 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         StreamBatches batches = stream.batches();
         TableDefinition definition = batches.table().table().definition();
         boolean byKey = batches.output().byKey();
-        LakestreamScanBuilder builder = new LakestreamScanBuilder(batches.table(), scan.relation().options());
+        LakestreamScanBuilder builder =
+                new LakestreamScanBuilder(batches.table(), scan.relation().options());
         List<Expression> remaining = new ArrayList<>();
         boolean anyPushed = false;
         for (Expression conjunct : conjuncts(condition)) {

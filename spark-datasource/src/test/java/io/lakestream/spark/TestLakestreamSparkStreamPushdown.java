@@ -56,13 +56,15 @@ class TestLakestreamSparkStreamPushdown {
     void appendOnlyStreamReadsOnlyTheSelectedColumnsAndRows() throws Exception {
         long seed = Seeds.seed(DEFAULT_SEED);
         Random random = new Random(seed);
-        testing.sql("CREATE TABLE ls.%s.events (id BIGINT, kind STRING, note STRING, score INT) TBLPROPERTIES ('bucket.num'='2')"
-                .formatted(NS));
+        testing.sql(
+                "CREATE TABLE ls.%s.events (id BIGINT, kind STRING, note STRING, score INT) TBLPROPERTIES ('bucket.num'='2')"
+                        .formatted(NS));
         LakestreamTable table = SparkTables.load(NS, "events");
         List<Map<String, Object>> written = new ArrayList<>();
         long[] nextId = {0};
         Runnable commit = () -> {
-            try (LakestreamWriter writer = new LakestreamWriter(table, testing.warehouse().allocator())) {
+            try (LakestreamWriter writer =
+                    new LakestreamWriter(table, testing.warehouse().allocator())) {
                 for (int i = 0; i < 40; i++) {
                     Map<String, Object> row = new HashMap<>();
                     row.put("id", nextId[0]++);
@@ -86,11 +88,17 @@ class TestLakestreamSparkStreamPushdown {
 
         // the full start (state), then, on the same checkpoints, the log after it
         run(testing.spark().readStream().table("ls.%s.events".formatted(NS)), "events-all-" + seed, all);
-        run(selected(testing.spark().readStream().table("ls.%s.events".formatted(NS))), "events-pushed-" + seed, pushed);
+        run(
+                selected(testing.spark().readStream().table("ls.%s.events".formatted(NS))),
+                "events-pushed-" + seed,
+                pushed);
         commit.run();
         commit.run();
         run(testing.spark().readStream().table("ls.%s.events".formatted(NS)), "events-all-" + seed, all);
-        run(selected(testing.spark().readStream().table("ls.%s.events".formatted(NS))), "events-pushed-" + seed, pushed);
+        run(
+                selected(testing.spark().readStream().table("ls.%s.events".formatted(NS))),
+                "events-pushed-" + seed,
+                pushed);
 
         Predicate<Map<String, Object>> kept = row -> "a".equals(row.get("kind")) && (int) row.get("score") >= 50;
         List<List<Object>> expected = written.stream()
@@ -107,20 +115,29 @@ class TestLakestreamSparkStreamPushdown {
                 .map(row -> List.<Object>of(row.get(0), row.get(1)))
                 .sorted(ROW_ORDER)
                 .toList();
-        assertThat(unpushed).as("%s: the unpushed stream, selected afterwards, equals the rows written", context)
+        assertThat(unpushed)
+                .as("%s: the unpushed stream, selected afterwards, equals the rows written", context)
                 .isEqualTo(expected);
-        assertThat(rows).as("%s: the pushed stream equals the unpushed one", context).isEqualTo(unpushed);
-        assertThat(StreamCollector.batches("events-pushed-" + seed)).as("%s: state batch, then log batch", context)
+        assertThat(rows)
+                .as("%s: the pushed stream equals the unpushed one", context)
+                .isEqualTo(unpushed);
+        assertThat(StreamCollector.batches("events-pushed-" + seed))
+                .as("%s: state batch, then log batch", context)
                 .hasSize(2);
 
         long[] allWork = WORK.get("events-all-" + seed);
         long[] pushedWork = WORK.get("events-pushed-" + seed);
-        assertThat(allWork[0]).as("%s: rows the unpushed scan returned", context).isEqualTo(written.size());
-        assertThat(allWork[1]).as("%s: values the unpushed scan returned (4 columns)", context)
+        assertThat(allWork[0])
+                .as("%s: rows the unpushed scan returned", context)
+                .isEqualTo(written.size());
+        assertThat(allWork[1])
+                .as("%s: values the unpushed scan returned (4 columns)", context)
                 .isEqualTo(4L * written.size());
-        assertThat(pushedWork[0]).as("%s: rows the pushed scan returned (only the kept ones)", context)
+        assertThat(pushedWork[0])
+                .as("%s: rows the pushed scan returned (only the kept ones)", context)
                 .isEqualTo(expected.size());
-        assertThat(pushedWork[1]).as("%s: values the pushed scan returned (id and score only)", context)
+        assertThat(pushedWork[1])
+                .as("%s: values the pushed scan returned (id and score only)", context)
                 .isEqualTo(2L * expected.size());
     }
 
@@ -131,13 +148,15 @@ class TestLakestreamSparkStreamPushdown {
         tables.createPrimaryKeyTable("users");
         LakestreamTable table = tables.load("users");
         Runnable commit = () -> {
-            try (LakestreamWriter writer = new LakestreamWriter(table, testing.warehouse().allocator())) {
+            try (LakestreamWriter writer =
+                    new LakestreamWriter(table, testing.warehouse().allocator())) {
                 for (int i = 0; i < 30; i++) {
                     long id = random.nextInt(40);
                     if (random.nextInt(5) == 0) {
                         writer.delete(Map.of("id", id));
                     } else {
-                        writer.upsert(Map.of("id", id, "name", "n" + random.nextInt(1000), "score", random.nextInt(100)));
+                        writer.upsert(
+                                Map.of("id", id, "name", "n" + random.nextInt(1000), "score", random.nextInt(100)));
                     }
                 }
                 writer.commit();
@@ -166,7 +185,9 @@ class TestLakestreamSparkStreamPushdown {
             Function<Row, List<Object>> selection =
                     row -> java.util.Arrays.asList(row.getAs("_change_type"), row.getAs("id"), row.getAs("score"));
             List<List<Object>> unpushed = StreamCollector.rows(all).stream()
-                    .filter(row -> row.<Long>getAs("id") < 20 && row.getAs("score") != null && row.<Integer>getAs("score") > 30)
+                    .filter(row -> row.<Long>getAs("id") < 20
+                            && row.getAs("score") != null
+                            && row.<Integer>getAs("score") > 30)
                     .map(selection)
                     .sorted(ROW_ORDER)
                     .toList();
@@ -174,23 +195,32 @@ class TestLakestreamSparkStreamPushdown {
                     .map(selection)
                     .sorted(ROW_ORDER)
                     .toList();
-            assertThat(rows).as("%s: the pushed stream equals the unpushed one", context).isEqualTo(unpushed);
+            assertThat(rows)
+                    .as("%s: the pushed stream equals the unpushed one", context)
+                    .isEqualTo(unpushed);
             assertThat(unpushed).as("%s: rows to compare", context).isNotEmpty();
             assertThat(WORK.get(pushed)[0])
                     .as("%s: rows the pushed scan returned (the key filter is pushed)", context)
                     .isLessThan(WORK.get(all)[0]);
-            long keptKeys = StreamCollector.rows(all).stream().filter(row -> row.<Long>getAs("id") < 20).count();
+            long keptKeys = StreamCollector.rows(all).stream()
+                    .filter(row -> row.<Long>getAs("id") < 20)
+                    .count();
             if (output.equals("log")) {
                 // every row of the log is a change of its own: both filters are exact on it
-                assertThat(WORK.get(pushed)[0]).as("%s: rows the pushed scan returned", context).isEqualTo(unpushed.size());
+                assertThat(WORK.get(pushed)[0])
+                        .as("%s: rows the pushed scan returned", context)
+                        .isEqualTo(unpushed.size());
             } else {
                 // per key, only the key filter may go first: the score filter stays after the derivation
-                assertThat(WORK.get(pushed)[0]).as("%s: rows the pushed scan returned", context).isEqualTo(keptKeys);
+                assertThat(WORK.get(pushed)[0])
+                        .as("%s: rows the pushed scan returned", context)
+                        .isEqualTo(keptKeys);
             }
         }
     }
 
-    private static final java.util.Comparator<List<Object>> ROW_ORDER = (a, b) -> a.toString().compareTo(b.toString());
+    private static final java.util.Comparator<List<Object>> ROW_ORDER =
+            (a, b) -> a.toString().compareTo(b.toString());
 
     private static Dataset<Row> selected(Dataset<Row> events) {
         return events.where("kind = 'a' AND score >= 50").select("id", "score");
@@ -212,8 +242,11 @@ class TestLakestreamSparkStreamPushdown {
                 for (SparkPlan leaf : CollectionConverters.asJava(
                         execution.lastExecution().executedPlan().collectLeaves())) {
                     if (leaf instanceof MicroBatchScanExec scan) {
-                        WORK.get(name)[0] += scan.metrics().apply("numOutputRows").value();
-                        WORK.get(name)[1] += scan.metrics().apply(LakestreamMetrics.RETURNED_VALUES).value();
+                        WORK.get(name)[0] +=
+                                scan.metrics().apply("numOutputRows").value();
+                        WORK.get(name)[1] += scan.metrics()
+                                .apply(LakestreamMetrics.RETURNED_VALUES)
+                                .value();
                     }
                 }
             }
