@@ -91,11 +91,7 @@ class TestLakestreamSparkStreamRetention {
         int delivered = StreamCollector.batches(name).size();
 
         oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
-        LakestreamTable table = tables.load(name);
-        SparkTables.tierAll(testing.tiering(), table);
-        // what the tiering service's retention does once the tiered segments are old enough
-        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
-                .isPositive();
+        tierAndRemoveTieredLog(name);
 
         assertQueryFails(stream, name, checkpoint, "[LOG_RANGE_REMOVED]", "which it has not read yet", FULL_ADVICE);
         assertThat(StreamCollector.batches(name))
@@ -187,10 +183,7 @@ class TestLakestreamSparkStreamRetention {
         Offset stateEnd = ((SupportsAdmissionControl) stream).latestOffset(start, ReadLimit.allAvailable());
 
         oracle.commitWithJavaWriter(tables.load("state"), random, 30, 40);
-        LakestreamTable table = tables.load("state");
-        SparkTables.tierAll(testing.tiering(), table);
-        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
-                .isPositive();
+        tierAndRemoveTieredLog("state");
 
         assertThatThrownBy(() -> stream.planInputPartitions(start, stateEnd))
                 .hasMessageContaining("[LOG_RANGE_REMOVED]")
@@ -236,11 +229,8 @@ class TestLakestreamSparkStreamRetention {
         PartitionReaderFactory readers = stream.createReaderFactory();
         assertThat(partitions).as("seed %s: the batch reads something", seed).isNotEmpty();
 
-        // between planning and reading: tiering, then the retention of the tiering service
-        LakestreamTable table = tables.load(name);
-        SparkTables.tierAll(testing.tiering(), table);
-        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
-                .isPositive();
+        // between planning and reading
+        tierAndRemoveTieredLog(name);
 
         JavaSparkContext context =
                 JavaSparkContext.fromSparkContext(testing.spark().sparkContext());
@@ -273,6 +263,14 @@ class TestLakestreamSparkStreamRetention {
     }
 
     // --- helpers
+
+    /** Tiers the whole log, then does what the tiering service's retention does once the tiered segments are old enough. */
+    private void tierAndRemoveTieredLog(String name) {
+        LakestreamTable table = tables.load(name);
+        SparkTables.tierAll(testing.tiering(), table);
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+    }
 
     private static void runToEnd(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
         StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
