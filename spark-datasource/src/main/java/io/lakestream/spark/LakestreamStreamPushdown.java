@@ -144,7 +144,7 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         }
         LogicalPlan relation = new StreamingDataSourceV2ScanRelation(
                 scan.relation(),
-                pushedScan,
+                new PushedDownStreamScan(pushedScan),
                 CollectionConverters.asScala(output).toList(),
                 stream.pushedDown(batches.pushedDown(pushedScan.columns(), pushedScan.filter())),
                 scan.startOffset(),
