@@ -16,6 +16,7 @@ public final class LakestreamMetrics {
     static final String LAKE_PARQUET_SPLITS = "lakeParquetSplits";
     static final String PARQUET_MERGE_SPLITS = "parquetMergeSplits";
     static final String PARQUET_ROW_GROUPS_SKIPPED = "parquetRowGroupsSkipped";
+    static final String RETURNED_VALUES = "returnedValues";
 
     private LakestreamMetrics() {}
 
@@ -26,18 +27,21 @@ public final class LakestreamMetrics {
             new LakeRowsHidden(),
             new LakeParquetSplits(),
             new ParquetMergeSplits(),
-            new ParquetRowGroupsSkipped()
+            new ParquetRowGroupsSkipped(),
+            new ReturnedValues()
         };
     }
 
-    static CustomTaskMetric[] values(SplitBatchReader reader, io.lakestream.merge.LakeReadPath path) {
+    static CustomTaskMetric[] values(
+            SplitBatchReader reader, io.lakestream.merge.LakeReadPath path, long returnedValues) {
         return new CustomTaskMetric[] {
             new TaskValue(LAKE_ROWS, reader.lakeRows()),
             new TaskValue(LOG_ROWS, reader.logRows()),
             new TaskValue(LAKE_ROWS_HIDDEN, reader.lakeRowsHidden()),
             new TaskValue(LAKE_PARQUET_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET ? 1 : 0),
             new TaskValue(PARQUET_MERGE_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET_MERGE ? 1 : 0),
-            new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped())
+            new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped()),
+            new TaskValue(RETURNED_VALUES, returnedValues)
         };
     }
 
@@ -122,6 +126,19 @@ public final class LakestreamMetrics {
         @Override
         public String description() {
             return "row groups skipped by filters on Spark's Parquet reader";
+        }
+    }
+
+    /** Values handed to Spark (rows times columns of the returned batches): what projection and filters save. */
+    public static final class ReturnedValues extends CustomSumMetric {
+        @Override
+        public String name() {
+            return RETURNED_VALUES;
+        }
+
+        @Override
+        public String description() {
+            return "values returned (rows x columns)";
         }
     }
 

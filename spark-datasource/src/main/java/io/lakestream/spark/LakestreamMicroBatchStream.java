@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
@@ -37,7 +38,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
  */
 final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTriggerAvailableNow, ReportsSourceMetrics {
     /** What a stream that lost changes it needs to retention can do (nothing was skipped: the query failed). */
-    private static final String RESTART_ADVICE =
+    static final String RESTART_ADVICE =
             "Nothing was skipped. Start the stream again with a new checkpoint location and startup.mode 'full' (the table's "
                     + "state, then every change after it), and let retention keep the log longer than the stream may be stopped";
 
@@ -142,33 +143,62 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
 
     @Override
     public InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset) {
+        return planInputPartitions(startOffset, endOffset, batches);
+    }
+
+    /**
+     * This stream reading only what a pushdown kept ({@link LakestreamStreamPushdown}): the batches it plans read
+     * {@code pushed}'s columns and rows; offsets, start, admission and progress stay this stream's, and it equals
+     * this stream (Spark finds a batch's source by it).
+     */
+    MicroBatchStream pushedDown(StreamBatches pushed) {
+        return new PushedDownStream(this, pushed);
+    }
+
+    /** What this stream reads when nothing is pushed down. */
+    StreamBatches batches() {
+        return batches;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return this == other || (other instanceof PushedDownStream pushed && pushed.source() == this);
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
+    }
+
+    InputPartition[] planInputPartitions(Offset startOffset, Offset endOffset, StreamBatches batches) {
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
         checkSameTable(end.position());
         if (start.isSnapshot()) {
-            return snapshotSplits(end.position()).stream()
+            return snapshotSplits(end.position(), batches.filter()).stream()
                     .map(LakestreamInputPartition::of)
                     .toArray(InputPartition[]::new);
         }
         LogSnapshot newest = newestSince(end.position().logVersion());
-        List<UnionSplit> changes = changeSplits(start.position(), end.position(), newest);
+        List<UnionSplit> changes = changeSplits(start.position(), end.position(), newest, batches);
         if (!batches.output().byKey()) {
             return changes.stream().map(LakestreamInputPartition::of).toArray(InputPartition[]::new);
         }
-        return keyedPartitions(start.position(), changes, newest);
+        return keyedPartitions(start.position(), changes, newest, batches.output());
     }
 
     /**
      * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
      * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
      */
-    private InputPartition[] keyedPartitions(Position start, List<UnionSplit> changes, LogSnapshot log) {
+    private InputPartition[] keyedPartitions(
+            Position start, List<UnionSplit> changes, LogSnapshot log, StreamOutput output) {
         Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
-        if (batches.output() == StreamOutput.CHANGELOG && !changes.isEmpty()) {
+        if (output == StreamOutput.CHANGELOG && !changes.isEmpty()) {
             String needed =
                     "the rows its changed keys held at log version %s (the before images of stream.output 'changelog')"
                             .formatted(start.logVersion());
-            for (UnionSplit split : stateSplits(start.logVersion(), log, needed)) {
+            for (UnionSplit split : stateSplits(ReadOptions.UNION.atLogVersion(start.logVersion()), log, needed)) {
                 stateByBucket.put(split.bucket().orElseThrow(), split);
             }
         }
@@ -212,23 +242,26 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     }
 
     /** The table's state at the version whose ends the batch's end offset holds (the start version). */
-    private List<UnionSplit> snapshotSplits(Position end) {
+    private List<UnionSplit> snapshotSplits(Position end, Expression filter) {
         String needed =
                 "the table's state at log version %s (the first batch of its 'full' start)".formatted(end.logVersion());
-        return stateSplits(end.logVersion(), newestSince(end.logVersion()), needed);
+        // the filter prunes buckets and lake files; the readers apply it to every row
+        return stateSplits(
+                ReadOptions.UNION.atLogVersion(end.logVersion()).withFilter(filter),
+                newestSince(end.logVersion()),
+                needed);
     }
 
     /**
-     * The union read of the table at log {@code version}, planned here on the driver. The log at that version
+     * The union read of the table at a log version ({@code state}), planned here on the driver. The log at that version
      * still lists the segments of each bucket's tail, so whether retention removed them since is checked
      * against {@code newest}: a stream that needs them gets its own error and advice here, before any task,
      * not a task failure telling it to re-run a query (which would re-plan the same batch).
      */
-    private List<UnionSplit> stateSplits(long version, LogSnapshot newest, String needed) {
+    private List<UnionSplit> stateSplits(ReadOptions state, LogSnapshot newest, String needed) {
         List<UnionSplit> splits;
         try {
-            splits = UnionReadPlanner.plan(table.table(), ReadOptions.UNION.atLogVersion(version))
-                    .splits();
+            splits = UnionReadPlanner.plan(table.table(), state).splits();
         } catch (LakestreamException e) {
             if (e.error() != LOG_RANGE_REMOVED) {
                 throw e;
@@ -265,7 +298,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     }
 
     /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
-    private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log) {
+    private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log, StreamBatches batches) {
         // the newest version still lists every segment the range needs, unless retention removed it
         List<UnionSplit> splits = new ArrayList<>();
         for (int bucket = 0; bucket < log.bucketCount(); bucket++) {

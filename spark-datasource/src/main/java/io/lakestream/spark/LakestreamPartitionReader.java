@@ -16,6 +16,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> {
     private final LakeReadPath path;
     private final SplitBatchReader reader;
+    private long returnedValues;
 
     LakestreamPartitionReader(LakestreamReaderFactory factory, UnionSplit split) {
         LakestreamTable table = factory.table().load();
@@ -32,12 +33,14 @@ final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> 
 
     @Override
     public ColumnarBatch get() {
-        return reader.get();
+        ColumnarBatch batch = reader.get();
+        returnedValues += (long) batch.numRows() * batch.numCols();
+        return batch;
     }
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return LakestreamMetrics.values(reader, path);
+        return LakestreamMetrics.values(reader, path, returnedValues);
     }
 
     @Override

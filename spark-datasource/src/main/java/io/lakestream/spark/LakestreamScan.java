@@ -84,6 +84,11 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         return plan == null ? OptionalLong.empty() : OptionalLong.of(plan.logVersion());
     }
 
+    /** The user columns the scan returns, in table order. */
+    List<String> columns() {
+        return columns;
+    }
+
     /** The filter the scan applies exactly: the predicates Spark pushed that could be translated. */
     org.apache.iceberg.expressions.Expression filter() {
         return options.filter();

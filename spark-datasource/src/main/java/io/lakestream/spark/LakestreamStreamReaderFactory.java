@@ -40,6 +40,10 @@ record LakestreamStreamReaderFactory(
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
         UnionSplit split = ((LakestreamInputPartition) partition).split();
+        return StreamPartitionReader.open(() -> columnarReader(split), tableName(), describe(split));
+    }
+
+    private PartitionReader<ColumnarBatch> columnarReader(UnionSplit split) {
         if (split.mode() == ReadMode.CHANGES) {
             return new LakestreamPartitionReader(changes, split);
         }
@@ -48,10 +52,29 @@ record LakestreamStreamReaderFactory(
         return output.changeColumns() ? new StateChangeColumns(reader, stateChangeType, split.bucket()) : reader;
     }
 
+    private String tableName() {
+        return String.join(".", rows.table().namespace()) + "." + rows.table().name();
+    }
+
+    /** What a split of a stream reads, for its errors. */
+    private static String describe(UnionSplit split) {
+        String range = split.logRange()
+                .map(log -> "log offsets [%s, %s) of bucket %s".formatted(log.from(), log.to(), log.bucket()))
+                .orElse("no log range");
+        return split.mode() == ReadMode.CHANGES
+                ? range
+                : "the table's state at log version %s: its lake files and %s".formatted(split.logVersion(), range);
+    }
+
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
         if (partition instanceof LakestreamKeyedChangesPartition keyed) {
-            return new KeyedChangesReader(this, keyed);
+            UnionSplit changes = keyed.changes().split();
+            String reads = describe(changes)
+                    + (keyed.stateBefore().isEmpty()
+                            ? ""
+                            : ", and the rows its keys held before it (the before images)");
+            return StreamPartitionReader.open(() -> new KeyedChangesReader(this, keyed), tableName(), reads);
         }
         // Spark reads columnar batches (supportColumnarReads); rows are only a fallback
         return new LakestreamRowReader(createColumnarReader(partition));

@@ -7,6 +7,7 @@ import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import java.util.List;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -47,10 +48,12 @@ final class LakestreamStreams {
         }
         StreamOutput output = StreamOutput.resolve(
                 table.name(), changelog, table.table().definition().hasPrimaryKey(), readOptions);
+        // the stream's session plans each micro-batch: there the rule pushes columns and filters into this stream
+        LakestreamStreamPushdown.install(SparkSession.active());
         return new LakestreamMicroBatchStream(
                 table,
                 LakestreamStreamConf.resolve(readOptions),
-                new StreamBatches(table, output, columns, merge),
+                new StreamBatches(table, output, columns, Expressions.alwaysTrue(), merge),
                 checkpointLocation,
                 SparkSession.active().sessionState().newHadoopConf());
     }

@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionParser;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -24,14 +25,23 @@ import org.apache.spark.sql.types.StructType;
  * @param table the table
  * @param output what the rows are
  * @param columns the user columns to return
+ * @param filter the rows to return, applied to every row read (the state's and the log's), so only filters that
+ *     are exact on the output's rows belong here ({@link LakestreamStreamPushdown})
  * @param merge the merge limits of the state read
  */
-record StreamBatches(LakestreamTable table, StreamOutput output, List<String> columns, MergeConfig merge) {
+record StreamBatches(
+        LakestreamTable table, StreamOutput output, List<String> columns, Expression filter, MergeConfig merge) {
     StreamBatches {
         requireNonNull(table, "table is null");
         requireNonNull(output, "output is null");
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
+        requireNonNull(filter, "filter is null");
         requireNonNull(merge, "merge is null");
+    }
+
+    /** The same batches, reading only {@code columns} and the rows that pass {@code filter}. */
+    StreamBatches pushedDown(List<String> columns, Expression filter) {
+        return new StreamBatches(table, output, columns, filter, merge);
     }
 
     /** The log range as a split: its changes, or (append-only rows) its rows. */
@@ -68,11 +78,13 @@ record StreamBatches(LakestreamTable table, StreamOutput output, List<String> co
     }
 
     LakestreamStreamReaderFactory readerFactory() {
-        String noFilter = ExpressionParser.toJson(Expressions.alwaysTrue());
+        // bound, so literals are written with their column types (as LakestreamScan writes them)
+        String filterJson = ExpressionParser.toJson(
+                Binder.bind(table.table().definition().schema().asStruct(), filter, false));
         LakestreamReaderFactory rows =
-                new LakestreamReaderFactory(table.ref(), columns, rowSchema(), noFilter, merge.maxIndexRows(), -1);
+                new LakestreamReaderFactory(table.ref(), columns, rowSchema(), filterJson, merge.maxIndexRows(), -1);
         LakestreamReaderFactory changes =
-                new LakestreamReaderFactory(table.ref(), columns, readSchema(), noFilter, merge.maxIndexRows(), -1);
+                new LakestreamReaderFactory(table.ref(), columns, readSchema(), filterJson, merge.maxIndexRows(), -1);
         return new LakestreamStreamReaderFactory(
                 rows,
                 changes,

@@ -2,12 +2,15 @@ package io.lakestream.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.Seeds;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,8 +21,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
@@ -27,6 +35,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -82,11 +91,7 @@ class TestLakestreamSparkStreamRetention {
         int delivered = StreamCollector.batches(name).size();
 
         oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
-        LakestreamTable table = tables.load(name);
-        SparkTables.tierAll(testing.tiering(), table);
-        // what the tiering service's retention does once the tiered segments are old enough
-        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
-                .isPositive();
+        tierAndRemoveTieredLog(name);
 
         assertQueryFails(stream, name, checkpoint, "[LOG_RANGE_REMOVED]", "which it has not read yet", FULL_ADVICE);
         assertThat(StreamCollector.batches(name))
@@ -178,10 +183,7 @@ class TestLakestreamSparkStreamRetention {
         Offset stateEnd = ((SupportsAdmissionControl) stream).latestOffset(start, ReadLimit.allAvailable());
 
         oracle.commitWithJavaWriter(tables.load("state"), random, 30, 40);
-        LakestreamTable table = tables.load("state");
-        SparkTables.tierAll(testing.tiering(), table);
-        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
-                .isPositive();
+        tierAndRemoveTieredLog("state");
 
         assertThatThrownBy(() -> stream.planInputPartitions(start, stateEnd))
                 .hasMessageContaining("[LOG_RANGE_REMOVED]")
@@ -190,7 +192,85 @@ class TestLakestreamSparkStreamRetention {
         stream.stop();
     }
 
+    /**
+     * Retention removes the range a micro-batch reads after the driver planned the batch (and checked the log) and
+     * before its tasks read it: the stream is driven through {@link MicroBatchStream} in the order Spark's
+     * micro-batch execution calls it, the removal is injected between planning and reading, and the planned
+     * partitions are read by the stream's reader factory in Spark tasks. Each output's change batch and a {@code
+     * full} start's state batch fail with {@code LOG_RANGE_REMOVED} and the stream's advice, not the advice for a
+     * query (re-running a query re-plans it; re-running the stream's batch reads the same removed range).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"log", "changelog", "upsert", "full"})
+    void rangeRemovedWhileABatchRunsFailsWithTheStreamsAdvice(String output) throws Exception {
+        long seed = Seeds.seed(2244);
+        Random random = new Random(seed);
+        String name = "running_" + output;
+        tables.createPrimaryKeyTable(name);
+        ChangelogOracle oracle = new ChangelogOracle();
+        oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        boolean state = output.equals("full");
+        // the state of a full start has a log tail only if the lake lags: tier first, then commit the tail
+        SparkTables.tierAll(testing.tiering(), tables.load(name));
+        if (state) {
+            oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        }
+        Map<String, String> options = state ? Map.of() : Map.of("stream.output", output, "startup.mode", "latest");
+        MicroBatchStream stream = testing.loadTable(NS, name + "$changes")
+                .newScanBuilder(new CaseInsensitiveStringMap(options))
+                .build()
+                .toMicroBatchStream(checkpoint().toString());
+        Offset start = stream.initialOffset();
+        if (!state) {
+            oracle.commitWithJavaWriter(tables.load(name), random, 30, 40);
+        }
+        Offset end = ((SupportsAdmissionControl) stream).latestOffset(start, ReadLimit.allAvailable());
+        InputPartition[] partitions = stream.planInputPartitions(start, end);
+        PartitionReaderFactory readers = stream.createReaderFactory();
+        assertThat(partitions).as("seed %s: the batch reads something", seed).isNotEmpty();
+
+        // between planning and reading
+        tierAndRemoveTieredLog(name);
+
+        JavaSparkContext context =
+                JavaSparkContext.fromSparkContext(testing.spark().sparkContext());
+        Throwable failure = catchThrowable(() -> context.parallelize(List.of(partitions), partitions.length)
+                .foreach(partition -> readAll(readers, partition)));
+        assertThat(failure).as("seed %s: the batch's tasks fail", seed).isNotNull();
+        StringWriter trace = new StringWriter();
+        failure.printStackTrace(new PrintWriter(trace));
+        assertThat(trace.toString())
+                .as("seed %s: the tasks' failure", seed)
+                .contains("[LOG_RANGE_REMOVED]", "The stream on", "while the batch ran", FULL_ADVICE)
+                .doesNotContain("Re-run the query", "LOG_CORRUPT");
+        stream.stop();
+    }
+
+    private static void readAll(PartitionReaderFactory readers, InputPartition partition) throws IOException {
+        if (readers.supportColumnarReads(partition)) {
+            try (PartitionReader<ColumnarBatch> reader = readers.createColumnarReader(partition)) {
+                while (reader.next()) {
+                    reader.get().numRows();
+                }
+            }
+            return;
+        }
+        try (PartitionReader<InternalRow> reader = readers.createReader(partition)) {
+            while (reader.next()) {
+                reader.get();
+            }
+        }
+    }
+
     // --- helpers
+
+    /** Tiers the whole log, then does what the tiering service's retention does once the tiered segments are old enough. */
+    private void tierAndRemoveTieredLog(String name) {
+        LakestreamTable table = tables.load(name);
+        SparkTables.tierAll(testing.tiering(), table);
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+    }
 
     private static void runToEnd(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
         StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);

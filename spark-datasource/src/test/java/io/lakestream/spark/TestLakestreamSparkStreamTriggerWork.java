@@ -10,10 +10,12 @@ import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.connector.read.streaming.Offset;
@@ -22,8 +24,9 @@ import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The log I/O a stream's driver does per trigger, counted (not timed): the source is built over the table's log
@@ -44,28 +47,39 @@ class TestLakestreamSparkStreamTriggerWork {
         testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
     }
 
-    @Test
-    void aTriggerReadsTheNewCommitsAndOneProbeOnly() throws Exception {
-        testing.sql("CREATE TABLE ls.%s.events (id BIGINT) TBLPROPERTIES ('bucket.num'='2')".formatted(NS));
-        append(0);
+    /**
+     * @param pushedDown whether the batches are planned, as after a projection or filter pushdown, by the stream in
+     *     the batch's plan ({@link PushedDownStream}) rather than the source itself
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aTriggerReadsTheNewCommitsAndOneProbeOnly(boolean pushedDown) throws Exception {
+        String name = pushedDown ? "pushed_events" : "events";
+        testing.sql("CREATE TABLE ls.%s.%s (id BIGINT) TBLPROPERTIES ('bucket.num'='2')".formatted(NS, name));
+        append(name, 0);
         CountingLogFileSystem counting =
-                new CountingLogFileSystem(SparkTables.load(NS, "events").log().fileSystem());
-        MicroBatchStream stream = countedStream("events", counting, Map.of("startup.mode", "latest"));
+                new CountingLogFileSystem(SparkTables.load(NS, name).log().fileSystem());
+        LakestreamMicroBatchStream source =
+                (LakestreamMicroBatchStream) countedStream(name, counting, Map.of("startup.mode", "latest"));
+        MicroBatchStream planning = pushedDown
+                ? source.pushedDown(source.batches().pushedDown(List.of(), Expressions.greaterThanOrEqual("id", 0L)))
+                : source;
+        MicroBatchStream stream = source;
         Offset position = stream.initialOffset();
         ReadLimit limit = ((SupportsAdmissionControl) stream).getDefaultReadLimit();
 
         for (int idle = 0; idle < 5; idle++) {
             long before = counting.reads();
-            Trigger trigger = trigger(stream, position, limit);
+            Trigger trigger = trigger(stream, planning, position, limit);
             assertThat(trigger.batch()).as("idle trigger %s has no batch", idle).isFalse();
             assertThat(counting.reads() - before)
                     .as("log files read by idle trigger %s (the probe of the next commit)", idle)
                     .isEqualTo(1);
         }
         for (int commit = 1; commit <= 5; commit++) {
-            append(commit);
+            append(name, commit);
             long before = counting.reads();
-            Trigger trigger = trigger(stream, position, limit);
+            Trigger trigger = trigger(stream, planning, position, limit);
             assertThat(trigger.batch())
                     .as("trigger after commit %s has a batch", commit)
                     .isTrue();
@@ -82,14 +96,17 @@ class TestLakestreamSparkStreamTriggerWork {
     /** What one trigger did: whether it made a batch, its partitions, and the offset it ended at. */
     private record Trigger(boolean batch, int partitions, Offset end) {}
 
-    /** One trigger as Spark's micro-batch execution runs it on the driver. */
-    private static Trigger trigger(MicroBatchStream stream, Offset start, ReadLimit limit) {
+    /**
+     * One trigger as Spark's micro-batch execution runs it on the driver: offsets and progress from the source
+     * ({@code stream}), partitions and readers from the stream in the batch's plan ({@code planning}).
+     */
+    private static Trigger trigger(MicroBatchStream stream, MicroBatchStream planning, Offset start, ReadLimit limit) {
         Offset end = ((SupportsAdmissionControl) stream).latestOffset(start, limit);
         if (end.equals(start)) {
             return new Trigger(false, 0, start);
         }
-        InputPartition[] partitions = stream.planInputPartitions(start, end);
-        stream.createReaderFactory();
+        InputPartition[] partitions = planning.planInputPartitions(start, end);
+        planning.createReaderFactory();
         stream.commit(end);
         ((ReportsSourceMetrics) stream).metrics(Optional.of(end));
         return new Trigger(true, partitions.length, end);
@@ -115,9 +132,9 @@ class TestLakestreamSparkStreamTriggerWork {
                         Files.createTempDirectory("lakestream-trigger-work").toString());
     }
 
-    private static void append(long id) {
+    private static void append(String name, long id) {
         try (LakestreamWriter writer = new LakestreamWriter(
-                SparkTables.load(NS, "events"), SparkTesting.get().warehouse().allocator())) {
+                SparkTables.load(NS, name), SparkTesting.get().warehouse().allocator())) {
             writer.append(Map.of("id", id));
             writer.commit();
         }

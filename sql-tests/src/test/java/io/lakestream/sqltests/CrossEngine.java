@@ -118,7 +118,12 @@ final class CrossEngine {
 
     /** A Spark stream of table {@code source} into {@code table}, run until it has read what is committed now. */
     void sparkStreamTable(String source, String table, Path checkpoint) {
-        spark.streamTableIntoTable(source, table, checkpoint);
+        sparkStreamTable(source, Map.of(), table, checkpoint);
+    }
+
+    /** {@link #sparkStreamTable(String, String, Path)} with the stream's read options. */
+    void sparkStreamTable(String source, Map<String, String> options, String table, Path checkpoint) {
+        spark.streamTableIntoTable(source, options, table, checkpoint);
     }
 
     /** A running Spark stream of table {@code source} into the memory view {@code queryName} (see {@link SparkEngine#startMemoryStream}). */

@@ -113,10 +113,17 @@ public final class SparkEngine implements AutoCloseable {
      * Streams the table {@code source} ({@code readStream.table}, e.g. a primary-key table's {@code t$changes})
      * into {@code table} through the Lakestream streaming sink, with {@code Trigger.AvailableNow} and the
      * checkpoint {@code checkpoint}: a run reads what was committed when it started, then stops.
+     *
+     * @param options the stream's read options (e.g. {@code stream.output})
      */
-    void streamTableIntoTable(String source, String table, Path checkpoint) {
+    void streamTableIntoTable(String source, Map<String, String> options, String table, Path checkpoint) {
         streamIntoTable("stream " + source + " into " + table, table, checkpoint, session -> {
             Object reader = session.getClass().getMethod("readStream").invoke(session);
+            for (Map.Entry<String, String> option : options.entrySet()) {
+                reader = reader.getClass()
+                        .getMethod("option", String.class, String.class)
+                        .invoke(reader, option.getKey(), option.getValue());
+            }
             return reader.getClass().getMethod("table", String.class).invoke(reader, source);
         });
     }

@@ -12,27 +12,31 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A derived table kept by a Spark stream: the changelog of a primary-key table ({@code t$changes}, a Lakestream
  * streaming source) streamed into another primary-key table through the Lakestream streaming sink, in runs of
  * {@code Trigger.AvailableNow} on one checkpoint, while Trino and the Java writer change the source and tiering
  * runs between the runs. After every run Trino's union read of the derived table equals an oracle built from
- * the changes the test made. The seed is printed on failure; {@code -Dlakestream.test.seed=N} replays one.
+ * the changes the test made. In each of the stream's outputs ({@code stream.output}): {@code log} (upserts and
+ * deletes as logged), {@code upsert} (the last change per key per batch) and {@code changelog} (insert,
+ * update_before / update_after, delete; the sink skips the before images). The seed is printed on failure; {@code -Dlakestream.test.seed=N} replays one.
  */
 final class TestCrossEngineDerivedStream {
     private static final long DEFAULT_SEED = 20261201L;
-    private static final int ROUNDS = 5;
+    private static final int ROUNDS = 4;
     private static final int KEYS = 20;
 
     private final CrossEngine engines = CrossEngine.get();
 
-    @Test
-    void aStreamKeepsADerivedTableEqualToItsSource() throws IOException {
+    @ParameterizedTest
+    @ValueSource(strings = {"log", "upsert", "changelog"})
+    void aStreamKeepsADerivedTableEqualToItsSource(String output) throws IOException {
         long seed = Seeds.seed(DEFAULT_SEED);
         Random random = new Random(seed);
-        String schema = "derived_stream";
+        String schema = "derived_stream_" + output;
         String s = engines.createSchema(schema);
         engines.trino("CREATE TABLE " + s + ".source (id bigint, name varchar, score integer)"
                 + " WITH (primary_key = ARRAY['id'], bucket_count = 3)");
@@ -75,18 +79,19 @@ final class TestCrossEngineDerivedStream {
                 history.add("round " + round + ": tier source");
             }
 
-            engines.sparkStreamTable(s + ".`source$changes`", s + ".derived", checkpoint);
+            engines.sparkStreamTable(
+                    s + ".`source$changes`", Map.of("stream.output", output), s + ".derived", checkpoint);
             if (random.nextBoolean()) {
                 engines.tier(schema, "derived");
                 history.add("round " + round + ": tier derived");
             }
             List<List<Object>> expected = new ArrayList<>(oracle.values());
             assertThat(engines.trino("SELECT id, name, score FROM " + s + ".derived ORDER BY id"))
-                    .as("seed %d (-Dlakestream.test.seed=%d), after %s", seed, seed, history)
+                    .as("seed %d (-Dlakestream.test.seed=%d), stream.output %s, after %s", seed, seed, output, history)
                     .isEqualTo(expected);
         }
         assertThat(engines.trino("SELECT id, name, score FROM " + s + ".derived ORDER BY id"))
-                .as("seed %d: the derived table equals its source", seed)
+                .as("seed %d, stream.output %s: the derived table equals its source", seed, output)
                 .isEqualTo(engines.trino("SELECT id, name, score FROM " + s + ".source ORDER BY id"));
     }
 }
