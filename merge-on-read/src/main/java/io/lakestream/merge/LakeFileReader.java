@@ -21,6 +21,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -31,6 +32,7 @@ import org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
@@ -56,6 +58,8 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
     /** The list, map and struct columns the file has, read row by row ({@link NestedColumns}). */
     private final NestedColumns nested;
 
+    private final MergeCounters counters;
+
     private final List<Integer> rowGroups = new ArrayList<>();
     private final long[] rowGroupFirstPositions;
     private int nextRowGroup;
@@ -75,7 +79,20 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             Schema tableSchema,
             Expression filter,
             BufferAllocator allocator) {
+        this(io, file, readSchema, tableSchema, filter, allocator, new MergeCounters());
+    }
+
+    /** @param counters where the Parquet column chunks read (and their bytes) are counted */
+    LakeFileReader(
+            FileIO io,
+            LakeFile file,
+            Schema readSchema,
+            Schema tableSchema,
+            Expression filter,
+            BufferAllocator allocator,
+            MergeCounters counters) {
         this.file = file;
+        this.counters = counters;
         this.allocator = allocator;
         this.columns = readSchema.columns();
         this.fields = columns.stream().map(LogSchema::arrowField).toList();
@@ -104,11 +121,18 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             if (column == null) {
                 continue; // added after this file was written: nulls
             }
-            requested.add(column);
             if (columns.get(i).type().isNestedType()) {
+                // only the Parquet columns of the fields read (a struct narrowed to r.a reads r.a's column alone)
+                MessageType pruned = ParquetSchemaUtil.pruneColumns(
+                        new MessageType(fileSchema.getName(), column), new Schema(columns.get(i)));
+                if (pruned.getFieldCount() == 0) {
+                    continue; // none of the fields read was in the file yet: nulls
+                }
+                requested.add(pruned.getType(0));
                 nestedInFile[i] = true;
                 continue;
             }
+            requested.add(column);
             descriptors[i] = fileSchema.getColumnDescription(new String[] {column.getName()});
             fillers[i] = ParquetColumnFiller.forColumn(
                     columns.get(i).type(), column.asPrimitiveType().getPrimitiveTypeName());
@@ -286,8 +310,18 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             }
         }
         nested.setPageSource(pages);
+        countColumnChunks(reader.getRowGroups().get(index));
         rowsLeftInGroup = pages.getRowCount();
         nextPosition = rowGroupFirstPositions[index];
+    }
+
+    /** The column chunks of a row group that the requested schema reads, and their bytes in the file. */
+    private void countColumnChunks(BlockMetaData block) {
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            if (requestedSchema.containsPath(chunk.getPath().toArray())) {
+                counters.addLakeColumnChunk(chunk.getTotalSize());
+            }
+        }
     }
 
     private LakestreamException unreadable(Exception e) {
