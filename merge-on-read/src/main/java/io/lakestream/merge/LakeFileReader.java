@@ -21,7 +21,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -33,6 +32,7 @@ import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
@@ -123,12 +123,11 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             }
             if (columns.get(i).type().isNestedType()) {
                 // only the Parquet columns of the fields read (a struct narrowed to r.a reads r.a's column alone)
-                MessageType pruned = ParquetSchemaUtil.pruneColumns(
-                        new MessageType(fileSchema.getName(), column), new Schema(columns.get(i)));
-                if (pruned.getFieldCount() == 0) {
+                Type pruned = narrowed(column, columns.get(i).type());
+                if (pruned == null) {
                     continue; // none of the fields read was in the file yet: nulls
                 }
-                requested.add(pruned.getType(0));
+                requested.add(pruned);
                 nestedInFile[i] = true;
                 continue;
             }
@@ -313,6 +312,32 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
         countColumnChunks(reader.getRowGroups().get(index));
         rowsLeftInGroup = pages.getRowCount();
         nextPosition = rowGroupFirstPositions[index];
+    }
+
+    /**
+     * A file's struct column narrowed to the fields of the read type, by field id (lists, maps and primitives whole);
+     * null when the file has none of them.
+     */
+    private static Type narrowed(Type fileColumn, org.apache.iceberg.types.Type readType) {
+        if (!readType.isStructType() || fileColumn.isPrimitive()) {
+            return fileColumn;
+        }
+        GroupType group = fileColumn.asGroupType();
+        List<Type> kept = new ArrayList<>();
+        for (Type child : group.getFields()) {
+            if (child.getId() == null) {
+                continue;
+            }
+            Types.NestedField field =
+                    readType.asStructType().field(child.getId().intValue());
+            if (field != null) {
+                Type narrowedChild = narrowed(child, field.type());
+                if (narrowedChild != null) {
+                    kept.add(narrowedChild);
+                }
+            }
+        }
+        return kept.isEmpty() ? null : group.withNewFields(kept);
     }
 
     /** The column chunks of a row group that the requested schema reads, and their bytes in the file. */

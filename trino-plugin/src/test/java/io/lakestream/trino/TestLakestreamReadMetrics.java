@@ -50,8 +50,10 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
     void dereferencePushdownReadsOnlyTheFieldsAsked() {
         String row = "row(a bigint, b varchar, c row(d double, e varchar))";
         assertUpdate("CREATE TABLE counted_rows (id bigint, r " + row + ") WITH (primary_key = ARRAY['id'])");
-        assertUpdate("INSERT INTO counted_rows SELECT x, CAST(ROW(x, 'b', ROW(0.5, 'e')) AS " + row + ")"
-                + " FROM UNNEST(sequence(1, 10)) t(x)", 10);
+        assertUpdate(
+                "INSERT INTO counted_rows SELECT x, CAST(ROW(x, 'b', ROW(0.5, 'e')) AS " + row + ")"
+                        + " FROM UNNEST(sequence(1, 10)) t(x)",
+                10);
         tables.tier("counted_rows");
 
         Metrics lakeField = scanMetrics("SELECT id, r.a FROM \"counted_rows$lake\"");
@@ -66,8 +68,10 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
         assertThat(count(lakeRow, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(7);
 
         // the tail: a new version of every key, read from the log (the lake's rows all hidden)
-        assertUpdate("INSERT INTO counted_rows SELECT x, CAST(ROW(-x, 'b', ROW(0.5, 'tail')) AS " + row + ")"
-                + " FROM UNNEST(sequence(1, 10)) t(x)", 10);
+        assertUpdate(
+                "INSERT INTO counted_rows SELECT x, CAST(ROW(-x, 'b', ROW(0.5, 'tail')) AS " + row + ")"
+                        + " FROM UNNEST(sequence(1, 10)) t(x)",
+                10);
         Metrics tailField = scanMetrics("SELECT r.c.e FROM counted_rows");
         Metrics tailRow = scanMetrics(withoutProjectionPushdown(), "SELECT r.c.e FROM counted_rows");
         assertThat(count(tailField, LakestreamMetrics.LOG_ROWS)).isEqualTo(10);
