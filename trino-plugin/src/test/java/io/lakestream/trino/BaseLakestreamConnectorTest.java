@@ -80,6 +80,8 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_ARRAY,
                     SUPPORTS_MAP_TYPE,
                     SUPPORTS_ROW_TYPE,
+                    // applyProjection (LakestreamProjections): r.a read as a column of its own
+                    SUPPORTS_DEREFERENCE_PUSHDOWN,
                     SUPPORTS_CANCELLATION,
                     // ALTER TABLE (docs/format.md "Schema evolution")
                     SUPPORTS_ADD_COLUMN,
