@@ -133,12 +133,21 @@ final class LakestreamPageSource implements ConnectorPageSource {
                     finished = true;
                 }
                 rowsReturned += page.getPositionCount();
-                completedBytes += page.getSizeInBytes();
+                // what the reader returned, once per column read (r and r.a of it count r once), not the output
+                completedBytes += batchBytes(batch);
                 return SourcePage.create(page);
             }
         } finally {
             readTimeNanos += System.nanoTime() - start;
         }
+    }
+
+    private static long batchBytes(VectorSchemaRoot batch) {
+        long bytes = 0;
+        for (FieldVector vector : batch.getFieldVectors()) {
+            bytes += vector.getBufferSize();
+        }
+        return bytes;
     }
 
     private Page toPage(VectorSchemaRoot batch) {
