@@ -2,7 +2,6 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trino.Session;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -138,15 +137,7 @@ final class TestLakestreamDereferencePushdown extends AbstractLakestreamSqlTest 
     /** The query returns exactly {@code expected}, with the pushdown and without it. */
     private void assertFields(String sql, String expected) {
         assertThat(query(sql)).matches(expected);
-        assertThat(query(withoutPushdown(), sql)).matches(expected);
-    }
-
-    private Session withoutPushdown() {
-        return Session.builder(getSession())
-                .setCatalogSessionProperty(
-                        getSession().getCatalog().orElseThrow(),
-                        LakestreamSessionProperties.PROJECTION_PUSHDOWN_ENABLED,
-                        "false")
-                .build();
+        assertThat(query(LakestreamQueryRunner.withoutProjectionPushdown(getSession()), sql))
+                .matches(expected);
     }
 }

@@ -57,7 +57,9 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
         tables.tier("counted_rows");
 
         Metrics lakeField = scanMetrics("SELECT id, r.a FROM \"counted_rows$lake\"");
-        Metrics lakeRow = scanMetrics(withoutProjectionPushdown(), "SELECT id, r.a FROM \"counted_rows$lake\"");
+        Metrics lakeRow = scanMetrics(
+                LakestreamQueryRunner.withoutProjectionPushdown(getSession()),
+                "SELECT id, r.a FROM \"counted_rows$lake\"");
         // one lake file of one row group: id and r.a; without the pushdown id and r's four leaves
         assertThat(count(lakeField, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(2);
         assertThat(count(lakeRow, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(5);
@@ -73,7 +75,8 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
                         + " FROM UNNEST(sequence(1, 10)) t(x)",
                 10);
         Metrics tailField = scanMetrics("SELECT r.c.e FROM counted_rows");
-        Metrics tailRow = scanMetrics(withoutProjectionPushdown(), "SELECT r.c.e FROM counted_rows");
+        Metrics tailRow = scanMetrics(
+                LakestreamQueryRunner.withoutProjectionPushdown(getSession()), "SELECT r.c.e FROM counted_rows");
         assertThat(count(tailField, LakestreamMetrics.LOG_ROWS)).isEqualTo(10);
         assertThat(count(tailField, LakestreamMetrics.LAKE_ROWS_HIDDEN)).isEqualTo(10);
         // the merge reads the key and r.c.e from the lake, never the whole row; no lake row survives to be converted
@@ -83,15 +86,6 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
         assertThat(count(tailField, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(1);
         assertThat(count(tailRow, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(6);
         assertThat(query("SELECT DISTINCT r.c.e FROM counted_rows")).matches("VALUES CAST('tail' AS varchar)");
-    }
-
-    private Session withoutProjectionPushdown() {
-        return Session.builder(getSession())
-                .setCatalogSessionProperty(
-                        getSession().getCatalog().orElseThrow(),
-                        LakestreamSessionProperties.PROJECTION_PUSHDOWN_ENABLED,
-                        "false")
-                .build();
     }
 
     /** The connector metrics of the query's table scan, summed over its splits. */
