@@ -31,6 +31,8 @@ import org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
@@ -56,6 +58,8 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
     /** The list, map and struct columns the file has, read row by row ({@link NestedColumns}). */
     private final NestedColumns nested;
 
+    private final MergeCounters counters;
+
     private final List<Integer> rowGroups = new ArrayList<>();
     private final long[] rowGroupFirstPositions;
     private int nextRowGroup;
@@ -75,7 +79,20 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             Schema tableSchema,
             Expression filter,
             BufferAllocator allocator) {
+        this(io, file, readSchema, tableSchema, filter, allocator, new MergeCounters());
+    }
+
+    /** @param counters where the Parquet column chunks read (and their bytes) are counted */
+    LakeFileReader(
+            FileIO io,
+            LakeFile file,
+            Schema readSchema,
+            Schema tableSchema,
+            Expression filter,
+            BufferAllocator allocator,
+            MergeCounters counters) {
         this.file = file;
+        this.counters = counters;
         this.allocator = allocator;
         this.columns = readSchema.columns();
         this.fields = columns.stream().map(LogSchema::arrowField).toList();
@@ -104,11 +121,17 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             if (column == null) {
                 continue; // added after this file was written: nulls
             }
-            requested.add(column);
             if (columns.get(i).type().isNestedType()) {
+                // only the Parquet columns of the fields read (a struct narrowed to r.a reads r.a's column alone)
+                Type pruned = narrowed(column, columns.get(i).type());
+                if (pruned == null) {
+                    continue; // none of the fields read was in the file yet: nulls
+                }
+                requested.add(pruned);
                 nestedInFile[i] = true;
                 continue;
             }
+            requested.add(column);
             descriptors[i] = fileSchema.getColumnDescription(new String[] {column.getName()});
             fillers[i] = ParquetColumnFiller.forColumn(
                     columns.get(i).type(), column.asPrimitiveType().getPrimitiveTypeName());
@@ -286,8 +309,44 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             }
         }
         nested.setPageSource(pages);
+        countColumnChunks(reader.getRowGroups().get(index));
         rowsLeftInGroup = pages.getRowCount();
         nextPosition = rowGroupFirstPositions[index];
+    }
+
+    /**
+     * A file's struct column narrowed to the fields of the read type, by field id (lists, maps and primitives whole);
+     * null when the file has none of them.
+     */
+    private static Type narrowed(Type fileColumn, org.apache.iceberg.types.Type readType) {
+        if (!readType.isStructType() || fileColumn.isPrimitive()) {
+            return fileColumn;
+        }
+        GroupType group = fileColumn.asGroupType();
+        List<Type> kept = new ArrayList<>();
+        for (Type child : group.getFields()) {
+            if (child.getId() == null) {
+                continue;
+            }
+            Types.NestedField field =
+                    readType.asStructType().field(child.getId().intValue());
+            if (field != null) {
+                Type narrowedChild = narrowed(child, field.type());
+                if (narrowedChild != null) {
+                    kept.add(narrowedChild);
+                }
+            }
+        }
+        return kept.isEmpty() ? null : group.withNewFields(kept);
+    }
+
+    /** The column chunks of a row group that the requested schema reads, and their bytes in the file. */
+    private void countColumnChunks(BlockMetaData block) {
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            if (requestedSchema.containsPath(chunk.getPath().toArray())) {
+                counters.addLakeColumnChunk(chunk.getTotalSize());
+            }
+        }
     }
 
     private LakestreamException unreadable(Exception e) {

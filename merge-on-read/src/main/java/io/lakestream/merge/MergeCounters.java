@@ -7,6 +7,8 @@ public final class MergeCounters {
     private long lakeRowsHidden;
     private long logRowsSuperseded;
     private long mergePasses;
+    private long lakeColumnChunks;
+    private long lakeColumnBytes;
 
     /** Lake rows read (after Iceberg deletes). */
     public long lakeRows() {
@@ -31,6 +33,21 @@ public final class MergeCounters {
     /** Merge passes over the lake files (more than one per split when the tail exceeded the index limit). */
     public long mergePasses() {
         return mergePasses;
+    }
+
+    /** Parquet column chunks read from lake files (one per column read of each row group opened). */
+    public long lakeColumnChunks() {
+        return lakeColumnChunks;
+    }
+
+    /** Bytes of the Parquet column chunks read from lake files, as stored (compressed). */
+    public long lakeColumnBytes() {
+        return lakeColumnBytes;
+    }
+
+    void addLakeColumnChunk(long bytes) {
+        lakeColumnChunks++;
+        lakeColumnBytes += bytes;
     }
 
     void addLakeRows(long rows) {
@@ -60,5 +77,7 @@ public final class MergeCounters {
         lakeRowsHidden += other.lakeRowsHidden;
         logRowsSuperseded += other.logRowsSuperseded;
         mergePasses += other.mergePasses;
+        lakeColumnChunks += other.lakeColumnChunks;
+        lakeColumnBytes += other.lakeColumnBytes;
     }
 }

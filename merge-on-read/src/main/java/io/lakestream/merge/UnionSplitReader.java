@@ -35,7 +35,6 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -99,7 +98,34 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             MergeCounters counters,
             BufferAllocator allocator,
             boolean withOffsets) {
-        this(table, split, columns, filter, config, counters, allocator, withOffsets, null);
+        this(
+                table,
+                split,
+                wholeColumns(table.definition().schema(), columns),
+                filter,
+                config,
+                counters,
+                allocator,
+                withOffsets,
+                null);
+    }
+
+    /**
+     * Reads columns that may be narrowed to some of their nested fields ({@link NestedPruning}): a narrowed struct
+     * comes back with only those fields, read from only their Parquet columns and Arrow children.
+     *
+     * @param columns top-level columns of the table, each whole or narrowed
+     */
+    public static UnionSplitReader projected(
+            LakestreamTable table,
+            UnionSplit split,
+            List<Types.NestedField> columns,
+            Expression filter,
+            MergeConfig config,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets) {
+        return new UnionSplitReader(table, split, columns, filter, config, counters, allocator, withOffsets, null);
     }
 
     /**
@@ -113,6 +139,27 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             UnionSplit tailOnly,
             IndexedTail tail,
             List<String> columns,
+            Expression filter,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets) {
+        return projectedTailWinners(
+                table,
+                tailOnly,
+                tail,
+                wholeColumns(table.definition().schema(), columns),
+                filter,
+                counters,
+                allocator,
+                withOffsets);
+    }
+
+    /** {@link #tailWinners} of columns that may be narrowed to some of their nested fields ({@link #projected}). */
+    public static UnionSplitReader projectedTailWinners(
+            LakestreamTable table,
+            UnionSplit tailOnly,
+            IndexedTail tail,
+            List<Types.NestedField> columns,
             Expression filter,
             MergeCounters counters,
             BufferAllocator allocator,
@@ -131,7 +178,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     private UnionSplitReader(
             LakestreamTable table,
             UnionSplit split,
-            List<String> columns,
+            List<Types.NestedField> columns,
             Expression filter,
             MergeConfig config,
             MergeCounters counters,
@@ -152,10 +199,10 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         Schema schema = table.definition().schema();
         this.readSchema = readSchema(schema, columns, table.definition().primaryKey(), filter, split);
         this.outputColumns = columns.stream()
-                .mapToInt(name -> indexOfColumn(readSchema, name))
+                .mapToInt(column -> indexOf(readSchema, column.fieldId()))
                 .toArray();
         this.userFields = columns.stream()
-                .map(name -> LogSchema.arrowField(schema.findField(name)))
+                .map(column -> LogSchema.arrowField(readSchema.findField(column.fieldId())))
                 .toList();
         List<Field> fields = new ArrayList<>();
         if (split.mode() == ReadMode.CHANGES) {
@@ -221,7 +268,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         LakeFileDeletes.FileDeletes fileDeletes = deletes.load(file);
         PositionDeletes positionDeletes = fileDeletes.positions();
         LakeFileReader reader = new LakeFileReader(
-                table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator);
+                table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator, counters);
         int[] keyColumns = index == null
                 ? new int[0]
                 : index.keyColumns().stream()
@@ -469,9 +516,9 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         }
     }
 
-    private static Schema readSchema(
-            Schema schema, List<String> columns, List<String> primaryKey, Expression filter, UnionSplit split) {
-        Set<Integer> ids = new HashSet<>();
+    /** The named columns, whole; a name the table lacks is a clear error. */
+    private static List<Types.NestedField> wholeColumns(Schema schema, List<String> columns) {
+        List<Types.NestedField> fields = new ArrayList<>(columns.size());
         for (String name : columns) {
             Types.NestedField field = schema.findField(name);
             if (field == null) {
@@ -484,18 +531,46 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                                                 .map(Types.NestedField::name)
                                                 .toList()));
             }
-            ids.add(field.fieldId());
+            fields.add(field);
         }
-        for (String key : primaryKey) {
-            ids.add(schema.findField(key).fieldId());
-        }
-        ids.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
-        LakeFileDeletes.equalityFieldIds(split).forEach(ids::addAll);
-        return TypeUtil.select(schema, ids);
+        return fields;
     }
 
-    private static int indexOfColumn(Schema schema, String name) {
-        return indexOf(schema, schema.findField(name).fieldId());
+    /**
+     * The requested columns (narrowed ones as requested), plus whole key, filter and equality delete columns, in the
+     * table's column order.
+     */
+    private static Schema readSchema(
+            Schema schema,
+            List<Types.NestedField> columns,
+            List<String> primaryKey,
+            Expression filter,
+            UnionSplit split) {
+        Set<Integer> whole = new HashSet<>();
+        for (String key : primaryKey) {
+            whole.add(schema.findField(key).fieldId());
+        }
+        whole.addAll(Binder.boundReferences(schema.asStruct(), List.of(filter), false));
+        LakeFileDeletes.equalityFieldIds(split).forEach(whole::addAll);
+        List<Types.NestedField> read = new ArrayList<>();
+        for (Types.NestedField column : schema.columns()) {
+            Types.NestedField requested = columns.stream()
+                    .filter(field -> field.fieldId() == column.fieldId())
+                    .findFirst()
+                    .orElse(null);
+            if (whole.contains(column.fieldId())) {
+                read.add(column);
+            } else if (requested != null) {
+                read.add(requested);
+            }
+        }
+        for (Types.NestedField column : columns) {
+            if (schema.columns().stream().noneMatch(field -> field.fieldId() == column.fieldId())) {
+                throw new LakestreamException(
+                        INVALID_READ_OPTIONS, "Column '%s' is not a column of the table".formatted(column.name()));
+            }
+        }
+        return new Schema(read);
     }
 
     private static int indexOf(Schema schema, int fieldId) {

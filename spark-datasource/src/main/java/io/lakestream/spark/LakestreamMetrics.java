@@ -17,6 +17,8 @@ public final class LakestreamMetrics {
     static final String PARQUET_MERGE_SPLITS = "parquetMergeSplits";
     static final String PARQUET_ROW_GROUPS_SKIPPED = "parquetRowGroupsSkipped";
     static final String RETURNED_VALUES = "returnedValues";
+    static final String LAKE_COLUMN_CHUNKS = "lakeColumnChunks";
+    static final String LAKE_COLUMN_BYTES = "lakeColumnBytes";
 
     private LakestreamMetrics() {}
 
@@ -28,7 +30,9 @@ public final class LakestreamMetrics {
             new LakeParquetSplits(),
             new ParquetMergeSplits(),
             new ParquetRowGroupsSkipped(),
-            new ReturnedValues()
+            new ReturnedValues(),
+            new LakeColumnChunks(),
+            new LakeColumnBytes()
         };
     }
 
@@ -41,8 +45,36 @@ public final class LakestreamMetrics {
             new TaskValue(LAKE_PARQUET_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET ? 1 : 0),
             new TaskValue(PARQUET_MERGE_SPLITS, path == io.lakestream.merge.LakeReadPath.LAKE_PARQUET_MERGE ? 1 : 0),
             new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped()),
-            new TaskValue(RETURNED_VALUES, returnedValues)
+            new TaskValue(RETURNED_VALUES, returnedValues),
+            new TaskValue(LAKE_COLUMN_CHUNKS, reader.lakeColumnChunks()),
+            new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes())
         };
+    }
+
+    /** Parquet column chunks the union split reader read from lake files (nested schema pruning reads fewer). */
+    public static final class LakeColumnChunks extends CustomSumMetric {
+        @Override
+        public String name() {
+            return LAKE_COLUMN_CHUNKS;
+        }
+
+        @Override
+        public String description() {
+            return "lake Parquet column chunks read by the union split reader";
+        }
+    }
+
+    /** Bytes of the Parquet column chunks the union split reader read from lake files. */
+    public static final class LakeColumnBytes extends CustomSumMetric {
+        @Override
+        public String name() {
+            return LAKE_COLUMN_BYTES;
+        }
+
+        @Override
+        public String description() {
+            return "lake Parquet column chunk bytes read by the union split reader";
+        }
     }
 
     /** Lake rows read, after Iceberg deletes. */

@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
@@ -49,14 +50,14 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     LakestreamScan(
             LakestreamTable table,
             ReadOptions options,
-            List<String> columns,
+            List<Types.NestedField> columns,
             MergeConfig merge,
             OptionalInt limit,
             List<Predicate> pushed,
             CaseInsensitiveStringMap readOptions) {
         this.table = requireNonNull(table, "table is null");
         this.options = requireNonNull(options, "options is null");
-        this.columns = List.copyOf(columns);
+        this.columns = columns.stream().map(Types.NestedField::name).toList();
         this.merge = requireNonNull(merge, "merge is null");
         this.limit = requireNonNull(limit, "limit is null");
         this.pushed = List.copyOf(pushed);
@@ -65,9 +66,9 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         if (options.mode() == ReadMode.CHANGES) {
             fields.addAll(LakestreamTypes.changeFields());
         }
-        for (String column : columns) {
-            fields.add(LakestreamTypes.sparkField(
-                    table.table().definition().schema().findField(column)));
+        // a struct narrowed by Spark's nested schema pruning is read (and reported) with only its fields
+        for (Types.NestedField column : columns) {
+            fields.add(LakestreamTypes.sparkField(column));
         }
         this.readSchema = new StructType(fields.toArray(StructField[]::new));
     }

@@ -7,9 +7,9 @@ import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
@@ -22,6 +22,7 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -39,7 +40,9 @@ final class LakestreamScanBuilder
     private final Schema schema;
     private final List<Predicate> pushed = new ArrayList<>();
     private Expression filter = Expressions.alwaysTrue();
-    private List<String> columns;
+    /** The columns to read, in table order; a struct possibly narrowed to the fields Spark needs. */
+    private List<Types.NestedField> columns;
+
     private OptionalInt limit = OptionalInt.empty();
     private final Consumer<LakestreamScan> onBuild;
     private final CaseInsensitiveStringMap options;
@@ -73,7 +76,7 @@ final class LakestreamScanBuilder
                 yield conf.mode();
             }
         };
-        this.columns = schema.columns().stream().map(Types.NestedField::name).toList();
+        this.columns = schema.columns();
     }
 
     static Optional<String> sessionConf(String key) {
@@ -104,12 +107,13 @@ final class LakestreamScanBuilder
 
     @Override
     public void pruneColumns(StructType required) {
-        Set<String> requested =
-                List.of(required.fields()).stream().map(StructField::name).collect(Collectors.toSet());
-        // table order, so the read schema does not depend on the order Spark lists them in
+        Map<String, DataType> requested = List.of(required.fields()).stream()
+                .collect(Collectors.toMap(StructField::name, StructField::dataType, (first, second) -> first));
+        // table order, so the read schema does not depend on the order Spark lists them in; a struct narrowed
+        // to the fields Spark's nested schema pruning asks for
         this.columns = schema.columns().stream()
-                .map(Types.NestedField::name)
-                .filter(requested::contains)
+                .filter(column -> requested.containsKey(column.name()))
+                .map(column -> SparkNestedPruning.narrow(column, requested.get(column.name())))
                 .toList();
     }
 

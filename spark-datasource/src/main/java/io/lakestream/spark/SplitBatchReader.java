@@ -21,6 +21,16 @@ interface SplitBatchReader extends Closeable {
     /** Lake rows hidden by a newer version or a delete in the log tail. */
     long lakeRowsHidden();
 
+    /** Parquet column chunks the union split reader read from lake files (Spark's own Parquet reader: not counted). */
+    default long lakeColumnChunks() {
+        return 0;
+    }
+
+    /** Bytes of those column chunks, as stored. */
+    default long lakeColumnBytes() {
+        return 0;
+    }
+
     /** Row groups of lake files skipped before Spark's Parquet reader opened them (the filter cannot match them). */
     default long rowGroupsSkipped() {
         return 0;

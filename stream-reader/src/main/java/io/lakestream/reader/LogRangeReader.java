@@ -223,6 +223,12 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             } else {
                 FieldVector projected = slice(vector, offsetInBatch, length);
                 Field current = LogSchema.arrowField(column);
+                if (!PrunedStructVector.matches(projected, current)) {
+                    // a struct read in part (r.a of row r): only the fields asked for go on
+                    try (FieldVector whole = projected) {
+                        projected = PrunedStructVector.prune(whole, current, allocator);
+                    }
+                }
                 if (!projected.getField().getType().equals(current.getType())) {
                     // written before an ALTER TABLE widened the column
                     try (FieldVector written = projected) {

@@ -112,12 +112,18 @@ public final class LakestreamColumns {
                     .setComment(Optional.of(changeColumnComment(column.name())))
                     .build();
         }
-        Types.NestedField field = definition.schema().findField(column.fieldId().getAsInt());
+        Types.NestedField field = definition
+                .schema()
+                .findField(
+                        column.isDereference()
+                                ? column.path().getLast()
+                                : column.fieldId().getAsInt());
         return ColumnMetadata.builder()
-                .setName(column.name())
+                .setName(column.qualifiedName())
                 .setType(column.type())
                 // in the changelog a delete carries only the key: every other column may be null there
-                .setNullable(field.isOptional()
+                .setNullable(column.isDereference()
+                        || field.isOptional()
                         || (mode == ReadMode.CHANGES && !definition.primaryKey().contains(field.name())))
                 .setComment(Optional.ofNullable(field.doc()))
                 .build();

@@ -74,7 +74,8 @@ public final class LakestreamFilterTranslator {
             // enforced by the split manager: every split holds one bucket's rows (or rows of no bucket)
             return true;
         }
-        if (!column.isUserColumn() || !isExactType(column.type())) {
+        // a field of a row column (r.a) is not translated yet: the union read's filter works on whole columns
+        if (!column.isUserColumn() || column.isDereference() || !isExactType(column.type())) {
             return false;
         }
         ValueSet values = domain.getValues();

@@ -40,12 +40,14 @@ import io.trino.spi.connector.ConnectorTableVersion;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RelationColumnsMetadata;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.connector.SystemTable;
+import io.trino.spi.expression.ConnectorExpression;
 import io.trino.spi.predicate.TupleDomain;
 import io.trino.spi.security.TrinoPrincipal;
 import io.trino.spi.statistics.ComputedStatistics;
@@ -508,6 +510,20 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         }
         return Optional.of(new ConstraintApplicationResult<>(
                 handle.withConstraint(newConstraint), split.remaining(), constraint.getExpression(), false));
+    }
+
+    @Override
+    public Optional<ProjectionApplicationResult<ConnectorTableHandle>> applyProjection(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            List<ConnectorExpression> projections,
+            Map<String, ColumnHandle> assignments) {
+        if (!LakestreamSessionProperties.isProjectionPushdownEnabled(session)) {
+            return Optional.empty();
+        }
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        return call(() -> LakestreamProjections.apply(
+                handle, catalog.loadTable(handle).definition().schema(), projections, assignments));
     }
 
     @Override

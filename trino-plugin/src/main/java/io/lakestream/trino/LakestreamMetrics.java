@@ -42,16 +42,35 @@ final class LakestreamMetrics {
     /** Lake files of a merge on Trino's pages whose key column was read into the key cache. */
     static final String LAKE_KEY_CACHE_MISSES = "lakestream.lakeKeyCacheMisses";
 
+    /** Parquet column chunks the union split reader read from lake files (columns times row groups). */
+    static final String LAKE_COLUMN_CHUNKS = "lakestream.lakeColumnChunks";
+    /** Bytes of those column chunks, as stored. */
+    static final String LAKE_COLUMN_BYTES = "lakestream.lakeColumnBytes";
+    /**
+     * Arrow vectors of the union split reader converted into blocks: one per flat column per batch, a nested
+     * column's children each counted (dereference pushdown converts a row's used fields only).
+     */
+    static final String ARROW_VECTORS_CONVERTED = "lakestream.arrowVectorsConverted";
+
     private LakestreamMetrics() {}
 
     /** The counters of a split read by the union split reader. */
-    static Metrics of(MergeCounters counters) {
-        return new Metrics(counts(counters, 1));
+    static Metrics of(MergeCounters counters, long vectorsConverted) {
+        return unionSplitReader(counters, 1, vectorsConverted);
     }
 
     /** The counters of the tail of a split merged on Trino's pages, read by the union split reader over the tail alone. */
-    static Metrics parquetMergeTail(MergeCounters counters) {
-        return new Metrics(counts(counters, 0));
+    static Metrics parquetMergeTail(MergeCounters counters, long vectorsConverted) {
+        return unionSplitReader(counters, 0, vectorsConverted);
+    }
+
+    private static Metrics unionSplitReader(MergeCounters counters, long splits, long vectorsConverted) {
+        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(11)
+                .putAll(counts(counters, splits))
+                .put(LAKE_COLUMN_CHUNKS, new LongCount(counters.lakeColumnChunks()))
+                .put(LAKE_COLUMN_BYTES, new LongCount(counters.lakeColumnBytes()))
+                .put(ARROW_VECTORS_CONVERTED, new LongCount(vectorsConverted))
+                .buildOrThrow());
     }
 
     /**

@@ -5,14 +5,17 @@ import static io.lakestream.trino.LakestreamErrorCode.toTrinoException;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.LogSchema;
 import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.merge.MergeCounters;
+import io.lakestream.merge.NestedPruning;
 import io.lakestream.merge.UnionSplitReader;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableDefinition;
 import io.trino.spi.Page;
 import io.trino.spi.TrinoException;
 import io.trino.spi.block.Block;
@@ -23,13 +26,21 @@ import io.trino.spi.connector.SourcePage;
 import io.trino.spi.metrics.Metrics;
 import io.trino.spi.type.Type;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.types.Types;
 
 /**
  * Reads one split with the union split reader (merge by key, Iceberg deletes, the pushed-down
@@ -48,6 +59,9 @@ final class LakestreamPageSource implements ConnectorPageSource {
     private final UnionSplitReader reader;
     /** For each output channel: how to make its block from a batch of the reader. */
     private final List<Channel> channels;
+
+    /** Arrow vectors converted into blocks (a struct's children each count), shown as a metric. */
+    private long vectorsConverted;
 
     private final OptionalLong limit;
     private long rowsReturned;
@@ -79,21 +93,9 @@ final class LakestreamPageSource implements ConnectorPageSource {
         this.tailOfParquetMerge = indexedTail.isPresent();
         this.tableName = handle.viewName().toString();
         this.limit = handle.limit();
-        List<String> userColumns = new ArrayList<>();
-        for (LakestreamColumnHandle column : columns) {
-            for (String name : readColumns(table, column)) {
-                if (!userColumns.contains(name)) {
-                    userColumns.add(name);
-                }
-            }
-        }
-        if (userColumns.isEmpty()) {
-            // count(*) and the like still need rows: read the narrowest useful column and drop it
-            userColumns.add(
-                    table.definition().hasPrimaryKey()
-                            ? table.definition().primaryKey().getFirst()
-                            : table.definition().schema().columns().getFirst().name());
-        }
+        List<Types.NestedField> readFields = readFields(table.definition(), columns);
+        List<String> userColumns =
+                readFields.stream().map(Types.NestedField::name).toList();
         int userOffset = handle.mode() == ReadMode.CHANGES ? LakestreamColumns.CHANGE_COLUMNS.size() : 0;
         this.channels = columns.stream()
                 .map(column -> channel(table, split, column, userColumns, userOffset))
@@ -103,10 +105,10 @@ final class LakestreamPageSource implements ConnectorPageSource {
         try {
             Expression filter = LakestreamFilterTranslator.toExpression(handle.constraint());
             this.reader = read(() -> indexedTail.isPresent()
-                    ? UnionSplitReader.tailWinners(
-                            table, split, indexedTail.get(), userColumns, filter, counters, allocator, withOffsets)
-                    : new UnionSplitReader(
-                            table, split, userColumns, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets));
+                    ? UnionSplitReader.projectedTailWinners(
+                            table, split, indexedTail.get(), readFields, filter, counters, allocator, withOffsets)
+                    : UnionSplitReader.projected(
+                            table, split, readFields, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets));
         } catch (RuntimeException e) {
             allocator.close();
             throw e;
@@ -131,12 +133,21 @@ final class LakestreamPageSource implements ConnectorPageSource {
                     finished = true;
                 }
                 rowsReturned += page.getPositionCount();
-                completedBytes += page.getSizeInBytes();
+                // what the reader returned, once per column read (r and r.a of it count r once), not the output
+                completedBytes += batchBytes(batch);
                 return SourcePage.create(page);
             }
         } finally {
             readTimeNanos += System.nanoTime() - start;
         }
+    }
+
+    private static long batchBytes(VectorSchemaRoot batch) {
+        long bytes = 0;
+        for (FieldVector vector : batch.getFieldVectors()) {
+            bytes += vector.getBufferSize();
+        }
+        return bytes;
     }
 
     private Page toPage(VectorSchemaRoot batch) {
@@ -148,23 +159,58 @@ final class LakestreamPageSource implements ConnectorPageSource {
         return new Page(rows, blocks);
     }
 
-    /** The user columns the reader must return for a column: itself, or for the row id the key columns. */
-    private static List<String> readColumns(LakestreamTable table, LakestreamColumnHandle column) {
-        return switch (column.kind()) {
-            case USER -> List.of(column.name());
-            case ROW_ID -> table.definition().primaryKey();
-            case CHANGE, BUCKET, OFFSET -> List.of();
-        };
+    /**
+     * The user columns the reader must return, in the order first needed: a column whole, or narrowed to the fields
+     * its dereferences use ({@link NestedPruning}); for the row id the key columns. Without any (count(*) and the
+     * like still need rows) the narrowest useful column, dropped again.
+     */
+    static List<Types.NestedField> readFields(TableDefinition definition, List<LakestreamColumnHandle> columns) {
+        Schema schema = definition.schema();
+        // per column read: the fields its dereferences use; null when it is read whole
+        Map<Integer, Set<Integer>> read = new LinkedHashMap<>();
+        for (LakestreamColumnHandle column : columns) {
+            switch (column.kind()) {
+                case USER -> {
+                    int id = column.fieldId().getAsInt();
+                    if (!column.isDereference()) {
+                        read.put(id, null);
+                    } else if (!read.containsKey(id) || read.get(id) != null) {
+                        read.computeIfAbsent(id, _ -> new HashSet<>())
+                                .add(column.path().getLast());
+                    }
+                }
+                case ROW_ID ->
+                    definition
+                            .primaryKey()
+                            .forEach(key -> read.put(schema.findField(key).fieldId(), null));
+                case CHANGE, BUCKET, OFFSET -> {}
+            }
+        }
+        if (read.isEmpty()) {
+            String narrowest = definition.hasPrimaryKey()
+                    ? definition.primaryKey().getFirst()
+                    : schema.columns().getFirst().name();
+            return List.of(schema.findField(narrowest));
+        }
+        List<Types.NestedField> fields = new ArrayList<>(read.size());
+        read.forEach((id, used) -> {
+            Types.NestedField column = schema.findField(id);
+            fields.add(used == null ? column : NestedPruning.prune(column, used).orElseThrow());
+        });
+        return fields;
     }
 
-    private static Channel channel(
+    private Channel channel(
             LakestreamTable table,
             UnionSplit split,
             LakestreamColumnHandle column,
             List<String> userColumns,
             int userOffset) {
         return switch (column.kind()) {
-            case USER -> vectorChannel(userOffset + userColumns.indexOf(column.name()), column.type());
+            case USER ->
+                column.isDereference()
+                        ? fieldChannel(userOffset + userColumns.indexOf(column.name()), column)
+                        : vectorChannel(userOffset + userColumns.indexOf(column.name()), column.type());
             case CHANGE -> vectorChannel(LakestreamColumns.CHANGE_COLUMNS.indexOf(column), column.type());
             // the reader appends the offsets after the user columns
             case OFFSET -> vectorChannel(userColumns.size(), column.type());
@@ -191,9 +237,44 @@ final class LakestreamPageSource implements ConnectorPageSource {
         };
     }
 
-    private static Channel vectorChannel(int vector, Type type) {
+    private Channel vectorChannel(int vector, Type type) {
         ArrowBlockConverter converter = ArrowBlockConverter.forType(type);
-        return (batch, rows) -> converter.convert(batch.getVector(vector), rows);
+        return (batch, rows) -> convert(converter, batch.getVector(vector), rows);
+    }
+
+    private Block convert(ArrowBlockConverter converter, FieldVector vector, int rows) {
+        vectorsConverted += vectorCount(vector);
+        return converter.convert(vector, rows);
+    }
+
+    private static int vectorCount(FieldVector vector) {
+        int count = 1;
+        for (FieldVector child : vector.getChildrenFromFields()) {
+            count += vectorCount(child);
+        }
+        return count;
+    }
+
+    /**
+     * A field of a row column ({@code r.a.b}): the struct's child vector along the path, by field id, converted alone.
+     * A null struct has null children (the log's and the lake reader's layout), so a null {@code r} gives a null
+     * {@code r.a}, as the engine's own dereference would.
+     */
+    private Channel fieldChannel(int vector, LakestreamColumnHandle column) {
+        ArrowBlockConverter converter = ArrowBlockConverter.forType(column.type());
+        return (batch, rows) -> {
+            FieldVector field = batch.getVector(vector);
+            for (int id : column.path()) {
+                field = ((StructVector) field)
+                        .getChildrenFromFields().stream()
+                                .filter(child -> Integer.toString(id)
+                                        .equals(child.getField().getMetadata().get(LogSchema.FIELD_ID_METADATA)))
+                                .findFirst()
+                                .orElseThrow(() -> new IllegalStateException(
+                                        "field %s of %s was not read".formatted(id, column.qualifiedName())));
+            }
+            return convert(converter, field, rows);
+        };
     }
 
     /** Makes one output block from a batch of the reader. */
@@ -238,7 +319,9 @@ final class LakestreamPageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return tailOfParquetMerge ? LakestreamMetrics.parquetMergeTail(counters) : LakestreamMetrics.of(counters);
+        return tailOfParquetMerge
+                ? LakestreamMetrics.parquetMergeTail(counters, vectorsConverted)
+                : LakestreamMetrics.of(counters, vectorsConverted);
     }
 
     @Override

@@ -111,8 +111,9 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 // columns the lake files hold (user columns, the primary key as the row id of a DELETE)
                 // or that are constant in a lake split ($bucket; $offset, null for lake rows)
                 && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE)
-                // arrays, maps and rows are read from the lake by the union split reader (Iceberg's assembly)
-                && columns.stream().noneMatch(column -> LakestreamNestedTypes.isNested(column.type()));
+                // arrays, maps and rows (and fields of rows) are read from the lake by the union split reader
+                && columns.stream()
+                        .noneMatch(column -> column.isDereference() || LakestreamNestedTypes.isNested(column.type()));
     }
 
     /** The lake files through Trino's Parquet reader minus the keys the tail changes, then the tail. */

@@ -17,6 +17,8 @@ public final class LakestreamSessionProperties {
 
     /** The primary key of a {@code CREATE TABLE} that names none ({@link DefaultPrimaryKey}). */
     public static final String DEFAULT_PRIMARY_KEY = "default_primary_key";
+    /** Whether dereferences of row columns ({@code r.a}) are pushed into the scan ({@link LakestreamProjections}). */
+    public static final String PROJECTION_PUSHDOWN_ENABLED = "projection_pushdown_enabled";
 
     /** What a {@code CREATE TABLE} without a {@code primary_key} property makes. */
     public enum DefaultPrimaryKey {
@@ -47,6 +49,11 @@ public final class LakestreamSessionProperties {
                             + " (the first column, when its type can be a key)",
                     DefaultPrimaryKey.class,
                     DefaultPrimaryKey.NONE,
+                    false),
+            booleanProperty(
+                    PROJECTION_PUSHDOWN_ENABLED,
+                    "Read only the fields of row columns a query dereferences (r.a), not whole rows",
+                    true,
                     false));
 
     private LakestreamSessionProperties() {}
@@ -57,6 +64,10 @@ public final class LakestreamSessionProperties {
 
     public static DefaultPrimaryKey defaultPrimaryKey(ConnectorSession session) {
         return session.getProperty(DEFAULT_PRIMARY_KEY, DefaultPrimaryKey.class);
+    }
+
+    public static boolean isProjectionPushdownEnabled(ConnectorSession session) {
+        return session.getProperty(PROJECTION_PUSHDOWN_ENABLED, Boolean.class);
     }
 
     public static boolean isNativeParquetReaderEnabled(ConnectorSession session) {

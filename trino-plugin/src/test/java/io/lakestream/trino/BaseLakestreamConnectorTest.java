@@ -4,6 +4,7 @@ import static io.trino.spi.type.VarcharType.VARCHAR;
 import static io.trino.testing.MaterializedResult.resultBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trino.Session;
 import io.trino.plugin.tpch.TpchPlugin;
 import io.trino.testing.BaseConnectorTest;
 import io.trino.testing.MaterializedResult;
@@ -80,6 +81,8 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_ARRAY,
                     SUPPORTS_MAP_TYPE,
                     SUPPORTS_ROW_TYPE,
+                    // applyProjection (LakestreamProjections): r.a read as a column of its own
+                    SUPPORTS_DEREFERENCE_PUSHDOWN,
                     SUPPORTS_CANCELLATION,
                     // ALTER TABLE (docs/format.md "Schema evolution")
                     SUPPORTS_ADD_COLUMN,
@@ -93,6 +96,12 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                     SUPPORTS_RENAME_TABLE_ACROSS_SCHEMAS -> true;
             default -> false;
         };
+    }
+
+    /** The connector reads no small file whole: a session needs no change to measure what a projection reads. */
+    @Override
+    protected Session withoutSmallFileThreshold(Session session) {
+        return session;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableMap;
 import com.google.inject.Key;
 import io.airlift.log.Logger;
+import io.trino.Session;
 import io.trino.connector.CatalogHandle;
 import io.trino.connector.ConnectorServicesProvider;
 import io.trino.metadata.CatalogManager;
@@ -32,6 +33,16 @@ public final class LakestreamQueryRunner {
      */
     public static final Map<String, String> EXACT_LAKE_READS =
             Map.of("lakestream.metadata-cache.lake-max-staleness", "0s");
+
+    /** {@code session} with dereference pushdown turned off: reads whole rows, to compare with the pushed-down read. */
+    public static Session withoutProjectionPushdown(Session session) {
+        return Session.builder(session)
+                .setCatalogSessionProperty(
+                        session.getCatalog().orElseThrow(),
+                        LakestreamSessionProperties.PROJECTION_PUSHDOWN_ENABLED,
+                        "false")
+                .build();
+    }
 
     private LakestreamQueryRunner() {}
 

@@ -140,6 +140,16 @@ final class TestLakestreamHandleJson {
                         RowType.from(List.of(RowType.field("id", BIGINT), RowType.field("region", VARCHAR)))));
         assertRoundTrip(LakestreamColumnHandle.class, UPDATED);
         assertRoundTrip(LakestreamColumnHandle.class, LakestreamColumns.CHANGE_COLUMNS.getLast());
+        // a dereference r.c.e of a row column: the base column, the field ids and names of the path
+        assertRoundTrip(
+                LakestreamColumnHandle.class,
+                LakestreamColumnHandle.user(
+                                "r",
+                                RowType.from(List.of(
+                                        RowType.field("c", RowType.from(List.of(RowType.field("e", VARCHAR)))))),
+                                2)
+                        .dereference(7, "c", RowType.from(List.of(RowType.field("e", VARCHAR))))
+                        .dereference(9, "e", VARCHAR));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trino.Session;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
@@ -40,11 +41,62 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
         assertThat(count(metrics, LakestreamMetrics.MERGE_PASSES)).isGreaterThanOrEqualTo(1);
     }
 
+    /**
+     * Dereference pushdown reads less: a lake read of {@code r.a} opens the Parquet column chunks of {@code id} and
+     * {@code r.a} only (not {@code r}'s four leaves), and a log tail read of {@code r.c.e} converts one Arrow vector per
+     * batch instead of {@code r}'s six (the row, its three fields, the nested row's two fields).
+     */
+    @Test
+    void dereferencePushdownReadsOnlyTheFieldsAsked() {
+        String row = "row(a bigint, b varchar, c row(d double, e varchar))";
+        assertUpdate("CREATE TABLE counted_rows (id bigint, r " + row + ") WITH (primary_key = ARRAY['id'])");
+        assertUpdate(
+                "INSERT INTO counted_rows SELECT x, CAST(ROW(x, 'b', ROW(0.5, 'e')) AS " + row + ")"
+                        + " FROM UNNEST(sequence(1, 10)) t(x)",
+                10);
+        tables.tier("counted_rows");
+
+        Metrics lakeField = scanMetrics("SELECT id, r.a FROM \"counted_rows$lake\"");
+        Metrics lakeRow = scanMetrics(
+                LakestreamQueryRunner.withoutProjectionPushdown(getSession()),
+                "SELECT id, r.a FROM \"counted_rows$lake\"");
+        // one lake file of one row group: id and r.a; without the pushdown id and r's four leaves
+        assertThat(count(lakeField, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(2);
+        assertThat(count(lakeRow, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(5);
+        assertThat(count(lakeField, LakestreamMetrics.LAKE_COLUMN_BYTES))
+                .isLessThan(count(lakeRow, LakestreamMetrics.LAKE_COLUMN_BYTES));
+        // one batch: id and r.a, or id and r's six vectors
+        assertThat(count(lakeField, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(2);
+        assertThat(count(lakeRow, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(7);
+
+        // the tail: a new version of every key, read from the log (the lake's rows all hidden)
+        assertUpdate(
+                "INSERT INTO counted_rows SELECT x, CAST(ROW(-x, 'b', ROW(0.5, 'tail')) AS " + row + ")"
+                        + " FROM UNNEST(sequence(1, 10)) t(x)",
+                10);
+        Metrics tailField = scanMetrics("SELECT r.c.e FROM counted_rows");
+        Metrics tailRow = scanMetrics(
+                LakestreamQueryRunner.withoutProjectionPushdown(getSession()), "SELECT r.c.e FROM counted_rows");
+        assertThat(count(tailField, LakestreamMetrics.LOG_ROWS)).isEqualTo(10);
+        assertThat(count(tailField, LakestreamMetrics.LAKE_ROWS_HIDDEN)).isEqualTo(10);
+        // the merge reads the key and r.c.e from the lake, never the whole row; no lake row survives to be converted
+        assertThat(count(tailField, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(2);
+        assertThat(count(tailRow, LakestreamMetrics.LAKE_COLUMN_CHUNKS)).isEqualTo(5);
+        // one batch of the tail's winners: r.c.e alone, or r whole
+        assertThat(count(tailField, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(1);
+        assertThat(count(tailRow, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(6);
+        assertThat(query("SELECT DISTINCT r.c.e FROM counted_rows")).matches("VALUES CAST('tail' AS varchar)");
+    }
+
     /** The connector metrics of the query's table scan, summed over its splits. */
     private Metrics scanMetrics(String sql) {
+        return scanMetrics(getSession(), sql);
+    }
+
+    private Metrics scanMetrics(Session session, String sql) {
         Metrics[] result = new Metrics[1];
         assertQueryStats(
-                getSession(),
+                session,
                 sql,
                 stats -> result[0] = stats.getOperatorSummaries().stream()
                         .map(OperatorStats::getConnectorMetrics)
