@@ -2,6 +2,7 @@ package io.lakestream.sqltests.soak;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,10 @@ import java.util.Random;
 /**
  * When the soak injects which fault, drawn from the seed before the run starts (so a seed names the
  * same schedule every time): SIGKILLs of slots at random moments (exponentially distributed gaps), with
- * a budget for the engine slots, whose restart costs seconds; and the disk-full episodes.
+ * a budget for the engine slots, whose restart costs seconds; and the disk-full episodes. Every engine
+ * slot is killed as often as its budget allows, however short the run: the test's short run must kill
+ * Trino and Spark as the long one does (a kill the random draw did not place goes at a random moment in
+ * the first 60% of the run, so that the restart is over before the faults stop).
  */
 record FaultPlan(List<Kill> kills, List<DiskFull> diskFulls) {
     record Kill(long atMillis, String slot) {}
@@ -25,7 +29,7 @@ record FaultPlan(List<Kill> kills, List<DiskFull> diskFulls) {
 
     /**
      * @param cheapSlots slots that restart in about a second (Java writers, tiering services)
-     * @param engineSlots slots that restart in several seconds (Trino, Spark): at most {@code engineKills} kills each
+     * @param engineSlots slots that restart in several seconds (Trino, Spark): {@code engineKills} kills each
      */
     static FaultPlan draw(
             Random random,
@@ -64,6 +68,13 @@ record FaultPlan(List<Kill> kills, List<DiskFull> diskFulls) {
             long start = episode * share + (long) ((0.2 + 0.4 * random.nextDouble()) * share);
             diskFulls.add(new DiskFull(start, 3_000 + random.nextInt(5_000)));
         }
+        long latestEngineKill = Math.max(3_001, run.toMillis() * 6 / 10);
+        for (String engine : engineSlots) {
+            for (int left = engineKillsLeft.get(engine); left > 0; left--) {
+                kills.add(new Kill(random.nextLong(3_000, latestEngineKill), engine));
+            }
+        }
+        kills.sort(Comparator.comparingLong(Kill::atMillis));
         return new FaultPlan(kills, diskFulls);
     }
 }

@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param duration how long the faults and operations run (wall clock); the final pass and checks follow
  * @param javaWriters Java writer processes (each with its own clock skew)
  * @param meanKillGap the mean time between two SIGKILLs
- * @param engineKills SIGKILLs at most per engine slot (Trino, Spark): each restart costs seconds
+ * @param engineKills SIGKILLs per engine slot (Trino, Spark): each restart costs seconds
  * @param diskFullEpisodes how often the warehouse's disk is filled; 0 with {@code diskFull} off
  * @param diskFull whether the warehouse lives on its own tmpfs, which the soak fills
  * @param tmpfsMegabytes the size of that tmpfs
@@ -57,14 +57,20 @@ record SoakOptions(
     static final boolean SHORT_ORPHAN_AGE_IN_TEST = true;
 
     private static final Duration SHORT_ORPHAN_AGE = Duration.ofSeconds(5);
+    static final Duration CI_DURATION = Duration.ofSeconds(75);
 
-    /** The short run of the test suite: a few minutes on two cores. */
+    /**
+     * The short run of the test suite: 75 s of faults, about 3 minutes in all on two cores. Every kind of
+     * process and fault still happens (each engine is killed once, see {@link FaultPlan}; the disk fills once;
+     * about ten kills of writers and tiering services; long writer jobs past the orphan age); the long program
+     * ({@code ./lakestream bench soak}) runs the same checks for longer.
+     */
     static SoakOptions ci(long seed, Path output) {
         boolean shortOrphanAge = Boolean.parseBoolean(
                 System.getProperty("soak.short-orphan-age", Boolean.toString(SHORT_ORPHAN_AGE_IN_TEST)));
         return new SoakOptions(
                 seed,
-                Duration.ofSeconds(150),
+                CI_DURATION,
                 2,
                 Duration.ofSeconds(7),
                 1,

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -213,15 +214,8 @@ final class SoakRun {
         List<Thread> starting = new ArrayList<>();
         for (ChildSlot slot : slots) {
             if (slot != trino) {
-                starting.add(Thread.ofPlatform()
-                        .name("soak-start-" + slot.name())
-                        .start(() -> {
-                            try {
-                                slot.start();
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }));
+                starting.add(
+                        Thread.ofPlatform().name("soak-start-" + slot.name()).start(() -> startOrEmpty(slot)));
             }
         }
         Child child =
@@ -293,8 +287,13 @@ final class SoakRun {
         }
         ChildSlot trino = slot("check-trino", new ChildJvm("trino", "1536m", List.of()), warehouse, ignored -> {});
         ChildSlot spark = slot("check-spark", new ChildJvm("spark", "1536m", List.of()), warehouse, ignored -> {});
+        // both fresh engines start at once (their start-ups overlap); their reads run one engine after the other
+        CompletableFuture<Optional<Child>> sparkStarted = CompletableFuture.supplyAsync(
+                () -> startOrEmpty(spark),
+                runnable -> Thread.ofPlatform().name("soak-start-check-spark").start(runnable));
+        Map<ChildSlot, Optional<Child>> started = Map.of(trino, trino.start(), spark, sparkStarted.join());
         for (ChildSlot engine : List.of(trino, spark)) {
-            Optional<Child> child = engine.start();
+            Optional<Child> child = started.get(engine);
             if (child.isEmpty()) {
                 continue;
             }
@@ -315,6 +314,15 @@ final class SoakRun {
                 }
             }
             engine.stop(STOP_GRACE);
+        }
+    }
+
+    private static Optional<Child> startOrEmpty(ChildSlot slot) {
+        try {
+            return slot.start();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
         }
     }
 

@@ -7,8 +7,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The short soak of the test suite (docs/reliability-soak.md): about two and a half minutes of faults
- * with every kind of process and fault, then the final checks. Replay a seed with {@code
+ * The short soak of the test suite (docs/reliability-soak.md): 75 s of faults with every kind of process
+ * and fault, then the final checks. Replay a seed with {@code
  * -Dsoak.seed=N}; {@code -Dsoak.seconds=N} runs longer; {@code -Dsoak.minutes=N} runs the long program's
  * settings ({@code ./lakestream bench soak}) on this build's class path.
  */
