@@ -8,8 +8,10 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogIdentity;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.Partitioning;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableDefinition;
+import io.lakestream.table.TableLayout;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionField;
@@ -237,13 +240,14 @@ public final class LakeLayoutValidator {
                     "re-create the table");
         }
         PartitionSpec expected = expectedSpec(lake.schema(), table.definition());
-        if (!sameFields(lake.spec(), expected)) {
+        // Lakestream creates the lake with its spec as spec 0 and never evolves it: any other current spec is foreign
+        if (lake.spec().specId() != 0 || !sameFields(lake.spec(), expected)) {
             throw mismatch(
                     name,
-                    "the partition spec %s is not the bucket layout %s the log is written for"
+                    "the partition spec %s is not the layout %s the table was created with (its partitioning, then the bucket field the log is written for)"
                             .formatted(lake.spec(), expected),
                     "set the partitioning back (Trino's Iceberg connector: ALTER TABLE <table> SET PROPERTIES partitioning = ARRAY[%s]) and roll back any snapshot written with it"
-                            .formatted(trinoPartitioning(table.definition())));
+                            .formatted(trinoPartitioning(lake.schema(), expected)));
         }
         if (snapshotId.isPresent()) {
             checkNoForeignSnapshots(name, lake, snapshotId.getAsLong());
@@ -314,30 +318,18 @@ public final class LakeLayoutValidator {
         return "";
     }
 
+    /** The user's partition fields (by source id, as the table was created), then the bucket field. */
     private static PartitionSpec expectedSpec(Schema schema, TableDefinition definition) {
-        List<String> bucketKey = definition.bucketKey();
-        if (bucketKey.isEmpty()) {
-            return PartitionSpec.unpartitioned();
-        }
-        if (bucketKey.size() == 1) {
-            return PartitionSpec.builderFor(schema)
-                    .bucket(bucketKey.getFirst(), definition.bucketCount())
-                    .build();
-        }
-        return PartitionSpec.builderFor(schema)
-                .identity(LakestreamProperties.BUCKET_COLUMN)
-                .build();
+        PartitionSpec.Builder builder = PartitionSpec.builderFor(schema);
+        Partitioning.addFields(builder, schema, Partitioning.describe(definition.partitionFields(), schema), List.of());
+        TableLayout.addBucketField(builder, definition.bucketKey(), definition.bucketCount());
+        return builder.build();
     }
 
-    private static String trinoPartitioning(TableDefinition definition) {
-        List<String> bucketKey = definition.bucketKey();
-        if (bucketKey.isEmpty()) {
-            return "";
-        }
-        if (bucketKey.size() == 1) {
-            return "'bucket(%s, %s)'".formatted(bucketKey.getFirst(), definition.bucketCount());
-        }
-        return "'%s'".formatted(LakestreamProperties.BUCKET_COLUMN);
+    private static String trinoPartitioning(Schema schema, PartitionSpec spec) {
+        return spec.fields().stream()
+                .map(field -> "'" + Partitioning.describe(field, schema) + "'")
+                .collect(Collectors.joining(", "));
     }
 
     private static boolean sameFields(PartitionSpec actual, PartitionSpec expected) {
