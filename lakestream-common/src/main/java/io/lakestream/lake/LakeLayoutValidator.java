@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionField;
@@ -246,8 +245,7 @@ public final class LakeLayoutValidator {
                     name,
                     "the partition spec %s is not the layout %s the table was created with (its partitioning, then the bucket field the log is written for)"
                             .formatted(lake.spec(), expected),
-                    "set the partitioning back (Trino's Iceberg connector: ALTER TABLE <table> SET PROPERTIES partitioning = ARRAY[%s]) and roll back any snapshot written with it"
-                            .formatted(trinoPartitioning(lake.schema(), expected)));
+                    repair(lake.schema(), expected));
         }
         if (snapshotId.isPresent()) {
             checkNoForeignSnapshots(name, lake, snapshotId.getAsLong());
@@ -326,10 +324,20 @@ public final class LakeLayoutValidator {
         return builder.build();
     }
 
-    private static String trinoPartitioning(Schema schema, PartitionSpec spec) {
-        return spec.fields().stream()
+    /**
+     * How to restore the spec. A single field is set back with the stock connector's ALTER; several cannot be: an
+     * ALTER of the partitioning appends the fields it adds and Iceberg keeps the spec it made, so the order of spec 0
+     * (the user's fields, then the bucket field) does not come back.
+     */
+    private static String repair(Schema schema, PartitionSpec spec) {
+        List<String> terms = spec.fields().stream()
                 .map(field -> "'" + Partitioning.describe(field, schema) + "'")
-                .collect(Collectors.joining(", "));
+                .toList();
+        return terms.size() < 2
+                ? ("set the partitioning back (Trino's Iceberg connector: ALTER TABLE <table> SET PROPERTIES partitioning = ARRAY[%s]) and roll back any snapshot written with it")
+                        .formatted(String.join(", ", terms))
+                : ("make spec %s, with the fields [%s] in this order, the table's default partition spec again with Iceberg's API (an ALTER of the partitioning in Trino or Spark appends fields and cannot restore the order) and roll back any snapshot written since, or re-create the table")
+                        .formatted(spec.specId(), String.join(", ", terms));
     }
 
     private static boolean sameFields(PartitionSpec actual, PartitionSpec expected) {

@@ -57,6 +57,37 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
                                 "SELECT count(DISTINCT (partition.ts_day, partition.region)) FROM iceberg.tests.\"ao_days$partitions\""))
                 .isEqualTo(4L);
         assertQuery("SELECT sum(records_behind) FROM \"ao_days$offsets\"", "VALUES 0");
+
+        // the spec names source field ids: a renamed partition column keeps partitioning and reads
+        assertUpdate("ALTER TABLE ao_days RENAME COLUMN region TO area");
+        assertThat((String) computeScalar("SHOW CREATE TABLE ao_days"))
+                .contains("partitioning = ARRAY['day(ts)','area']");
+        assertUpdate("INSERT INTO ao_days VALUES (6, TIMESTAMP '2026-12-02 09:00:00', 'eu', 'f')", 1);
+        tables.tier("ao_days");
+        assertQuery("SELECT id FROM ao_days WHERE area = 'eu'", "VALUES 1, 3, 4, 6");
+        assertStock("ao_days", "id, ts, area, v");
+    }
+
+    @Test
+    void partitioningChangedOutsideLakestreamIsRefused() {
+        assertUpdate("CREATE TABLE respec (id bigint NOT NULL, ts timestamp(6), v varchar)"
+                + " WITH (partitioning = ARRAY['day(ts)'], bucket_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO respec VALUES (1, TIMESTAMP '2026-12-01 10:00:00', 'a')", 1);
+        tables.tier("respec");
+        assertUpdate(
+                "ALTER TABLE iceberg.tests.respec SET PROPERTIES partitioning = ARRAY['month(ts)', 'bucket(id, 2)']");
+        assertThat(query("SELECT * FROM respec"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_LAKE_LAYOUT_MISMATCH)
+                .hasMessageContaining("make spec 0, with the fields ['day(ts)', 'bucket(id, 2)'] in this order");
+        // the same fields in another order are another layout (the bucket field must be last): still refused
+        assertUpdate(
+                "ALTER TABLE iceberg.tests.respec SET PROPERTIES partitioning = ARRAY['day(ts)', 'bucket(id, 2)']");
+        assertThat(query("SELECT * FROM respec"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_LAKE_LAYOUT_MISMATCH);
+        // the lake alone stays readable
+        assertQuery("SELECT id, v FROM \"respec$lake\"", "VALUES (1, 'a')");
     }
 
     @Test
