@@ -239,8 +239,9 @@ public final class LakeLayoutValidator {
                     "re-create the table");
         }
         PartitionSpec expected = expectedSpec(lake.schema(), table.definition());
-        // Lakestream creates the lake with its spec as spec 0 and never evolves it: any other current spec is foreign
-        if (lake.spec().specId() != 0 || !sameFields(lake.spec(), expected)) {
+        // Lakestream creates the lake with its spec as spec 0 and never evolves it: a current spec with other fields
+        // (or the same fields in another order: the bucket is the last field) is foreign
+        if (!sameFields(lake.spec(), expected)) {
             throw mismatch(
                     name,
                     "the partition spec %s is not the layout %s the table was created with (its partitioning, then the bucket field the log is written for)"
