@@ -47,7 +47,12 @@ public enum LakestreamError {
     /** An ALTER TABLE that would change a primary-key or bucket-key column (drop, rename, retype). */
     SCHEMA_CHANGE_NOT_ALLOWED(27, Kind.USER),
     /** An ALTER TABLE Lakestream cannot apply to both layers (a narrowing type change, a required column added). */
-    SCHEMA_CHANGE_UNSUPPORTED(28, Kind.USER);
+    SCHEMA_CHANGE_UNSUPPORTED(28, Kind.USER),
+    /**
+     * A partitioning term Lakestream cannot take: an unknown transform, a type the transform does not accept, or a
+     * primary-key table partitioned by a column outside its key.
+     */
+    PARTITIONING_NOT_ALLOWED(29, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

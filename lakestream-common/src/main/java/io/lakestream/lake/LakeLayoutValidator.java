@@ -8,8 +8,10 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogIdentity;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.Partitioning;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableDefinition;
+import io.lakestream.table.TableLayout;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -237,13 +239,14 @@ public final class LakeLayoutValidator {
                     "re-create the table");
         }
         PartitionSpec expected = expectedSpec(lake.schema(), table.definition());
+        // Lakestream creates the lake with its spec as spec 0 and never evolves it: a current spec with other fields
+        // (or the same fields in another order: the bucket is the last field) is foreign
         if (!sameFields(lake.spec(), expected)) {
             throw mismatch(
                     name,
-                    "the partition spec %s is not the bucket layout %s the log is written for"
+                    "the partition spec %s is not the layout %s the table was created with (its partitioning, then the bucket field the log is written for)"
                             .formatted(lake.spec(), expected),
-                    "set the partitioning back (Trino's Iceberg connector: ALTER TABLE <table> SET PROPERTIES partitioning = ARRAY[%s]) and roll back any snapshot written with it"
-                            .formatted(trinoPartitioning(table.definition())));
+                    repair(lake.schema(), expected));
         }
         if (snapshotId.isPresent()) {
             checkNoForeignSnapshots(name, lake, snapshotId.getAsLong());
@@ -314,30 +317,28 @@ public final class LakeLayoutValidator {
         return "";
     }
 
+    /** The user's partition fields (by source id, as the table was created), then the bucket field. */
     private static PartitionSpec expectedSpec(Schema schema, TableDefinition definition) {
-        List<String> bucketKey = definition.bucketKey();
-        if (bucketKey.isEmpty()) {
-            return PartitionSpec.unpartitioned();
-        }
-        if (bucketKey.size() == 1) {
-            return PartitionSpec.builderFor(schema)
-                    .bucket(bucketKey.getFirst(), definition.bucketCount())
-                    .build();
-        }
-        return PartitionSpec.builderFor(schema)
-                .identity(LakestreamProperties.BUCKET_COLUMN)
-                .build();
+        PartitionSpec.Builder builder = PartitionSpec.builderFor(schema);
+        Partitioning.addFields(builder, schema, Partitioning.describe(definition.partitionFields(), schema), List.of());
+        TableLayout.addBucketField(builder, definition.bucketKey(), definition.bucketCount());
+        return builder.build();
     }
 
-    private static String trinoPartitioning(TableDefinition definition) {
-        List<String> bucketKey = definition.bucketKey();
-        if (bucketKey.isEmpty()) {
-            return "";
-        }
-        if (bucketKey.size() == 1) {
-            return "'bucket(%s, %s)'".formatted(bucketKey.getFirst(), definition.bucketCount());
-        }
-        return "'%s'".formatted(LakestreamProperties.BUCKET_COLUMN);
+    /**
+     * How to restore the spec. A single field is set back with the stock connector's ALTER; several cannot be: an
+     * ALTER of the partitioning appends the fields it adds and Iceberg keeps the spec it made, so the order of spec 0
+     * (the user's fields, then the bucket field) does not come back.
+     */
+    private static String repair(Schema schema, PartitionSpec spec) {
+        List<String> terms = spec.fields().stream()
+                .map(field -> "'" + Partitioning.describe(field, schema) + "'")
+                .toList();
+        return terms.size() < 2
+                ? ("set the partitioning back (Trino's Iceberg connector: ALTER TABLE <table> SET PROPERTIES partitioning = ARRAY[%s]) and roll back any snapshot written with it")
+                        .formatted(String.join(", ", terms))
+                : ("make spec %s, with the fields [%s] in this order, the table's default partition spec again with Iceberg's API (an ALTER of the partitioning in Trino or Spark appends fields and cannot restore the order) and roll back any snapshot written since, or re-create the table")
+                        .formatted(spec.specId(), String.join(", ", terms));
     }
 
     private static boolean sameFields(PartitionSpec actual, PartitionSpec expected) {

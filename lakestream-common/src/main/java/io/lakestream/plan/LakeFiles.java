@@ -62,14 +62,20 @@ final class LakeFiles {
         if (!table.definition().hasBucketKey()) {
             return NO_BUCKET;
         }
-        if (spec.fields().size() != 1) {
+        int bucketField = table.definition().partitionFields().size();
+        if (spec.fields().size() != bucketField + 1) {
             throw new LakestreamException(
                     LAKE_LAYOUT_MISMATCH,
-                    ("Lake file %s of table %s has partition spec %s, but a Lakestream table is partitioned by bucket only; "
+                    ("Lake file %s of table %s has partition spec %s, but the table is partitioned by %s and then by bucket; "
                                     + "the partitioning was changed outside Lakestream: change it back")
-                            .formatted(task.file().location(), table, spec));
+                            .formatted(
+                                    task.file().location(),
+                                    table,
+                                    spec,
+                                    table.definition().partitionFields()));
         }
-        Integer bucket = task.file().partition().get(0, Integer.class);
+        // the bucket is the last partition field (docs/format.md "Partitioned tables")
+        Integer bucket = task.file().partition().get(bucketField, Integer.class);
         if (bucket == null || bucket < 0 || bucket >= table.definition().bucketCount()) {
             throw new LakestreamException(
                     LAKE_LAYOUT_MISMATCH,

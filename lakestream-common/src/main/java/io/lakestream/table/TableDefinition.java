@@ -9,6 +9,8 @@ import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
@@ -19,14 +21,37 @@ import org.apache.iceberg.types.Types;
  * @param schema the user columns only (without the hidden {@code __bucket} column)
  * @param primaryKey primary key columns; empty for an append-only table
  * @param bucketKey the resolved bucket key; empty only for an append-only table that spreads rows
+ * @param partitionFields the user's partition fields: the lake's first partition spec (id 0) without its bucket
+ *     field; empty for a table partitioned by bucket only (docs/format.md "Partitioned tables")
  */
-public record TableDefinition(Schema schema, List<String> primaryKey, List<String> bucketKey, int bucketCount) {
+public record TableDefinition(
+        Schema schema,
+        List<String> primaryKey,
+        List<String> bucketKey,
+        int bucketCount,
+        List<PartitionField> partitionFields) {
     private static final Splitter COLUMN_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
 
     public TableDefinition {
         requireNonNull(schema, "schema is null");
         primaryKey = ImmutableList.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
         bucketKey = ImmutableList.copyOf(requireNonNull(bucketKey, "bucketKey is null"));
+        partitionFields = ImmutableList.copyOf(requireNonNull(partitionFields, "partitionFields is null"));
+    }
+
+    /** A table partitioned by bucket only. */
+    public TableDefinition(Schema schema, List<String> primaryKey, List<String> bucketKey, int bucketCount) {
+        this(schema, primaryKey, bucketKey, bucketCount, List.of());
+    }
+
+    public boolean isPartitioned() {
+        return !partitionFields.isEmpty();
+    }
+
+    /** The user's fields of a spec Lakestream made: all but the trailing bucket field, if the table has one. */
+    public static List<PartitionField> userPartitionFields(PartitionSpec spec, boolean hasBucketKey) {
+        List<PartitionField> fields = spec.fields();
+        return hasBucketKey && !fields.isEmpty() ? fields.subList(0, fields.size() - 1) : fields;
     }
 
     public boolean hasPrimaryKey() {
@@ -65,7 +90,11 @@ public record TableDefinition(Schema schema, List<String> primaryKey, List<Strin
                 COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""));
         List<String> bucketKey = COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""));
         Schema userSchema = userColumns(table.schema());
-        return new TableDefinition(userSchema, primaryKey, bucketKey, bucketCount);
+        // Lakestream creates the lake with its partitioning as spec 0 and never evolves it (LakeLayoutValidator)
+        PartitionSpec created = table.specs().get(0);
+        List<PartitionField> partitionFields =
+                created == null ? List.of() : userPartitionFields(created, !bucketKey.isEmpty());
+        return new TableDefinition(userSchema, primaryKey, bucketKey, bucketCount, partitionFields);
     }
 
     static Schema userColumns(Schema schema) {

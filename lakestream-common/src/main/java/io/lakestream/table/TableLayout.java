@@ -1,6 +1,7 @@
 package io.lakestream.table;
 
 import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
+import static io.lakestream.common.LakestreamError.PARTITIONING_NOT_ALLOWED;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableMap;
@@ -22,7 +23,7 @@ import org.apache.iceberg.types.Types;
  *
  * @param definition the validated Lakestream definition
  * @param icebergSchema the lake schema (user columns, plus {@code __bucket} for a multi-column bucket key)
- * @param partitionSpec {@code bucket(N, key)}, {@code identity(__bucket)} or unpartitioned
+ * @param partitionSpec the user's partition fields, then {@code bucket(N, key)}, {@code identity(__bucket)} or nothing
  * @param properties Iceberg table properties to create the table with
  */
 public record TableLayout(
@@ -56,9 +57,15 @@ public record TableLayout(
             }
         }
 
-        TableDefinition definition = new TableDefinition(schema, spec.primaryKey(), bucketKey, spec.bucketCount());
         Schema icebergSchema = lakeSchema(schema, spec.primaryKey(), bucketKey.size() > 1);
-        PartitionSpec partitionSpec = partitionSpec(icebergSchema, bucketKey, spec.bucketCount());
+        PartitionSpec partitionSpec =
+                partitionSpec(icebergSchema, spec.partitioning(), spec.primaryKey(), bucketKey, spec.bucketCount());
+        TableDefinition definition = new TableDefinition(
+                schema,
+                spec.primaryKey(),
+                bucketKey,
+                spec.bucketCount(),
+                TableDefinition.userPartitionFields(partitionSpec, !bucketKey.isEmpty()));
 
         ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
         properties.putAll(spec.properties());
@@ -138,18 +145,33 @@ public record TableLayout(
         return new Schema(columns, identifierIds);
     }
 
-    private static PartitionSpec partitionSpec(Schema icebergSchema, List<String> bucketKey, int bucketCount) {
-        if (bucketKey.isEmpty()) {
-            return PartitionSpec.unpartitioned();
+    /** The user's partition fields first, then the bucket field (docs/format.md "Partitioned tables"). */
+    private static PartitionSpec partitionSpec(
+            Schema icebergSchema,
+            List<String> partitioning,
+            List<String> primaryKey,
+            List<String> bucketKey,
+            int bucketCount) {
+        PartitionSpec.Builder builder = PartitionSpec.builderFor(icebergSchema);
+        Partitioning.addFields(builder, icebergSchema, partitioning, primaryKey);
+        try {
+            addBucketField(builder, bucketKey, bucketCount);
+        } catch (IllegalArgumentException e) {
+            throw new LakestreamException(
+                    PARTITIONING_NOT_ALLOWED,
+                    "Partitioning not allowed: partitioning %s clashes with the bucket field of bucket key %s: %s"
+                            .formatted(partitioning, bucketKey, e.getMessage()));
         }
+        return builder.build();
+    }
+
+    /** Adds the field whose value is the Lakestream bucket: {@code bucket(N, key)} or {@code identity(__bucket)}. */
+    public static void addBucketField(PartitionSpec.Builder builder, List<String> bucketKey, int bucketCount) {
         if (bucketKey.size() == 1) {
-            return PartitionSpec.builderFor(icebergSchema)
-                    .bucket(bucketKey.getFirst(), bucketCount)
-                    .build();
+            builder.bucket(bucketKey.getFirst(), bucketCount);
+        } else if (bucketKey.size() > 1) {
+            builder.identity(LakestreamProperties.BUCKET_COLUMN);
         }
-        return PartitionSpec.builderFor(icebergSchema)
-                .identity(LakestreamProperties.BUCKET_COLUMN)
-                .build();
     }
 
     private static LakestreamException invalid(String message) {

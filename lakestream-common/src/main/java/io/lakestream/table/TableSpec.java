@@ -20,6 +20,7 @@ import org.apache.iceberg.Schema;
  * @param bucketCount number of log buckets, at least 1
  * @param logPath where the log lives; empty means {@code <table location>/log}
  * @param properties extra Iceberg table properties
+ * @param partitioning the user's partitioning terms in Trino's spelling ({@link Partitioning}); empty for none
  */
 public record TableSpec(
         Schema schema,
@@ -27,8 +28,10 @@ public record TableSpec(
         List<String> bucketKey,
         int bucketCount,
         Optional<String> logPath,
-        Map<String, String> properties) {
+        Map<String, String> properties,
+        List<String> partitioning) {
     public TableSpec {
+        partitioning = ImmutableList.copyOf(requireNonNull(partitioning, "partitioning is null"));
         requireNonNull(schema, "schema is null");
         primaryKey = ImmutableList.copyOf(requireNonNull(primaryKey, "primaryKey is null"));
         bucketKey = ImmutableList.copyOf(requireNonNull(bucketKey, "bucketKey is null"));
@@ -47,6 +50,7 @@ public record TableSpec(
         private int bucketCount = 1;
         private Optional<String> logPath = Optional.empty();
         private Map<String, String> properties = Map.of();
+        private List<String> partitioning = List.of();
 
         private Builder(Schema schema) {
             this.schema = requireNonNull(schema, "schema is null");
@@ -87,8 +91,14 @@ public record TableSpec(
             return this;
         }
 
+        /** Partitioning terms as Trino's Iceberg connector spells them, e.g. {@code day(ts)}, {@code region}. */
+        public Builder partitioning(List<String> terms) {
+            this.partitioning = terms;
+            return this;
+        }
+
         public TableSpec build() {
-            return new TableSpec(schema, primaryKey, bucketKey, bucketCount, logPath, properties);
+            return new TableSpec(schema, primaryKey, bucketKey, bucketCount, logPath, properties, partitioning);
         }
     }
 }

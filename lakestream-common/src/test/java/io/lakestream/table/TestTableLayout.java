@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
@@ -151,6 +153,78 @@ class TestTableLayout {
                         .properties(Map.of("lakestream.bucket.num", "3"))
                         .build(),
                 "table property 'lakestream.bucket.num' is reserved");
+    }
+
+    @Test
+    void partitioningComesBeforeTheBucketField() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.required(2, "ts", Types.TimestampType.withoutZone()),
+                Types.NestedField.required(3, "region", Types.StringType.get()),
+                Types.NestedField.optional(4, "amount", Types.DecimalType.of(9, 2)));
+        List<String> terms = List.of("day(ts)", "region", "truncate(id, 10)");
+        TableLayout layout = TableLayout.of(TableSpec.builder(schema)
+                .primaryKey("id", "ts", "region")
+                .bucketKey("id")
+                .bucketCount(4)
+                .partitioning(terms)
+                .build());
+        assertThat(layout.partitionSpec())
+                .isEqualTo(PartitionSpec.builderFor(layout.icebergSchema())
+                        .day("ts")
+                        .identity("region")
+                        .truncate("id", 10)
+                        .bucket("id", 4)
+                        .build());
+        // the definition keeps the user's fields only, and they read back in Trino's spelling
+        assertThat(Partitioning.describe(layout.definition().partitionFields(), schema))
+                .containsExactlyElementsOf(terms);
+
+        // a multi-column bucket key: the hidden __bucket field is last; an append-only table partitions by any column
+        assertThat(TableLayout.of(TableSpec.builder(schema)
+                                .primaryKey("id", "region")
+                                .bucketCount(2)
+                                .partitioning(List.of("bucket(region, 3)"))
+                                .build())
+                        .partitionSpec()
+                        .fields())
+                .extracting(PartitionField::name)
+                .containsExactly("region_bucket", "__bucket");
+        assertThat(TableLayout.of(TableSpec.builder(schema)
+                                .partitioning(List.of("month(ts)", "amount"))
+                                .build())
+                        .partitionSpec()
+                        .fields())
+                .extracting(PartitionField::name)
+                .containsExactly("ts_month", "amount");
+    }
+
+    @Test
+    void rejectsPartitioningsTheTableCannotTake() {
+        assertNotAllowed(
+                TableSpec.builder(SCHEMA)
+                        .primaryKey("id")
+                        .partitioning(List.of("region"))
+                        .build(),
+                "every partition column of a primary-key table must be a primary-key column");
+        assertNotAllowed(
+                TableSpec.builder(SCHEMA).partitioning(List.of("week(region)")).build(), "supported terms are");
+        assertNotAllowed(
+                TableSpec.builder(SCHEMA).partitioning(List.of("day(region)")).build(),
+                "cannot apply day to column 'region'");
+        assertNotAllowed(
+                TableSpec.builder(SCHEMA).partitioning(List.of("bucket(id, 0)")).build(), "positive count");
+        assertInvalid(
+                TableSpec.builder(SCHEMA).partitioning(List.of("day(missing)")).build(),
+                "names column 'missing', which is not a top-level column");
+    }
+
+    private static void assertNotAllowed(TableSpec spec, String message) {
+        assertThatThrownBy(() -> TableLayout.of(spec))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.PARTITIONING_NOT_ALLOWED))
+                .hasMessageContaining(message);
     }
 
     private static void assertInvalid(TableSpec spec, String message) {

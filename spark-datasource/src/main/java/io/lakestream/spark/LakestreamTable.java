@@ -14,6 +14,7 @@ import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
@@ -110,6 +111,14 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
             case OFFSETS -> LakestreamOffsetsScan.SCHEMA;
             case DATA, LAKE -> LakestreamTypes.sparkSchema(table.definition().schema());
         };
+    }
+
+    /** The partitioning by the table's columns; the buckets are not a Spark partitioning (they are the table's). */
+    @Override
+    public Transform[] partitioning() {
+        return view == View.DATA || view == View.LAKE
+                ? LakestreamPartitioning.transforms(table.definition())
+                : new Transform[0];
     }
 
     @Override

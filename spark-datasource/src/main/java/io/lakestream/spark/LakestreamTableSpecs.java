@@ -42,10 +42,6 @@ final class LakestreamTableSpecs {
                     "a Lakestream catalog creates Lakestream tables only: write USING lakestream (or leave USING out), not USING %s"
                             .formatted(provider));
         }
-        if (partitions.length > 0) {
-            throw invalid(
-                    "PARTITIONED BY is not supported: a Lakestream table is bucketed by its key; set TBLPROPERTIES ('bucket.key'='<columns>', 'bucket.num'='<n>') instead");
-        }
         if (properties.containsKey(TableCatalog.PROP_LOCATION)) {
             throw invalid(
                     "LOCATION is not supported: Lakestream tables live in the catalog's warehouse; leave LOCATION out");
@@ -70,7 +66,8 @@ final class LakestreamTableSpecs {
         TableSpec.Builder spec = TableSpec.builder(LakestreamTypes.icebergSchema(columns, new HashSet<>(primaryKey)))
                 .primaryKey(primaryKey)
                 .bucketKey(COLUMNS.splitToList(definition.getOrDefault(BUCKET_KEY, "")))
-                .properties(rest);
+                .properties(rest)
+                .partitioning(LakestreamPartitioning.terms(partitions));
         if (definition.containsKey(BUCKET_NUM)) {
             spec.bucketCount(bucketCount(definition.get(BUCKET_NUM)));
         }

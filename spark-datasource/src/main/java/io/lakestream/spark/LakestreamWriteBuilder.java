@@ -42,6 +42,13 @@ final class LakestreamWriteBuilder
 
     @Override
     public LakestreamWriteBuilder overwriteDynamicPartitions() {
+        if (table.table().definition().isPartitioned()) {
+            // replacing only the partitions the rows reach is not implemented: never replace the whole table instead
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    "Dynamic partition overwrite of the partitioned table %s is not supported; overwrite with a condition (INSERT OVERWRITE ... PARTITION (col = value) or df.writeTo(...).overwrite(condition)), or DELETE then INSERT"
+                            .formatted(table.table().identifier()));
+        }
         return overwriteWhere(Expressions.alwaysTrue());
     }
 

@@ -217,6 +217,23 @@ public final class BucketRangeWriter {
     /** The task's data file writer: columnar where the table allows it, Iceberg's row writer otherwise. */
     private TieredFileWriter<DataFile> newDataWriter(
             OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
+        if (definition.isPartitioned()) {
+            return new PartitionedFileWriter<>(
+                    rowPartitions(bucket),
+                    rowPartition -> newPartitionDataWriter(files, rowPartition, bucket, plainColumns));
+        }
+        return newPartitionDataWriter(files, partition, bucket, plainColumns);
+    }
+
+    /** The partitions of a task's rows, for a table partitioned by the user's columns. */
+    private RowPartitions rowPartitions(int bucket) {
+        int bucketField = definition.hasBucketKey() ? lake.spec().fields().size() - 1 : -1;
+        return new RowPartitions(lake.schema(), lake.spec(), vectorPositions, bucketField, bucket);
+    }
+
+    /** A data file writer of one lake partition. */
+    private TieredFileWriter<DataFile> newPartitionDataWriter(
+            OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
         if (columnarSettings.isPresent()) {
             return ColumnarFileWriter.data(
                     columnarTarget(files, partition, bucket, columnarSettings.get(), plainColumns),
@@ -233,6 +250,18 @@ public final class BucketRangeWriter {
 
     /** The task's equality delete file writer (the key columns), columnar where the table allows it. */
     private TieredFileWriter<DeleteFile> newDeleteWriter(
+            OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
+        if (definition.isPartitioned()) {
+            // the partition source columns are key columns, so a delete row (only its key is set) has a partition
+            return new PartitionedFileWriter<>(
+                    rowPartitions(bucket),
+                    rowPartition -> newPartitionDeleteWriter(files, rowPartition, bucket, plainColumns));
+        }
+        return newPartitionDeleteWriter(files, partition, bucket, plainColumns);
+    }
+
+    /** An equality delete file writer of one lake partition. */
+    private TieredFileWriter<DeleteFile> newPartitionDeleteWriter(
             OutputFileFactory files, StructLike partition, int bucket, Set<String> plainColumns) {
         if (columnarDeleteSettings.isPresent()) {
             return ColumnarFileWriter.equalityDeletes(
@@ -294,7 +323,7 @@ public final class BucketRangeWriter {
     /** Streams the range: every row of every batch is written as it is read. */
     private BucketFiles writeAppendOnly(BucketTask task, Optional<String> attempt, List<String> written) {
         int bucket = task.bucket();
-        StructLike partition = lakeRows.partition(bucket);
+        StructLike partition = definition.isPartitioned() ? null : lakeRows.partition(bucket);
         long changes = 0;
         // Opened at the first batch, which is the sample for the writer settings.
         TieredFileWriter<DataFile> dataWriter = null;
@@ -369,7 +398,7 @@ public final class BucketRangeWriter {
             }
             index.release(); // the positions are marked in lastChange: the index's table goes to the next task
 
-            StructLike partition = lakeRows.partition(bucket);
+            StructLike partition = definition.isPartitioned() ? null : lakeRows.partition(bucket);
             // One factory for the task's data and delete files: it numbers them, so names never repeat.
             OutputFileFactory files = fileFactory(task, attempt);
             Set<String> plainColumns = batches.isEmpty() ? Set.of() : predictedPlainColumns(batches.getFirst());

@@ -26,6 +26,10 @@ public final class LakeRows {
     private final PartitionSpec spec;
     private final int columnCount;
     private final Optional<Integer> bucketColumnPosition;
+    /** Position of the bucket field in the spec (the last one), or -1 for a table without a bucket key. */
+    private final int bucketField;
+    /** The table is partitioned by the user's columns too: rows are put into partitions by {@link RowPartitions}. */
+    private final boolean userPartitioned;
     // Never modified: each partition(bucket) is a copy. Iceberg builds a PartitionData's Avro schema (and
     // its JSON) in the constructor, which was a few percent of a tiering round's writer CPU when done per task.
     private final PartitionData emptyPartition;
@@ -37,6 +41,8 @@ public final class LakeRows {
         int position = lakeSchema.columns().indexOf(lakeSchema.findField(LakestreamProperties.BUCKET_COLUMN));
         this.bucketColumnPosition = position < 0 ? Optional.empty() : Optional.of(position);
         this.emptyPartition = spec.isUnpartitioned() ? null : new PartitionData(spec.partitionType());
+        this.bucketField = definition.hasBucketKey() ? spec.fields().size() - 1 : -1;
+        this.userPartitioned = definition.isPartitioned();
     }
 
     Schema lakeSchema() {
@@ -52,8 +58,11 @@ public final class LakeRows {
         if (spec.isUnpartitioned()) {
             return null;
         }
+        if (userPartitioned) {
+            throw new IllegalStateException("a bucket of a table partitioned by its columns spans several partitions");
+        }
         PartitionData partition = emptyPartition.copy();
-        partition.set(0, bucket);
+        partition.set(bucketField, bucket);
         return partition;
     }
 
@@ -75,12 +84,12 @@ public final class LakeRows {
      * function ever drifted from the Iceberg transform, stock readers would prune the wrong files.
      */
     void verifyPartition(Record lakeRow, int bucket) {
-        if (spec.isUnpartitioned()) {
-            return;
+        if (spec.isUnpartitioned() || userPartitioned) {
+            return; // a user-partitioned table's partitions are checked as RowPartitions finds them
         }
         PartitionKey key = new PartitionKey(spec, lakeSchema);
         key.partition(new InternalRecordWrapper(lakeSchema.asStruct()).wrap(lakeRow));
-        Integer value = key.get(0, Integer.class);
+        Integer value = key.get(bucketField, Integer.class);
         if (value == null || value != bucket) {
             throw new LakestreamException(
                     LAKE_LAYOUT_MISMATCH,

@@ -18,10 +18,13 @@ import java.util.concurrent.CompletableFuture;
 final class ClassLoaderSafePageSource implements ConnectorPageSource {
     private final ConnectorPageSource delegate;
     private final ClassLoader classLoader;
+    private final Metrics splitMetrics;
 
-    ClassLoaderSafePageSource(ConnectorPageSource delegate, ClassLoader classLoader) {
+    /** {@code splitMetrics}: counters known when the split opens, reported with the delegate's. */
+    ClassLoaderSafePageSource(ConnectorPageSource delegate, ClassLoader classLoader, Metrics splitMetrics) {
         this.delegate = requireNonNull(delegate, "delegate is null");
         this.classLoader = requireNonNull(classLoader, "classLoader is null");
+        this.splitMetrics = requireNonNull(splitMetrics, "splitMetrics is null");
     }
 
     @Override
@@ -70,6 +73,6 @@ final class ClassLoaderSafePageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return delegate.getMetrics();
+        return delegate.getMetrics().mergeWith(splitMetrics);
     }
 }

@@ -50,7 +50,9 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     /** ALTER TABLE of a primary-key or bucket-key column (drop, rename, retype). */
     LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED(27, USER_ERROR),
     /** ALTER TABLE that the log and the lake cannot both take (e.g. a narrowing type change). */
-    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED(28, USER_ERROR);
+    LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED(28, USER_ERROR),
+    /** A partitioning term the table cannot take (unknown transform, wrong type, a key table's non-key column). */
+    LAKESTREAM_PARTITIONING_NOT_ALLOWED(29, USER_ERROR);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -101,6 +103,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case STREAMING_SCHEMA_MISMATCH -> LAKESTREAM_STREAMING_SCHEMA_MISMATCH;
             case SCHEMA_CHANGE_NOT_ALLOWED -> LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED;
             case SCHEMA_CHANGE_UNSUPPORTED -> LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED;
+            case PARTITIONING_NOT_ALLOWED -> LAKESTREAM_PARTITIONING_NOT_ALLOWED;
         };
     }
 }

@@ -16,6 +16,7 @@ import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.Partitioning;
 import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableDefinition;
 import io.lakestream.table.TableSpec;
@@ -209,6 +210,11 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             properties.put(LakestreamTableProperties.BUCKET_KEY, definition.bucketKey());
         }
         properties.put(LakestreamTableProperties.BUCKET_COUNT, definition.bucketCount());
+        if (definition.isPartitioned()) {
+            properties.put(
+                    LakestreamTableProperties.PARTITIONING,
+                    Partitioning.describe(definition.partitionFields(), definition.schema()));
+        }
         return properties.buildOrThrow();
     }
 

@@ -2,6 +2,8 @@ package io.lakestream.trino;
 
 import com.google.common.collect.ImmutableMap;
 import io.lakestream.merge.MergeCounters;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.UnionSplit;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
@@ -51,8 +53,19 @@ final class LakestreamMetrics {
      * column's children each counted (dereference pushdown converts a row's used fields only).
      */
     static final String ARROW_VECTORS_CONVERTED = "lakestream.arrowVectorsConverted";
+    /**
+     * Lake data files a split opens (a file cut into several byte ranges counts once per split): what partition
+     * pruning saves, since planning leaves out the files of partitions a filter excludes.
+     */
+    static final String LAKE_FILES = "lakestream.lakeFiles";
 
     private LakestreamMetrics() {}
+
+    /** The lake files of a split, known when it opens. */
+    static Metrics lakeFiles(UnionSplit split) {
+        long files = split.lakeFiles().stream().map(LakeFile::path).distinct().count();
+        return new Metrics(ImmutableMap.of(LAKE_FILES, new LongCount(files)));
+    }
 
     /** The counters of a split read by the union split reader. */
     static Metrics of(MergeCounters counters, long vectorsConverted) {

@@ -88,7 +88,8 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
             case UNION_SPLIT_READER ->
                 new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
         };
-        return new ClassLoaderSafePageSource(source, getClass().getClassLoader());
+        return new ClassLoaderSafePageSource(
+                source, getClass().getClassLoader(), LakestreamMetrics.lakeFiles(unionSplit));
     }
 
     /**

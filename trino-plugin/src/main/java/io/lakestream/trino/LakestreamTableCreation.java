@@ -48,6 +48,7 @@ final class LakestreamTableCreation {
                 .primaryKey(primaryKey)
                 .bucketKey(LakestreamTableProperties.bucketKey(properties));
         LakestreamTableProperties.bucketCount(properties).ifPresent(spec::bucketCount);
+        spec.partitioning(LakestreamTableProperties.partitioning(properties));
         metadata.getComment().ifPresent(comment -> spec.properties(Map.of(TABLE_COMMENT_PROPERTY, comment)));
         return spec.build();
     }

@@ -17,6 +17,7 @@ public final class LakestreamTableProperties {
     public static final String PRIMARY_KEY = "primary_key";
     public static final String BUCKET_KEY = "bucket_key";
     public static final String BUCKET_COUNT = "bucket_count";
+    public static final String PARTITIONING = "partitioning";
 
     public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
             columnListProperty(
@@ -35,9 +36,41 @@ public final class LakestreamTableProperties {
                                     "bucket_count must be at least 1, but was %s".formatted(value));
                         }
                     },
-                    false));
+                    false),
+            partitioningProperty());
 
     private LakestreamTableProperties() {}
+
+    /** Partitioning terms as Trino's Iceberg connector spells them ({@code day(ts)}, {@code bucket(id, 8)}, ...). */
+    @SuppressWarnings("unchecked")
+    public static List<String> partitioning(Map<String, Object> properties) {
+        List<String> value = (List<String>) properties.get(PARTITIONING);
+        return value == null ? List.of() : value;
+    }
+
+    private static PropertyMetadata<List<String>> partitioningProperty() {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Class<List<String>> javaType = (Class) List.class;
+        return new PropertyMetadata<>(
+                PARTITIONING,
+                "Partitioning of the table by its columns, in Iceberg's transforms: 'col', 'year(col)', 'month(col)', 'day(col)', 'hour(col)', 'bucket(col, n)', 'truncate(col, w)'; the rows of each partition are bucketed as well. A primary-key table may be partitioned by key columns only",
+                new ArrayType(VARCHAR),
+                javaType,
+                List.of(),
+                false,
+                value -> ((List<?>) value)
+                        .stream()
+                                .map(term -> {
+                                    if (term == null) {
+                                        throw new TrinoException(
+                                                LAKESTREAM_INVALID_TABLE_PROPERTY,
+                                                "%s must not contain NULL".formatted(PARTITIONING));
+                                    }
+                                    return (String) term;
+                                })
+                                .collect(ImmutableList.toImmutableList()),
+                value -> value);
+    }
 
     public static List<String> primaryKey(Map<String, Object> properties) {
         return columnList(properties, PRIMARY_KEY);

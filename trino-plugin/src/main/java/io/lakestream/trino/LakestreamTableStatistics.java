@@ -218,10 +218,12 @@ final class LakestreamTableStatistics {
 
         /** The bucket of a lake file (its partition value), or null when the lake is not bucketed. */
         private static Long bucketOf(LakestreamTable table, FileScanTask task) {
-            if (!table.definition().hasBucketKey() || task.spec().fields().size() != 1) {
+            int bucketField = table.definition().partitionFields().size();
+            if (!table.definition().hasBucketKey() || task.spec().fields().size() != bucketField + 1) {
                 return null;
             }
-            Integer bucket = task.file().partition().get(0, Integer.class);
+            // the bucket field follows the user's partition fields
+            Integer bucket = task.file().partition().get(bucketField, Integer.class);
             return bucket == null ? null : bucket.longValue();
         }
 

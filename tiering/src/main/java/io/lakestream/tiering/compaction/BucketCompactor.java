@@ -30,6 +30,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -37,15 +38,18 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.io.PartitioningWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,10 +172,14 @@ public final class BucketCompactor {
     }
 
     static int bucketOf(StructLike partition, Table lake) {
-        if (lake.spec().isUnpartitioned() || partition == null || partition.size() == 0) {
+        if (lake.spec().isUnpartitioned()
+                || partition == null
+                || partition.size() == 0
+                || !lake.properties().containsKey(LakestreamProperties.BUCKET_KEY)) {
             return WHOLE_TABLE;
         }
-        return partition.get(0, Integer.class);
+        // the bucket field follows the user's partition fields (docs/format.md "Partitioned tables")
+        return partition.get(partition.size() - 1, Integer.class);
     }
 
     private boolean rewrite(LakestreamTable table, Snapshot snapshot, BucketContent content) {
@@ -204,13 +212,13 @@ public final class BucketCompactor {
                 .format(FileFormat.PARQUET)
                 .operationId("compaction-" + UUID.randomUUID())
                 .build();
-        RollingDataWriter<Record> writer = new RollingDataWriter<>(
-                writerFactory,
-                fileFactory,
-                lake.io(),
-                targetFileSizeBytes,
-                lake.spec(),
-                lakeRows.partition(content.bucket()));
+        // a bucket of a table partitioned by its columns spans partitions: each row goes to its own
+        PartitioningWriter<Record, DataWriteResult> writer = table.definition().isPartitioned()
+                ? new FanoutDataWriter<>(writerFactory, fileFactory, lake.io(), targetFileSizeBytes)
+                : new ClusteredDataWriter<>(writerFactory, fileFactory, lake.io(), targetFileSizeBytes);
+        PartitionKey partitionKey = new PartitionKey(lake.spec(), lake.schema());
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(lake.schema().asStruct());
+        StructLike bucketPartition = table.definition().isPartitioned() ? null : lakeRows.partition(content.bucket());
         try (CloseableIterable<Record> rows = IcebergGenerics.read(lake)
                         .useSnapshot(snapshot.snapshotId())
                         .where(bucketFilter(table, content.bucket()))
@@ -224,7 +232,13 @@ public final class BucketCompactor {
                     ? KeyOrderedRows.sorted(table.definition(), iterator).iterator()
                     : iterator;
             while (ordered.hasNext()) {
-                writer.write(ordered.next());
+                Record row = ordered.next();
+                if (bucketPartition == null && !lake.spec().isUnpartitioned()) {
+                    partitionKey.partition(wrapper.wrap(row));
+                    writer.write(row, lake.spec(), partitionKey);
+                } else {
+                    writer.write(row, lake.spec(), bucketPartition);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,0 +1,127 @@
+package io.lakestream.spark;
+
+import static io.lakestream.spark.SparkTesting.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.common.LakestreamError;
+import io.lakestream.common.LakestreamException;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.iceberg.PartitionField;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code PARTITIONED BY (days(ts), region)} through Spark's catalog on append-only and primary-key tables: the lake's
+ * spec (the user's fields, then the bucket field), writes across partitions, tiering into them, {@code UPDATE} and
+ * {@code DELETE}, exact rows from union and {@code t$lake} reads, and the coded errors.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestLakestreamSparkPartitionedTables {
+    private static final String NS = "parts";
+    private final SparkTesting testing = SparkTesting.get();
+
+    @BeforeAll
+    void createNamespace() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+    }
+
+    @Test
+    void appendOnlyTablePartitionedByDayAndRegion() {
+        testing.sql("CREATE TABLE ls.parts.ao (id BIGINT NOT NULL, ts TIMESTAMP, region STRING, v STRING)"
+                + " PARTITIONED BY (days(ts), region) TBLPROPERTIES ('bucket.key'='id', 'bucket.num'='2')");
+        assertThat(SparkTables.load(NS, "ao").lake().spec().fields())
+                .extracting(PartitionField::name)
+                .containsExactly("ts_day", "region", "id_bucket");
+        assertThat(rows(testing.sql("SHOW CREATE TABLE ls.parts.ao"))
+                        .getFirst()
+                        .getFirst()
+                        .toString())
+                .contains("PARTITIONED BY (days(ts), region)");
+
+        testing.sql("INSERT INTO ls.parts.ao VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'),"
+                + " (2, TIMESTAMP '2026-11-30 23:59:59', 'us', 'b'), (3, TIMESTAMP '2026-12-01 00:00:00', 'eu', 'c')");
+        tier("ao");
+        // each row went into the partition of its day and region (bucket 0 or 1 of its id)
+        assertThat(Integer.parseInt(SparkTables.load(NS, "ao")
+                        .lake()
+                        .currentSnapshot()
+                        .summary()
+                        .get("changed-partition-count")))
+                .isEqualTo(3);
+        testing.sql("INSERT INTO ls.parts.ao VALUES (4, TIMESTAMP '2026-12-02 08:00:00', 'us', 'd')");
+        List<List<Object>> all =
+                List.of(row(1L, "eu", "a"), row(2L, "us", "b"), row(3L, "eu", "c"), row(4L, "us", "d"));
+        assertRows("ao", all);
+        assertThat(rows(testing.sql(
+                        "SELECT id FROM ls.parts.ao WHERE ts >= TIMESTAMP '2026-12-01 00:00:00' ORDER BY id")))
+                .containsExactly(row(3L), row(4L));
+        tier("ao");
+        assertRows("ao", all);
+        assertRows("`ao$lake`", all);
+    }
+
+    @Test
+    void primaryKeyTablePartitionedByKeyColumns() {
+        testing.sql(
+                "CREATE TABLE ls.parts.pk (id BIGINT NOT NULL, ts TIMESTAMP NOT NULL, region STRING NOT NULL, v STRING)"
+                        + " PARTITIONED BY (days(ts), region)"
+                        + " TBLPROPERTIES ('primary-key'='id,ts,region', 'bucket.key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.parts.pk VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'),"
+                + " (2, TIMESTAMP '2026-11-30 11:00:00', 'us', 'b'), (3, TIMESTAMP '2026-12-01 09:00:00', 'eu', 'c'),"
+                + " (4, TIMESTAMP '2026-12-02 09:00:00', 'us', 'd')");
+        tier("pk");
+        testing.sql("INSERT INTO ls.parts.pk VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a2')");
+        testing.sql("DELETE FROM ls.parts.pk WHERE id = 2");
+        testing.sql("UPDATE ls.parts.pk SET v = 'c2' WHERE id = 3");
+        List<List<Object>> expected = List.of(row(1L, "eu", "a2"), row(3L, "eu", "c2"), row(4L, "us", "d"));
+        assertRows("pk", expected);
+        tier("pk");
+        assertRows("pk", expected);
+        // the equality deletes are in the partitions of their keys, where Iceberg applies them
+        assertRows("`pk$lake`", expected);
+        assertThat(SparkTables.load(NS, "pk").lake().spec().fields())
+                .extracting(PartitionField::name)
+                .containsExactly("ts_day", "region", "id_bucket");
+    }
+
+    @Test
+    void partitioningsTheTableCannotTake() {
+        assertThatThrownBy(
+                        () -> testing.sql("CREATE TABLE ls.parts.bad_pk (id BIGINT NOT NULL, region STRING, v STRING)"
+                                + " PARTITIONED BY (region) TBLPROPERTIES ('primary-key'='id')"))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.PARTITIONING_NOT_ALLOWED))
+                .hasMessageContaining("must be a primary-key column");
+        testing.sql("CREATE TABLE ls.parts.dyn (id BIGINT NOT NULL, region STRING, v STRING)"
+                + " PARTITIONED BY (region) TBLPROPERTIES ('primary-key'='id,region')");
+        testing.sql("INSERT INTO ls.parts.dyn VALUES (1, 'eu', 'a'), (2, 'us', 'b')");
+        testing.spark().conf().set("spark.sql.sources.partitionOverwriteMode", "dynamic");
+        try {
+            assertThatThrownBy(() -> testing.sql("INSERT OVERWRITE ls.parts.dyn VALUES (3, 'eu', 'c')"))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.UNSUPPORTED_OPERATION))
+                    .hasMessageContaining("Dynamic partition overwrite");
+        } finally {
+            testing.spark().conf().unset("spark.sql.sources.partitionOverwriteMode");
+        }
+        assertRows("dyn", List.of(row(1L, "eu", "a"), row(2L, "us", "b")));
+    }
+
+    private void tier(String name) {
+        testing.tiering().tier(SparkTables.load(NS, name));
+    }
+
+    private void assertRows(String table, List<List<Object>> expected) {
+        assertThat(rows(testing.sql("SELECT id, region, v FROM ls.parts.%s ORDER BY id".formatted(table))))
+                .containsExactlyElementsOf(expected);
+    }
+
+    private static List<Object> row(Object... values) {
+        return Arrays.asList(values);
+    }
+}

@@ -1,0 +1,211 @@
+package io.lakestream.trino;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trino.operator.OperatorStats;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metrics;
+import io.trino.testing.MaterializedResult;
+import java.util.Map;
+import org.apache.iceberg.PartitionField;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tables partitioned by their columns as well as bucketed ({@code partitioning = ARRAY['day(ts)', 'region']}):
+ * the lake's spec (the user's fields, then the bucket field), tiering into partitions, union, {@code $lake} and
+ * stock Iceberg reads with the exact rows, {@code UPDATE}/{@code DELETE} on primary-key tables, lake files pruned
+ * by a filter on a partition column, and the coded errors of partitionings the table cannot take.
+ */
+final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest {
+    /** The file counts of a read right after tiering: the read must pin that lake. */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
+    @Test
+    void appendOnlyTablePartitionedByDayAndRegion() {
+        assertUpdate("CREATE TABLE ao_days (id bigint NOT NULL, ts timestamp(6), region varchar, v varchar)"
+                + " WITH (partitioning = ARRAY['day(ts)', 'region'], bucket_key = ARRAY['id'], bucket_count = 2)");
+        assertThat((String) computeScalar("SHOW CREATE TABLE ao_days"))
+                .contains("partitioning = ARRAY['day(ts)','region']");
+        assertThat(tables.load("ao_days").lake().spec().fields())
+                .extracting(PartitionField::name)
+                .containsExactly("ts_day", "region", "id_bucket");
+
+        assertUpdate(
+                "INSERT INTO ao_days VALUES"
+                        + " (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'), (2, TIMESTAMP '2026-11-30 23:59:59', 'us', 'b'),"
+                        + " (3, TIMESTAMP '2026-12-01 00:00:00', 'eu', 'c'), (4, TIMESTAMP '2026-12-01 12:00:00', 'eu', 'd')",
+                4);
+        tables.tier("ao_days");
+        assertUpdate("INSERT INTO ao_days VALUES (5, TIMESTAMP '2026-12-02 08:00:00', 'us', 'e')", 1);
+        String all =
+                "VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'), (2, TIMESTAMP '2026-11-30 23:59:59', 'us', 'b'),"
+                        + " (3, TIMESTAMP '2026-12-01 00:00:00', 'eu', 'c'), (4, TIMESTAMP '2026-12-01 12:00:00', 'eu', 'd'),"
+                        + " (5, TIMESTAMP '2026-12-02 08:00:00', 'us', 'e')";
+        assertQuery("SELECT id, ts, region, v FROM ao_days", all);
+        assertQuery(
+                "SELECT id FROM ao_days WHERE ts >= TIMESTAMP '2026-12-01 00:00:00' AND region = 'eu'", "VALUES 3, 4");
+        tables.tier("ao_days");
+        assertQuery("SELECT id, ts, region, v FROM ao_days", all);
+        assertQuery("SELECT id, ts, region, v FROM \"ao_days$lake\"", all);
+        assertStock("ao_days", "id, ts, region, v");
+        // the stock connector sees the partitions: day and region of every row, per bucket of its id
+        assertThat(
+                        computeScalar(
+                                "SELECT count(DISTINCT (partition.ts_day, partition.region)) FROM iceberg.tests.\"ao_days$partitions\""))
+                .isEqualTo(4L);
+        assertQuery("SELECT sum(records_behind) FROM \"ao_days$offsets\"", "VALUES 0");
+
+        // the spec names source field ids: a renamed partition column keeps partitioning and reads
+        assertUpdate("ALTER TABLE ao_days RENAME COLUMN region TO area");
+        assertThat((String) computeScalar("SHOW CREATE TABLE ao_days"))
+                .contains("partitioning = ARRAY['day(ts)','area']");
+        assertUpdate("INSERT INTO ao_days VALUES (6, TIMESTAMP '2026-12-02 09:00:00', 'eu', 'f')", 1);
+        tables.tier("ao_days");
+        assertQuery("SELECT id FROM ao_days WHERE area = 'eu'", "VALUES 1, 3, 4, 6");
+        assertStock("ao_days", "id, ts, area, v");
+    }
+
+    @Test
+    void partitioningChangedOutsideLakestreamIsRefused() {
+        assertUpdate("CREATE TABLE respec (id bigint NOT NULL, ts timestamp(6), v varchar)"
+                + " WITH (partitioning = ARRAY['day(ts)'], bucket_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO respec VALUES (1, TIMESTAMP '2026-12-01 10:00:00', 'a')", 1);
+        tables.tier("respec");
+        assertUpdate(
+                "ALTER TABLE iceberg.tests.respec SET PROPERTIES partitioning = ARRAY['month(ts)', 'bucket(id, 2)']");
+        assertThat(query("SELECT * FROM respec"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_LAKE_LAYOUT_MISMATCH)
+                .hasMessageContaining("make spec 0, with the fields ['day(ts)', 'bucket(id, 2)'] in this order");
+        // the same fields in another order are another layout (the bucket field must be last): still refused
+        assertUpdate(
+                "ALTER TABLE iceberg.tests.respec SET PROPERTIES partitioning = ARRAY['day(ts)', 'bucket(id, 2)']");
+        assertThat(query("SELECT * FROM respec"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_LAKE_LAYOUT_MISMATCH);
+        // the lake alone stays readable
+        assertQuery("SELECT id, v FROM \"respec$lake\"", "VALUES (1, 'a')");
+    }
+
+    @Test
+    void primaryKeyTablePartitionedByKeyColumns() {
+        // the bucket key defaults to the three-column primary key: the bucket is the hidden __bucket field
+        assertPrimaryKeyTable("pk_days", "", false);
+        // a single-column bucket key: the bucket field is bucket(2, id)
+        assertPrimaryKeyTable("pk_days_by_id", ", bucket_key = ARRAY['id']", true);
+    }
+
+    private void assertPrimaryKeyTable(String table, String bucketKey, boolean compact) {
+        assertUpdate(("CREATE TABLE %s (id bigint, ts timestamp(6), region varchar, v varchar)"
+                        + " WITH (primary_key = ARRAY['id', 'ts', 'region'], partitioning = ARRAY['day(ts)', 'region'],"
+                        + " bucket_count = 2%s)")
+                .formatted(table, bucketKey));
+        assertUpdate(
+                ("INSERT INTO %s VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'),"
+                                + " (2, TIMESTAMP '2026-11-30 11:00:00', 'us', 'b'), (3, TIMESTAMP '2026-12-01 09:00:00', 'eu', 'c'),"
+                                + " (4, TIMESTAMP '2026-12-02 09:00:00', 'us', 'd')")
+                        .formatted(table),
+                4);
+        tables.tier(table);
+        // a new version of a key in the lake, a delete of one, an update of one, a new key
+        assertUpdate("INSERT INTO %s VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a2')".formatted(table), 1);
+        assertUpdate("DELETE FROM %s WHERE id = 2".formatted(table), 1);
+        assertUpdate("UPDATE %s SET v = 'c2' WHERE region = 'eu' AND id = 3".formatted(table), 1);
+        assertUpdate("INSERT INTO %s VALUES (5, TIMESTAMP '2026-12-02 10:00:00', 'eu', 'e')".formatted(table), 1);
+        String expected =
+                "VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a2'), (3, TIMESTAMP '2026-12-01 09:00:00', 'eu', 'c2'),"
+                        + " (4, TIMESTAMP '2026-12-02 09:00:00', 'us', 'd'), (5, TIMESTAMP '2026-12-02 10:00:00', 'eu', 'e')";
+        assertQuery("SELECT id, ts, region, v FROM " + table, expected);
+        assertQuery(
+                "SELECT id, v FROM %s WHERE CAST(ts AS date) = DATE '2026-12-02'".formatted(table),
+                "VALUES (4, 'd'), (5, 'e')");
+        tables.tier(table);
+        assertQuery("SELECT id, ts, region, v FROM " + table, expected);
+        // the equality deletes landed in the partitions of their keys: Iceberg applies them there
+        assertQuery("SELECT id, ts, region, v FROM \"%s$lake\"".formatted(table), expected);
+        assertStock(table, "id, ts, region, v");
+        // an UPDATE after tiering, read from the lake files and the tail
+        assertUpdate("UPDATE %s SET v = 'd2' WHERE id = 4".formatted(table), 1);
+        assertQuery("SELECT id, v FROM %s WHERE region = 'us'".formatted(table), "VALUES (4, 'd2')");
+        if (!compact) {
+            return;
+        }
+        // compaction rewrites each bucket's rows into their partitions, with the deletes applied
+        tables.tier(table);
+        computeActual("ALTER TABLE %s EXECUTE compact".formatted(table));
+        String compacted = expected.replace("'us', 'd')", "'us', 'd2')");
+        assertQuery("SELECT id, ts, region, v FROM \"%s$lake\"".formatted(table), compacted);
+        assertStock(table, "id, ts, region, v");
+        assertThat(computeScalar("SELECT count(*) FROM iceberg.tests.\"%s$files\" WHERE content <> 0".formatted(table)))
+                .isEqualTo(0L);
+        assertThat(computeScalar(("SELECT count(DISTINCT (partition.ts_day, partition.region))"
+                                + " FROM iceberg.tests.\"%s$partitions\"")
+                        .formatted(table)))
+                .isEqualTo(4L);
+    }
+
+    @Test
+    void filterOnAPartitionColumnOpensOnlyItsLakeFiles() {
+        assertUpdate("CREATE TABLE pruned (id bigint NOT NULL, ts timestamp(6), v varchar)"
+                + " WITH (partitioning = ARRAY['day(ts)'], bucket_key = ARRAY['id'], bucket_count = 1)");
+        // one tiering round over four days: one data file per day
+        assertUpdate(
+                "INSERT INTO pruned SELECT x, TIMESTAMP '2026-11-28 12:00:00' + x * INTERVAL '1' DAY, 'v' || CAST(x AS varchar)"
+                        + " FROM UNNEST(sequence(0, 3)) t(x)",
+                4);
+        tables.tier("pruned");
+        assertThat(lakeFiles("SELECT * FROM pruned")).isEqualTo(4);
+        assertThat(lakeFiles("SELECT v FROM pruned WHERE ts >= TIMESTAMP '2026-11-30 00:00:00'"
+                        + " AND ts < TIMESTAMP '2026-12-01 00:00:00'"))
+                .isEqualTo(1);
+        assertQuery(
+                "SELECT v FROM pruned WHERE ts >= TIMESTAMP '2026-11-30 00:00:00' AND ts < TIMESTAMP '2026-12-01 00:00:00'",
+                "VALUES 'v2'");
+        assertThat(lakeFiles("SELECT v FROM pruned WHERE CAST(ts AS date) > DATE '2026-11-29'"))
+                .isEqualTo(2);
+    }
+
+    @Test
+    void partitioningsTheTableCannotTake() {
+        assertThat(query("CREATE TABLE bad_pk (id bigint, region varchar, v varchar)"
+                        + " WITH (primary_key = ARRAY['id'], partitioning = ARRAY['region'])"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_PARTITIONING_NOT_ALLOWED)
+                .hasMessageContaining("must be a primary-key column");
+        assertThat(
+                        query(
+                                "CREATE TABLE bad_transform (id bigint, ts timestamp(6)) WITH (partitioning = ARRAY['week(ts)'])"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_PARTITIONING_NOT_ALLOWED)
+                .hasMessageContaining("supported terms are");
+        assertThat(query(
+                        "CREATE TABLE bad_type (id bigint, region varchar) WITH (partitioning = ARRAY['day(region)'])"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_PARTITIONING_NOT_ALLOWED)
+                .hasMessageContaining("cannot apply day to column 'region'");
+        assertThat(query("SHOW TABLES LIKE 'bad_%'")).returnsEmptyResult();
+    }
+
+    private void assertStock(String table, String columns) {
+        MaterializedResult lake = computeActual("SELECT %s FROM \"%s$lake\"".formatted(columns, table));
+        MaterializedResult stock = computeActual("SELECT %s FROM iceberg.tests.%s".formatted(columns, table));
+        assertThat(stock.getMaterializedRows()).containsExactlyInAnyOrderElementsOf(lake.getMaterializedRows());
+    }
+
+    /** The lake data files the query's table scan opened, summed over its splits. */
+    private long lakeFiles(String sql) {
+        Metrics[] result = new Metrics[1];
+        assertQueryStats(
+                getSession(),
+                sql,
+                stats -> result[0] = stats.getOperatorSummaries().stream()
+                        .map(OperatorStats::getConnectorMetrics)
+                        .reduce(Metrics.EMPTY, Metrics::mergeWith),
+                rows -> {});
+        assertThat(result[0].getMetrics()).containsKey(LakestreamMetrics.LAKE_FILES);
+        return ((LongCount) result[0].getMetrics().get(LakestreamMetrics.LAKE_FILES)).getTotal();
+    }
+}
