@@ -223,7 +223,16 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             } else {
                 FieldVector projected = slice(vector, offsetInBatch, length);
                 Field current = LogSchema.arrowField(column);
-                if (!projected.getField().getType().equals(current.getType())) {
+                if (column.type().isNestedType() && EvolvedNestedVector.differs(projected.getField(), current)) {
+                    // written before an ALTER TABLE changed a field inside the column
+                    try (FieldVector written = projected) {
+                        projected = EvolvedNestedVector.rebuild(
+                                written,
+                                current,
+                                allocator,
+                                "Log segment " + log.paths().resolve(segment.path()));
+                    }
+                } else if (!projected.getField().getType().equals(current.getType())) {
                     // written before an ALTER TABLE widened the column
                     try (FieldVector written = projected) {
                         projected = WidenedVector.widen(

@@ -100,6 +100,64 @@ final class TestLakestreamSchemaEvolution extends AbstractStockIcebergSqlTest {
     }
 
     @Test
+    void rowFieldsEvolveBetweenWrites() {
+        assertUpdate("CREATE TABLE pk_row (id bigint, s row(a integer, b varchar, f real), v integer)"
+                + " WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO pk_row VALUES (1, ROW(10, 'one', 1.5), 1), (2, ROW(20, 'two', 2.5), 2)", 2);
+        tables.tier("pk_row");
+        // in the log only, written with the first row type
+        assertUpdate("INSERT INTO pk_row VALUES (3, ROW(30, 'three', 3.5), 3), (4, NULL, 4)", 2);
+
+        assertUpdate("ALTER TABLE pk_row ADD COLUMN s.c varchar");
+        assertUpdate("ALTER TABLE pk_row RENAME COLUMN s.b TO name");
+        assertUpdate("ALTER TABLE pk_row ALTER COLUMN s.a SET DATA TYPE bigint");
+        assertUpdate("ALTER TABLE pk_row DROP COLUMN s.f");
+        assertThat(computeActual("SELECT s FROM pk_row").getTypes())
+                .hasToString("[row(\"a\" bigint, \"name\" varchar, \"c\" varchar)]");
+        assertUpdate("INSERT INTO pk_row VALUES (5, ROW(6000000000, 'five', 'c5'), 5)", 1);
+        assertUpdate("UPDATE pk_row SET s = ROW(11, 'one', 'c1') WHERE id = 1", 1);
+        String rows = "VALUES (1, 11, 'one', 'c1', 1), (2, 20, 'two', NULL, 2), (3, 30, 'three', NULL, 3),"
+                + " (4, NULL, NULL, NULL, 4), (5, 6000000000, 'five', 'c5', 5)";
+        String columns = "id, s.a, s.name, s.c, v";
+        assertRows("pk_row", columns, rows);
+        assertQuery("SELECT count(*) FROM pk_row WHERE s IS NULL", "VALUES 1");
+        assertQuery(
+                "SELECT id, s.a, s.name, s.c FROM \"pk_row$changes\" WHERE _change_type = 'upsert'",
+                "VALUES (1, 10, 'one', NULL), (2, 20, 'two', NULL), (3, 30, 'three', NULL), (4, NULL, NULL, NULL),"
+                        + " (5, 6000000000, 'five', 'c5'), (1, 11, 'one', 'c1')");
+        // a log range written with both row types is tiered into one lake schema
+        tables.tier("pk_row");
+        assertQuery("SELECT sum(records_behind) FROM \"pk_row$offsets\"", "VALUES 0");
+        assertRows("pk_row", columns, rows);
+        assertRows("\"pk_row$lake\"", columns, rows);
+        assertStock("pk_row", columns);
+
+        // and again after the lake holds the old row type: a field added and one dropped read from lake files
+        assertUpdate("ALTER TABLE pk_row ADD COLUMN s.d double");
+        assertUpdate("ALTER TABLE pk_row DROP COLUMN s.name");
+        assertUpdate("INSERT INTO pk_row VALUES (6, ROW(60, 'c6', 6.5), 6)", 1);
+        String later = "VALUES (1, 11, 'c1', NULL), (2, 20, NULL, NULL), (3, 30, NULL, NULL), (4, NULL, NULL, NULL),"
+                + " (5, 6000000000, 'c5', NULL), (6, 60, 'c6', 6.5)";
+        assertRows("pk_row", "id, s.a, s.c, s.d", later);
+        tables.tier("pk_row");
+        assertRows("pk_row", "id, s.a, s.c, s.d", later);
+        assertStock("pk_row", "id, s.a, s.c, s.d");
+    }
+
+    @Test
+    void rowFieldChangesAreChecked() {
+        assertUpdate("CREATE TABLE row_checks (id bigint, s row(a integer, b varchar))"
+                + " WITH (primary_key = ARRAY['id'])");
+        assertThat(query("ALTER TABLE row_checks ALTER COLUMN s.a SET DATA TYPE varchar"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED)
+                .hasMessageContaining("only widening is supported");
+        assertUpdate("ALTER TABLE row_checks ADD COLUMN IF NOT EXISTS s.a varchar");
+        assertThat(computeActual("SELECT s FROM row_checks").getTypes())
+                .hasToString("[row(\"a\" integer, \"b\" varchar)]");
+    }
+
+    @Test
     void keyColumnsCannotChange() {
         assertUpdate("CREATE TABLE pk_keys (id bigint, region varchar, v integer)"
                 + " WITH (primary_key = ARRAY['id', 'region'], bucket_key = ARRAY['region'], bucket_count = 2)");
