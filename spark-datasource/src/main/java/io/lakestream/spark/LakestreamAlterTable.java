@@ -61,7 +61,9 @@ final class LakestreamAlterTable {
             // COMMENT ON TABLE, and ALTER TABLE ... SET / UNSET TBLPROPERTIES ('comment')
             case TableChange.SetProperty property
             when property.property().equals(LakestreamProperties.COMMENT) ->
-                new SchemaChange.SetTableComment(Optional.ofNullable(property.value()));
+                // Spark hands COMMENT ON TABLE ... IS NULL over as an empty comment: both remove it
+                new SchemaChange.SetTableComment(
+                        Optional.ofNullable(property.value()).filter(comment -> !comment.isEmpty()));
             case TableChange.RemoveProperty property
             when property.property().equals(LakestreamProperties.COMMENT) ->
                 new SchemaChange.SetTableComment(Optional.empty());
