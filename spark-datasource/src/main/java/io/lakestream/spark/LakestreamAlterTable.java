@@ -49,8 +49,9 @@ final class LakestreamAlterTable {
                 String column = String.join(".", update.fieldNames());
                 Type type = LakestreamTypes.icebergType(column, update.newDataType());
                 if (!type.isPrimitiveType()) {
-                    throw unsupported("column '%s' cannot change type to %s: only widening primitive types is supported"
-                            .formatted(column, update.newDataType().sql()));
+                    throw unsupported(
+                            "column '%s' cannot change type to %s: only widening is supported (INT to BIGINT, FLOAT to DOUBLE, DECIMAL precision up), not a change to or from a struct, array or map type"
+                                    .formatted(column, update.newDataType().sql()));
                 }
                 yield new SchemaChange.WidenColumn(List.of(update.fieldNames()), type.asPrimitiveType());
             }

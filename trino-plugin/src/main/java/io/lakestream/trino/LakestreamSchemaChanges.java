@@ -57,7 +57,7 @@ final class LakestreamSchemaChanges {
         if (!iceberg.isPrimitiveType()) {
             throw new TrinoException(
                     LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
-                    "Column '%s' cannot change type to %s: only widening primitive types is supported"
+                    "Column '%s' cannot change type to %s: only widening is supported (integer to bigint, real to double, decimal precision up), not a change to or from a row, array or map type"
                             .formatted(name, type));
         }
         return new SchemaChange.WidenColumn(path, iceberg.asPrimitiveType());
