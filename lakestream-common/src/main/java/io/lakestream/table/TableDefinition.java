@@ -4,7 +4,6 @@ import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.NOT_A_LAKESTREAM_TABLE;
 import static java.util.Objects.requireNonNull;
 
-import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import java.util.List;
@@ -21,7 +20,6 @@ import org.apache.iceberg.types.Types;
  * @param bucketKey the resolved bucket key; empty only for an append-only table that spreads rows
  */
 public record TableDefinition(Schema schema, List<String> primaryKey, List<String> bucketKey, int bucketCount) {
-    private static final Splitter COLUMN_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
 
     public TableDefinition {
         requireNonNull(schema, "schema is null");
@@ -61,10 +59,11 @@ public record TableDefinition(Schema schema, List<String> primaryKey, List<Strin
                     "Table %s has an invalid '%s' property: %s"
                             .formatted(tableName, LakestreamProperties.BUCKET_NUM, bucketNum));
         }
-        List<String> primaryKey =
-                COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""));
-        List<String> bucketKey = COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""));
         Schema userSchema = userColumns(table.schema());
+        List<String> primaryKey =
+                KeyColumnsProperty.decode(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""), userSchema);
+        List<String> bucketKey =
+                KeyColumnsProperty.decode(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""), userSchema);
         return new TableDefinition(userSchema, primaryKey, bucketKey, bucketCount);
     }
 
