@@ -157,6 +157,33 @@ final class TestLakestreamSchemaEvolution extends AbstractStockIcebergSqlTest {
                 .hasToString("[row(\"a\" integer, \"b\" varchar)]");
     }
 
+    /**
+     * Iceberg holds nanosecond timestamps only as timestamp_ns of format version 3, and no char type; the lake is
+     * version 2. So timestamp(9), time(9) and char(n) are refused in CREATE TABLE and ADD COLUMN, naming the
+     * supported types, instead of rounding every value to microseconds; lower precisions are stored losslessly
+     * as microseconds.
+     */
+    @Test
+    void typesTheLakeCannotHoldAreRefused() {
+        for (String type : new String[] {"timestamp(9)", "timestamp(7) with time zone", "time(9)", "char(3)"}) {
+            assertThat(query("CREATE TABLE refused_type (id bigint, c %s)".formatted(type)))
+                    .as(type)
+                    .failure()
+                    .hasErrorCode(LakestreamErrorCode.LAKESTREAM_UNSUPPORTED_TYPE)
+                    .hasMessageContaining("Unsupported type: " + type)
+                    .hasMessageContaining("timestamp(6)");
+        }
+        assertUpdate("CREATE TABLE kept_types (id bigint, ts timestamp(3))");
+        for (String type : new String[] {"timestamp(9)", "char(3)"}) {
+            assertThat(query("ALTER TABLE kept_types ADD COLUMN c " + type))
+                    .as(type)
+                    .failure()
+                    .hasErrorCode(LakestreamErrorCode.LAKESTREAM_UNSUPPORTED_TYPE)
+                    .hasMessageContaining("Unsupported type: " + type);
+        }
+        assertThat(computeActual("SELECT * FROM kept_types").getTypes()).hasToString("[bigint, timestamp(6)]");
+    }
+
     @Test
     void keyColumnsCannotChange() {
         assertUpdate("CREATE TABLE pk_keys (id bigint, region varchar, v integer)"
