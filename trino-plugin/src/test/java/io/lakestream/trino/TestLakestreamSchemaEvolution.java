@@ -185,6 +185,38 @@ final class TestLakestreamSchemaEvolution extends AbstractStockIcebergSqlTest {
     }
 
     @Test
+    void dropNotNullAndTableComment() {
+        assertUpdate("CREATE TABLE nn_evolve (id bigint, v varchar NOT NULL) WITH (primary_key = ARRAY['id'])");
+        assertUpdate("INSERT INTO nn_evolve VALUES (1, 'one')", 1);
+        tables.tier("nn_evolve");
+        assertThat(query("INSERT INTO nn_evolve VALUES (2, NULL)"))
+                .failure()
+                .hasMessageContaining("NULL value not allowed");
+        assertUpdate("ALTER TABLE nn_evolve ALTER COLUMN v DROP NOT NULL");
+        assertUpdate("INSERT INTO nn_evolve VALUES (2, NULL)", 1);
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+        tables.tier("nn_evolve");
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+        assertStock("nn_evolve", "id, v");
+        assertThat(query("ALTER TABLE nn_evolve ALTER COLUMN id DROP NOT NULL"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED);
+
+        assertUpdate("COMMENT ON TABLE nn_evolve IS 'numbers'");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'lakestream' AND table_name = 'nn_evolve'",
+                "VALUES 'numbers'");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'iceberg' AND table_name = 'nn_evolve'",
+                "VALUES 'numbers'");
+        assertUpdate("COMMENT ON TABLE nn_evolve IS NULL");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'lakestream' AND table_name = 'nn_evolve'",
+                "VALUES NULL");
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+    }
+
+    @Test
     void keyColumnsCannotChange() {
         assertUpdate("CREATE TABLE pk_keys (id bigint, region varchar, v integer)"
                 + " WITH (primary_key = ARRAY['id', 'region'], bucket_key = ARRAY['region'], bucket_count = 2)");
