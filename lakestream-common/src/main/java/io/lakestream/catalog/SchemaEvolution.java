@@ -12,6 +12,8 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.SchemaChange;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableDefinition;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +27,7 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
@@ -83,50 +86,100 @@ final class SchemaEvolution {
             LakestreamTable table, TableMetadata base, List<SchemaChange> changes) {
         String name = table.identifier().toString();
         TableDefinition definition = table.definition();
+        Schema current = definition.schema();
         Set<String> keyColumns = new HashSet<>(definition.primaryKey());
         keyColumns.addAll(definition.bucketKey());
         UpdateSchema update = table.lake().updateSchema();
+        Map<String, String> setProperties = new HashMap<>();
+        Set<String> removedProperties = new HashSet<>();
         for (SchemaChange change : changes) {
-            Types.NestedField field = definition.schema().findField(change.column());
             switch (change) {
                 case SchemaChange.AddColumn add -> {
-                    requireUserName(name, add.column());
-                    if (field != null) {
-                        throw unsupported(name, "column '%s' already exists".formatted(add.column()));
+                    String newName = add.path().getLast();
+                    List<String> parentPath = add.path().subList(0, add.path().size() - 1);
+                    Types.NestedField parent = parentPath.isEmpty() ? null : requireColumn(name, current, parentPath);
+                    Types.StructType siblings = siblings(name, current, parent, parentPath);
+                    if (parentPath.isEmpty()) {
+                        requireUserName(name, newName);
+                    }
+                    if (siblings.field(newName) != null) {
+                        if (add.ifNotExists()) {
+                            continue;
+                        }
+                        throw unsupported(name, "column '%s' already exists".formatted(dotted(add.path())));
                     }
                     if (!SupportedTypes.isSupportedColumnType(add.type())) {
                         throw new LakestreamException(
                                 INVALID_TABLE_DEFINITION,
-                                "Cannot add column '%s' to table %s: type %s is not supported in Lakestream tables"
-                                        .formatted(add.column(), name, add.type()));
+                                "Cannot add column '%s' to table %s: type %s is not supported in Lakestream tables (supported: %s)"
+                                        .formatted(
+                                                dotted(add.path()),
+                                                name,
+                                                add.type(),
+                                                SupportedTypes.describeColumnTypes()));
                     }
-                    // no parent: a top-level column, even when its name has a dot
+                    // by the parent's id-resolved name: a top-level column has none, even when its name has a dot
+                    String parentName = parent == null ? null : fullName(current, parent);
                     update.addColumn(
-                            null, add.column(), add.type(), add.comment().orElse(null));
+                            parentName, newName, add.type(), add.comment().orElse(null));
+                    String added = parentName == null ? newName : parentName + "." + newName;
                     switch (add.position()) {
                         case SchemaChange.Position.Last _ -> {}
-                        case SchemaChange.Position.First _ -> update.moveFirst(add.column());
+                        case SchemaChange.Position.First _ -> update.moveFirst(added);
                         case SchemaChange.Position.After after -> {
-                            requireColumn(name, definition, after.column());
-                            update.moveAfter(add.column(), after.column());
+                            Types.NestedField sibling = siblings.field(after.column());
+                            if (sibling == null) {
+                                throw unsupported(
+                                        name,
+                                        "column '%s' does not exist"
+                                                .formatted(dotted(concat(parentPath, after.column()))));
+                            }
+                            update.moveAfter(added, fullName(current, sibling));
                         }
                     }
                 }
                 case SchemaChange.DropColumn drop -> {
-                    requireNotKey(name, requireColumn(name, definition, drop.column()), keyColumns, "dropped");
-                    update.deleteColumn(drop.column());
+                    Types.NestedField field = requireColumn(name, current, drop.path());
+                    requireNotKey(name, field, drop.path(), keyColumns, "dropped");
+                    if (drop.path().size() > 1) {
+                        Types.NestedField parent = requireColumn(
+                                name,
+                                current,
+                                drop.path().subList(0, drop.path().size() - 1));
+                        if (parent.type().isStructType()
+                                && parent.type().asStructType().fields().size() == 1) {
+                            throw unsupported(
+                                    name,
+                                    "field '%s' is the only field of its row type, which cannot be empty; drop the column '%s' instead"
+                                            .formatted(
+                                                    dotted(drop.path()),
+                                                    dotted(drop.path()
+                                                            .subList(
+                                                                    0,
+                                                                    drop.path().size() - 1))));
+                        }
+                    }
+                    update.deleteColumn(fullName(current, field));
                 }
                 case SchemaChange.RenameColumn rename -> {
-                    requireNotKey(name, requireColumn(name, definition, rename.column()), keyColumns, "renamed");
-                    requireUserName(name, rename.newName());
-                    if (definition.schema().findField(rename.newName()) != null) {
-                        throw unsupported(name, "column '%s' already exists".formatted(rename.newName()));
+                    Types.NestedField field = requireColumn(name, current, rename.path());
+                    requireNotKey(name, field, rename.path(), keyColumns, "renamed");
+                    List<String> parentPath =
+                            rename.path().subList(0, rename.path().size() - 1);
+                    if (parentPath.isEmpty()) {
+                        requireUserName(name, rename.newName());
                     }
-                    update.renameColumn(rename.column(), rename.newName());
+                    Types.NestedField parent = parentPath.isEmpty() ? null : requireColumn(name, current, parentPath);
+                    if (siblings(name, current, parent, parentPath).field(rename.newName()) != null) {
+                        throw unsupported(
+                                name,
+                                "column '%s' already exists".formatted(dotted(concat(parentPath, rename.newName()))));
+                    }
+                    update.renameColumn(fullName(current, field), rename.newName());
                 }
                 case SchemaChange.WidenColumn widen -> {
-                    Types.NestedField column = requireColumn(name, definition, widen.column());
-                    requireNotKey(name, column, keyColumns, "retyped");
+                    Types.NestedField column = requireColumn(name, current, widen.path());
+                    requireNotKey(name, column, widen.path(), keyColumns, "retyped");
                     if (column.type().equals(widen.type())) {
                         continue;
                     }
@@ -136,13 +189,39 @@ final class SchemaEvolution {
                                 ("column '%s' cannot change type from %s to %s: only widening is supported (int to bigint,"
                                                 + " float to double, decimal precision up with the same scale), because rows"
                                                 + " already written must keep their values")
-                                        .formatted(widen.column(), column.type(), widen.type()));
+                                        .formatted(dotted(widen.path()), column.type(), widen.type()));
                     }
-                    update.updateColumn(widen.column(), widen.type());
+                    update.updateColumn(fullName(current, column), widen.type());
                 }
                 case SchemaChange.SetComment comment -> {
-                    requireColumn(name, definition, comment.column());
-                    update.updateColumnDoc(comment.column(), comment.comment().orElse(null));
+                    Types.NestedField column = requireColumn(name, current, comment.path());
+                    update.updateColumnDoc(
+                            fullName(current, column), comment.comment().orElse(null));
+                }
+                case SchemaChange.SetNullability nullability -> {
+                    Types.NestedField column = requireColumn(name, current, nullability.path());
+                    if (nullability.nullable()) {
+                        requireNotKey(name, column, nullability.path(), keyColumns, "made nullable");
+                        update.makeColumnOptional(fullName(current, column));
+                    } else if (column.isOptional()) {
+                        throw unsupported(
+                                name,
+                                ("column '%s' cannot be made NOT NULL: rows already written to the log or the lake may hold"
+                                                + " NULL in it, and the lake's readers would then fail on them. Create a new table"
+                                                + " with the column NOT NULL and copy the rows (INSERT INTO ... SELECT ... WHERE %s"
+                                                + " IS NOT NULL)")
+                                        .formatted(dotted(nullability.path()), dotted(nullability.path())));
+                    }
+                }
+                case SchemaChange.SetTableComment comment -> {
+                    if (comment.comment().isPresent()) {
+                        setProperties.put(
+                                LakestreamProperties.COMMENT, comment.comment().get());
+                        removedProperties.remove(LakestreamProperties.COMMENT);
+                    } else {
+                        setProperties.remove(LakestreamProperties.COMMENT);
+                        removedProperties.add(LakestreamProperties.COMMENT);
+                    }
                 }
             }
         }
@@ -159,27 +238,101 @@ final class SchemaEvolution {
                         .max()
                         .orElse(0));
         // built twice: the first build tells the id Iceberg gives the schema (a new one, or an equal old one's)
-        TableMetadata probe = withSchema(base, schema, lastColumnId, -1);
-        return withSchema(base, schema, lastColumnId, probe.currentSchemaId());
+        TableMetadata probe = withSchema(base, schema, lastColumnId, -1, setProperties, removedProperties);
+        return withSchema(base, schema, lastColumnId, probe.currentSchemaId(), setProperties, removedProperties);
     }
 
-    private static TableMetadata withSchema(TableMetadata base, Schema schema, int lastColumnId, int schemaId) {
-        return TableMetadata.buildFrom(base)
+    /** The fields next to which a column or field under {@code parent} goes (the table's columns without one). */
+    private static Types.StructType siblings(
+            String table, Schema schema, Types.NestedField parent, List<String> parentPath) {
+        if (parent == null) {
+            return schema.asStruct();
+        }
+        if (!parent.type().isStructType()) {
+            throw unsupported(
+                    table,
+                    "'%s' is of type %s, not a row type: fields can only be added to or named in row types"
+                            .formatted(dotted(parentPath), parent.type()));
+        }
+        return parent.type().asStructType();
+    }
+
+    private static TableMetadata withSchema(
+            TableMetadata base,
+            Schema schema,
+            int lastColumnId,
+            int schemaId,
+            Map<String, String> setProperties,
+            Set<String> removedProperties) {
+        Map<String, String> properties = new HashMap<>(setProperties);
+        properties.put(LakestreamProperties.SCHEMA_ID, Integer.toString(schemaId));
+        TableMetadata.Builder builder = TableMetadata.buildFrom(base)
                 .setCurrentSchema(schema, lastColumnId)
-                .setProperties(Map.of(LakestreamProperties.SCHEMA_ID, Integer.toString(schemaId)))
-                .build();
+                .setProperties(properties);
+        if (!removedProperties.isEmpty()) {
+            builder.removeProperties(removedProperties);
+        }
+        return builder.build();
     }
 
-    private static Types.NestedField requireColumn(String table, TableDefinition definition, String column) {
-        Types.NestedField field = definition.schema().findField(column);
-        if (field == null) {
-            throw unsupported(table, "column '%s' does not exist".formatted(column));
+    /**
+     * The column or nested field at {@code path}: a struct's field by name, a list's {@code element}, a map's {@code
+     * key} or {@code value}. Names match exactly, or ignoring case when that names one field (Trino folds names to
+     * lower case, a Spark or stock-created struct may have upper case field names).
+     */
+    private static Types.NestedField requireColumn(String table, Schema schema, List<String> path) {
+        Types.NestedField field = null;
+        Type type = schema.asStruct();
+        for (int i = 0; i < path.size(); i++) {
+            String name = path.get(i);
+            field = switch (type) {
+                case Types.StructType struct -> fieldOf(struct, name);
+                case Types.ListType list ->
+                    name.equals("element") ? list.fields().getFirst() : null;
+                case Types.MapType map ->
+                    name.equals("key")
+                            ? map.fields().get(0)
+                            : name.equals("value") ? map.fields().get(1) : null;
+                default -> null;
+            };
+            if (field == null) {
+                throw unsupported(table, "column '%s' does not exist".formatted(dotted(path.subList(0, i + 1))));
+            }
+            type = field.type();
         }
         return field;
     }
 
-    private static void requireNotKey(String table, Types.NestedField column, Set<String> keyColumns, String change) {
-        if (keyColumns.contains(column.name())) {
+    private static Types.NestedField fieldOf(Types.StructType struct, String name) {
+        Types.NestedField exact = struct.field(name);
+        if (exact != null) {
+            return exact;
+        }
+        List<Types.NestedField> matches = struct.fields().stream()
+                .filter(field -> field.name().equalsIgnoreCase(name))
+                .toList();
+        return matches.size() == 1 ? matches.getFirst() : null;
+    }
+
+    /** The field's name as Iceberg's {@link UpdateSchema} resolves it (dotted from the top, by id). */
+    private static String fullName(Schema schema, Types.NestedField field) {
+        return schema.findColumnName(field.fieldId());
+    }
+
+    private static String dotted(List<String> path) {
+        return String.join(".", path);
+    }
+
+    private static List<String> concat(List<String> path, String name) {
+        List<String> result = new ArrayList<>(path);
+        result.add(name);
+        return result;
+    }
+
+    private static void requireNotKey(
+            String table, Types.NestedField column, List<String> path, Set<String> keyColumns, String change) {
+        // keys are top-level primitive columns: a nested field is never one
+        if (path.size() == 1 && keyColumns.contains(column.name())) {
             throw new LakestreamException(
                     SCHEMA_CHANGE_NOT_ALLOWED,
                     ("Column '%s' of table %s cannot be %s: it is a primary-key or bucket-key column, and every change in the"

@@ -6,6 +6,7 @@ import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogIdentity;
+import io.lakestream.table.KeyColumnsProperty;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.Partitioning;
@@ -130,13 +131,13 @@ public final class LakeLayoutValidator {
         checkProperty(
                 name,
                 LakestreamProperties.PRIMARY_KEY,
-                String.join(",", definition.primaryKey()),
-                String.join(",", identity.primaryKey()));
+                KeyColumnsProperty.encode(definition.primaryKey()),
+                KeyColumnsProperty.encode(identity.primaryKey()));
         checkProperty(
                 name,
                 LakestreamProperties.BUCKET_KEY,
-                String.join(",", definition.bucketKey()),
-                String.join(",", identity.bucketKey()));
+                KeyColumnsProperty.encode(definition.bucketKey()),
+                KeyColumnsProperty.encode(identity.bucketKey()));
     }
 
     private static void checkProperty(String name, String property, String now, String created) {

@@ -13,6 +13,9 @@ public final class LakestreamProperties {
     /** When the table was created (epoch millis): time travel to an earlier time is an error. */
     public static final String CREATED_AT_MILLIS = "lakestream.created-at-millis";
 
+    /** The table comment (Iceberg's and the engines' property name). */
+    public static final String COMMENT = "comment";
+
     /**
      * The id of the Iceberg schema Lakestream's last {@code ALTER TABLE} committed (in the same metadata commit).
      * A current schema with another id was changed outside Lakestream (docs/format.md, schema evolution).

@@ -4,7 +4,6 @@ import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.NOT_A_LAKESTREAM_TABLE;
 import static java.util.Objects.requireNonNull;
 
-import com.google.common.base.Splitter;
 import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import java.util.List;
@@ -30,7 +29,6 @@ public record TableDefinition(
         List<String> bucketKey,
         int bucketCount,
         List<PartitionField> partitionFields) {
-    private static final Splitter COLUMN_LIST = Splitter.on(',').trimResults().omitEmptyStrings();
 
     public TableDefinition {
         requireNonNull(schema, "schema is null");
@@ -86,10 +84,11 @@ public record TableDefinition(
                     "Table %s has an invalid '%s' property: %s"
                             .formatted(tableName, LakestreamProperties.BUCKET_NUM, bucketNum));
         }
-        List<String> primaryKey =
-                COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""));
-        List<String> bucketKey = COLUMN_LIST.splitToList(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""));
         Schema userSchema = userColumns(table.schema());
+        List<String> primaryKey =
+                KeyColumnsProperty.decode(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""), userSchema);
+        List<String> bucketKey =
+                KeyColumnsProperty.decode(properties.getOrDefault(LakestreamProperties.BUCKET_KEY, ""), userSchema);
         // Lakestream creates the lake with its partitioning as spec 0 and never evolves it (LakeLayoutValidator)
         PartitionSpec created = table.specs().get(0);
         List<PartitionField> partitionFields =

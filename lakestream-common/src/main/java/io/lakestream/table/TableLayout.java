@@ -73,10 +73,10 @@ public record TableLayout(
         properties.put(LakestreamProperties.TABLE_FORMAT_VERSION, LakestreamProperties.CURRENT_TABLE_FORMAT_VERSION);
         properties.put(LakestreamProperties.BUCKET_NUM, Integer.toString(spec.bucketCount()));
         if (!spec.primaryKey().isEmpty()) {
-            properties.put(LakestreamProperties.PRIMARY_KEY, String.join(",", spec.primaryKey()));
+            properties.put(LakestreamProperties.PRIMARY_KEY, KeyColumnsProperty.encode(spec.primaryKey()));
         }
         if (!bucketKey.isEmpty()) {
-            properties.put(LakestreamProperties.BUCKET_KEY, String.join(",", bucketKey));
+            properties.put(LakestreamProperties.BUCKET_KEY, KeyColumnsProperty.encode(bucketKey));
         }
         spec.logPath().ifPresent(path -> properties.put(LakestreamProperties.LOG_PATH, path));
         return new TableLayout(definition, icebergSchema, partitionSpec, properties.buildKeepingLast());

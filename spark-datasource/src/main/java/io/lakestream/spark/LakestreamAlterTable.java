@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static io.lakestream.common.LakestreamError.SCHEMA_CHANGE_UNSUPPORTED;
 
 import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.SchemaChange;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ final class LakestreamAlterTable {
     private static SchemaChange toSchemaChange(TableChange change) {
         return switch (change) {
             case TableChange.AddColumn add -> {
-                String column = topLevel(add.fieldNames());
+                String column = String.join(".", add.fieldNames());
                 if (!add.isNullable()) {
                     throw unsupported(
                             "column '%s' cannot be added as NOT NULL: rows written before have no value for it"
@@ -35,28 +36,41 @@ final class LakestreamAlterTable {
                     throw unsupported("column '%s' cannot be added with a default value".formatted(column));
                 }
                 yield new SchemaChange.AddColumn(
-                        column,
+                        List.of(add.fieldNames()),
                         LakestreamTypes.icebergType(column, add.dataType()),
                         Optional.ofNullable(add.comment()),
-                        position(add.position()));
+                        position(add.position()),
+                        false);
             }
             case TableChange.RenameColumn rename ->
-                new SchemaChange.RenameColumn(topLevel(rename.fieldNames()), rename.newName());
-            case TableChange.DeleteColumn delete -> new SchemaChange.DropColumn(topLevel(delete.fieldNames()));
+                new SchemaChange.RenameColumn(List.of(rename.fieldNames()), rename.newName());
+            case TableChange.DeleteColumn delete -> new SchemaChange.DropColumn(List.of(delete.fieldNames()));
             case TableChange.UpdateColumnType update -> {
-                String column = topLevel(update.fieldNames());
+                String column = String.join(".", update.fieldNames());
                 Type type = LakestreamTypes.icebergType(column, update.newDataType());
                 if (!type.isPrimitiveType()) {
-                    throw unsupported("column '%s' cannot change type to %s: only widening primitive types is supported"
-                            .formatted(column, update.newDataType().sql()));
+                    throw unsupported(
+                            "column '%s' cannot change type to %s: only widening is supported (INT to BIGINT, FLOAT to DOUBLE, DECIMAL precision up), not a change to or from a struct, array or map type"
+                                    .formatted(column, update.newDataType().sql()));
                 }
-                yield new SchemaChange.WidenColumn(column, type.asPrimitiveType());
+                yield new SchemaChange.WidenColumn(List.of(update.fieldNames()), type.asPrimitiveType());
             }
             case TableChange.UpdateColumnComment comment ->
-                new SchemaChange.SetComment(topLevel(comment.fieldNames()), Optional.ofNullable(comment.newComment()));
+                new SchemaChange.SetComment(List.of(comment.fieldNames()), Optional.ofNullable(comment.newComment()));
+            case TableChange.UpdateColumnNullability nullability ->
+                new SchemaChange.SetNullability(List.of(nullability.fieldNames()), nullability.nullable());
+            // COMMENT ON TABLE, and ALTER TABLE ... SET / UNSET TBLPROPERTIES ('comment')
+            case TableChange.SetProperty property
+            when property.property().equals(LakestreamProperties.COMMENT) ->
+                // Spark hands COMMENT ON TABLE ... IS NULL over as an empty comment: both remove it
+                new SchemaChange.SetTableComment(
+                        Optional.ofNullable(property.value()).filter(comment -> !comment.isEmpty()));
+            case TableChange.RemoveProperty property
+            when property.property().equals(LakestreamProperties.COMMENT) ->
+                new SchemaChange.SetTableComment(Optional.empty());
             default ->
                 throw unsupported(
-                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, RENAME TO)"
+                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, ALTER COLUMN ... DROP NOT NULL, COMMENT ON TABLE, RENAME TO; also on fields of struct columns)"
                                 .formatted(change.getClass().getSimpleName()));
         };
     }
@@ -68,14 +82,6 @@ final class LakestreamAlterTable {
             case TableChange.After after -> new SchemaChange.Position.After(after.column());
             default -> throw unsupported("column position %s is not supported".formatted(position));
         };
-    }
-
-    private static String topLevel(String[] fieldNames) {
-        if (fieldNames.length != 1) {
-            throw unsupported(
-                    "changing a nested field (%s) is not supported yet".formatted(String.join(".", fieldNames)));
-        }
-        return fieldNames[0];
     }
 
     private static LakestreamException unsupported(String problem) {

@@ -151,6 +151,85 @@ class TestLakestreamSparkSchemaEvolution {
     }
 
     @Test
+    void structFieldsEvolveBetweenWrites() {
+        testing.sql("CREATE TABLE ls.sev.st (id BIGINT, s STRUCT<a: INT, b: STRING, f: FLOAT>,"
+                + " arr ARRAY<STRUCT<x: INT>>, m MAP<STRING, STRUCT<y: INT>>)"
+                + " TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.sev.st VALUES (1, named_struct('a', 10, 'b', 'one', 'f', 1.5),"
+                + " array(named_struct('x', 1)), map('k', named_struct('y', 1)))");
+        tier("st");
+        // in the log only, written with the first struct types
+        testing.sql(
+                "INSERT INTO ls.sev.st VALUES (2, named_struct('a', 20, 'b', 'two', 'f', 2.5),"
+                        + " array(named_struct('x', 2), named_struct('x', 22)), map('k', named_struct('y', 2))), (3, NULL, NULL, NULL)");
+
+        testing.sql("ALTER TABLE ls.sev.st ADD COLUMN s.first STRING FIRST");
+        testing.sql("ALTER TABLE ls.sev.st ADD COLUMN s.c STRING AFTER a");
+        testing.sql("ALTER TABLE ls.sev.st RENAME COLUMN s.b TO name");
+        testing.sql("ALTER TABLE ls.sev.st ALTER COLUMN s.a TYPE BIGINT");
+        testing.sql("ALTER TABLE ls.sev.st DROP COLUMN s.f");
+        testing.sql("ALTER TABLE ls.sev.st ADD COLUMN arr.element.z STRING");
+        testing.sql("ALTER TABLE ls.sev.st ALTER COLUMN m.value.y TYPE BIGINT");
+        assertThat(testing.spark()
+                        .table("ls.sev.st")
+                        .schema()
+                        .apply("s")
+                        .dataType()
+                        .sql())
+                .isEqualTo("STRUCT<first: STRING, a: BIGINT, c: STRING, name: STRING>");
+        testing.sql(
+                "INSERT INTO ls.sev.st VALUES (4, named_struct('first', 'p4', 'a', 4000000000, 'c', 'c4', 'name', 'four'),"
+                        + " array(named_struct('x', 4, 'z', 'z4')), map('k', named_struct('y', 4000000000)))");
+        String columns = "id, s.first, s.a, s.c, s.name, try_element_at(arr, 1).x, try_element_at(arr, 1).z, m['k'].y";
+        List<List<Object>> rows = List.of(
+                row(1L, null, 10L, null, "one", 1, null, 1L),
+                row(2L, null, 20L, null, "two", 2, null, 2L),
+                row(3L, null, null, null, null, null, null, null),
+                row(4L, "p4", 4000000000L, "c4", "four", 4, "z4", 4000000000L));
+        assertRows("st", columns, rows);
+        assertThat(rows(testing.sql(
+                        "SELECT id, s.a, s.name, try_element_at(arr, 2).x FROM ls.sev.`st$changes` ORDER BY _offset")))
+                .containsExactlyInAnyOrder(
+                        row(1L, 10L, "one", null),
+                        row(2L, 20L, "two", 22),
+                        row(3L, null, null, null),
+                        row(4L, 4000000000L, "four", null));
+        // a log range written with both struct types is tiered into one lake schema
+        tier("st");
+        assertRows("st", columns, rows);
+        assertThat(rows(testing.sql("SELECT %s FROM ls.sev.`st$lake` ORDER BY id".formatted(columns))))
+                .containsExactlyElementsOf(rows);
+        assertThat(rows(testing.sql("SELECT sum(records_behind) FROM ls.sev.`st$offsets`")))
+                .containsExactly(List.of(0L));
+    }
+
+    @Test
+    void notNullAndTableComment() {
+        testing.sql("CREATE TABLE ls.sev.nn (id BIGINT NOT NULL, v STRING NOT NULL, w STRING)"
+                + " TBLPROPERTIES ('primary-key'='id')");
+        testing.sql("INSERT INTO ls.sev.nn VALUES (1, 'one', 'w1')");
+        tier("nn");
+        testing.sql("ALTER TABLE ls.sev.nn ALTER COLUMN v DROP NOT NULL");
+        testing.sql("INSERT INTO ls.sev.nn VALUES (2, NULL, 'w2')");
+        assertRows("nn", "id, v, w", List.of(row(1L, "one", "w1"), row(2L, null, "w2")));
+        tier("nn");
+        assertRows("nn", "id, v, w", List.of(row(1L, "one", "w1"), row(2L, null, "w2")));
+        assertThatThrownBy(() -> testing.sql("ALTER TABLE ls.sev.nn ALTER COLUMN id DROP NOT NULL"))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.SCHEMA_CHANGE_NOT_ALLOWED));
+        // SET NOT NULL: Spark's analyzer refuses it before the catalog (which refuses it too, for the Java API)
+        assertThatThrownBy(() -> testing.sql("ALTER TABLE ls.sev.nn ALTER COLUMN w SET NOT NULL"))
+                .hasMessageContaining("Cannot change nullable column to non-nullable");
+
+        testing.sql("COMMENT ON TABLE ls.sev.nn IS 'people'");
+        assertThat(SparkTables.load(NS, "nn").lake().properties()).containsEntry("comment", "people");
+        testing.sql("COMMENT ON TABLE ls.sev.nn IS NULL");
+        assertThat(SparkTables.load(NS, "nn").lake().properties()).doesNotContainKey("comment");
+        assertRows("nn", "id, v, w", List.of(row(1L, "one", "w1"), row(2L, null, "w2")));
+    }
+
+    @Test
     void keyColumnsCannotChange() {
         testing.sql("CREATE TABLE ls.sev.keys (id BIGINT, region STRING, v INT)"
                 + " TBLPROPERTIES ('primary-key'='id,region', 'bucket.key'='region', 'bucket.num'='2')");

@@ -223,13 +223,17 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             } else {
                 FieldVector projected = slice(vector, offsetInBatch, length);
                 Field current = LogSchema.arrowField(column);
-                if (!PrunedStructVector.matches(projected, current)) {
-                    // a struct read in part (r.a of row r): only the fields asked for go on
-                    try (FieldVector whole = projected) {
-                        projected = PrunedStructVector.prune(whole, current, allocator);
+                if (column.type().isNestedType() && EvolvedNestedVector.differs(projected.getField(), current)) {
+                    // written before an ALTER TABLE changed a field inside the column, or read in part (r.a of row r:
+                    // only the fields asked for go on)
+                    try (FieldVector written = projected) {
+                        projected = EvolvedNestedVector.rebuild(
+                                written,
+                                current,
+                                allocator,
+                                "Log segment " + log.paths().resolve(segment.path()));
                     }
-                }
-                if (!projected.getField().getType().equals(current.getType())) {
+                } else if (!projected.getField().getType().equals(current.getType())) {
                     // written before an ALTER TABLE widened the column
                     try (FieldVector written = projected) {
                         projected = WidenedVector.widen(

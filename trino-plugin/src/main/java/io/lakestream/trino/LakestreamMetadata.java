@@ -395,6 +395,51 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     }
 
     @Override
+    public void addField(
+            ConnectorSession session,
+            ConnectorTableHandle tableHandle,
+            List<String> parentPath,
+            String fieldName,
+            Type type,
+            boolean ignoreExisting) {
+        alter(tableHandle, "ADD COLUMN", LakestreamSchemaChanges.addField(parentPath, fieldName, type, ignoreExisting));
+    }
+
+    @Override
+    public void dropField(
+            ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column, List<String> fieldPath) {
+        List<String> path = new ArrayList<>();
+        path.add(((LakestreamColumnHandle) column).name());
+        path.addAll(fieldPath);
+        alter(tableHandle, "DROP COLUMN", new SchemaChange.DropColumn(path));
+    }
+
+    @Override
+    public void renameField(
+            ConnectorSession session, ConnectorTableHandle tableHandle, List<String> fieldPath, String target) {
+        alter(tableHandle, "RENAME COLUMN", new SchemaChange.RenameColumn(fieldPath, target));
+    }
+
+    @Override
+    public void setFieldType(
+            ConnectorSession session, ConnectorTableHandle tableHandle, List<String> fieldPath, Type type) {
+        alter(tableHandle, "SET DATA TYPE", LakestreamSchemaChanges.setColumnType(fieldPath, type));
+    }
+
+    @Override
+    public void dropNotNullConstraint(ConnectorSession session, ConnectorTableHandle tableHandle, ColumnHandle column) {
+        alter(
+                tableHandle,
+                "DROP NOT NULL",
+                new SchemaChange.SetNullability(((LakestreamColumnHandle) column).name(), true));
+    }
+
+    @Override
+    public void setTableComment(ConnectorSession session, ConnectorTableHandle tableHandle, Optional<String> comment) {
+        alter(tableHandle, "COMMENT ON TABLE", new SchemaChange.SetTableComment(comment));
+    }
+
+    @Override
     public void renameTable(ConnectorSession session, ConnectorTableHandle tableHandle, SchemaTableName newTableName) {
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "RENAME TABLE");
         if (newTableName.getTableName().contains("$")) {

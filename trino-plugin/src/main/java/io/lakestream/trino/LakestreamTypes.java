@@ -104,13 +104,15 @@ public final class LakestreamTypes {
                 LAKESTREAM_UNSUPPORTED_TYPE,
                 ("Unsupported type: %s of column '%s'. Lakestream tables support boolean, integer, bigint, real, double, "
                                 + "decimal(p, s), date, time(6), timestamp(6), timestamp(6) with time zone, varchar, uuid, varbinary, "
-                                + "and array, map and row of these")
+                                + "and array, map and row of these (times and timestamps of a lower precision are stored as "
+                                + "microseconds; a higher one is not stored: the lake is Iceberg format version 2, which holds "
+                                + "microseconds, so cast the values to timestamp(6); char(n) is not stored: use varchar)")
                         .formatted(type, column));
     }
 
     /**
      * The type a column of this type is stored as, when it is not stored as it is: narrower integers
-     * widen to integer, bounded varchar to varchar, and times and timestamps of other precisions to
+     * widen to integer, bounded varchar to varchar, and times and timestamps of lower precisions to
      * microseconds (what Iceberg stores). Trino coerces the values on write.
      */
     public static Optional<Type> supportedType(Type type) {
@@ -121,13 +123,15 @@ public final class LakestreamTypes {
         if (type instanceof VarcharType varchar && !varchar.isUnbounded()) {
             return Optional.of(VARCHAR);
         }
-        if (type instanceof TimeType && !type.equals(TIME_MICROS)) {
+        // lower precisions widen losslessly; above microseconds is refused (toIcebergType), not rounded: Iceberg
+        // stores nanoseconds only as timestamp_ns of format version 3, and the lake is version 2
+        if (type instanceof TimeType time && time.getPrecision() < 6) {
             return Optional.of(TIME_MICROS);
         }
-        if (type instanceof TimestampType && !type.equals(TIMESTAMP_MICROS)) {
+        if (type instanceof TimestampType timestamp && timestamp.getPrecision() < 6) {
             return Optional.of(TIMESTAMP_MICROS);
         }
-        if (type instanceof TimestampWithTimeZoneType && !type.equals(TIMESTAMP_TZ_MICROS)) {
+        if (type instanceof TimestampWithTimeZoneType timestamp && timestamp.getPrecision() < 6) {
             return Optional.of(TIMESTAMP_TZ_MICROS);
         }
         return Optional.empty();

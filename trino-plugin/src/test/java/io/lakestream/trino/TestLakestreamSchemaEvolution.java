@@ -100,6 +100,123 @@ final class TestLakestreamSchemaEvolution extends AbstractStockIcebergSqlTest {
     }
 
     @Test
+    void rowFieldsEvolveBetweenWrites() {
+        assertUpdate("CREATE TABLE pk_row (id bigint, s row(a integer, b varchar, f real), v integer)"
+                + " WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO pk_row VALUES (1, ROW(10, 'one', 1.5), 1), (2, ROW(20, 'two', 2.5), 2)", 2);
+        tables.tier("pk_row");
+        // in the log only, written with the first row type
+        assertUpdate("INSERT INTO pk_row VALUES (3, ROW(30, 'three', 3.5), 3), (4, NULL, 4)", 2);
+
+        assertUpdate("ALTER TABLE pk_row ADD COLUMN s.c varchar");
+        assertUpdate("ALTER TABLE pk_row RENAME COLUMN s.b TO name");
+        assertUpdate("ALTER TABLE pk_row ALTER COLUMN s.a SET DATA TYPE bigint");
+        assertUpdate("ALTER TABLE pk_row DROP COLUMN s.f");
+        assertThat(computeActual("SELECT s FROM pk_row").getTypes())
+                .hasToString("[row(\"a\" bigint, \"name\" varchar, \"c\" varchar)]");
+        assertUpdate("INSERT INTO pk_row VALUES (5, ROW(6000000000, 'five', 'c5'), 5)", 1);
+        assertUpdate("UPDATE pk_row SET s = ROW(11, 'one', 'c1') WHERE id = 1", 1);
+        String rows = "VALUES (1, 11, 'one', 'c1', 1), (2, 20, 'two', NULL, 2), (3, 30, 'three', NULL, 3),"
+                + " (4, NULL, NULL, NULL, 4), (5, 6000000000, 'five', 'c5', 5)";
+        String columns = "id, s.a, s.name, s.c, v";
+        assertRows("pk_row", columns, rows);
+        assertQuery("SELECT count(*) FROM pk_row WHERE s IS NULL", "VALUES 1");
+        assertQuery(
+                "SELECT id, s.a, s.name, s.c FROM \"pk_row$changes\" WHERE _change_type = 'upsert'",
+                "VALUES (1, 10, 'one', NULL), (2, 20, 'two', NULL), (3, 30, 'three', NULL), (4, NULL, NULL, NULL),"
+                        + " (5, 6000000000, 'five', 'c5'), (1, 11, 'one', 'c1')");
+        // a log range written with both row types is tiered into one lake schema
+        tables.tier("pk_row");
+        assertQuery("SELECT sum(records_behind) FROM \"pk_row$offsets\"", "VALUES 0");
+        assertRows("pk_row", columns, rows);
+        assertRows("\"pk_row$lake\"", columns, rows);
+        assertStock("pk_row", columns);
+
+        // and again after the lake holds the old row type: a field added and one dropped read from lake files
+        assertUpdate("ALTER TABLE pk_row ADD COLUMN s.d double");
+        assertUpdate("ALTER TABLE pk_row DROP COLUMN s.name");
+        assertUpdate("INSERT INTO pk_row VALUES (6, ROW(60, 'c6', 6.5), 6)", 1);
+        String later = "VALUES (1, 11, 'c1', NULL), (2, 20, NULL, NULL), (3, 30, NULL, NULL), (4, NULL, NULL, NULL),"
+                + " (5, 6000000000, 'c5', NULL), (6, 60, 'c6', 6.5)";
+        assertRows("pk_row", "id, s.a, s.c, s.d", later);
+        tables.tier("pk_row");
+        assertRows("pk_row", "id, s.a, s.c, s.d", later);
+        assertStock("pk_row", "id, s.a, s.c, s.d");
+    }
+
+    @Test
+    void rowFieldChangesAreChecked() {
+        assertUpdate("CREATE TABLE row_checks (id bigint, s row(a integer, b varchar))"
+                + " WITH (primary_key = ARRAY['id'])");
+        assertThat(query("ALTER TABLE row_checks ALTER COLUMN s.a SET DATA TYPE varchar"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED)
+                .hasMessageContaining("only widening is supported");
+        assertUpdate("ALTER TABLE row_checks ADD COLUMN IF NOT EXISTS s.a varchar");
+        assertThat(computeActual("SELECT s FROM row_checks").getTypes())
+                .hasToString("[row(\"a\" integer, \"b\" varchar)]");
+    }
+
+    /**
+     * Iceberg holds nanosecond timestamps only as timestamp_ns of format version 3, and no char type; the lake is
+     * version 2. So timestamp(9), time(9) and char(n) are refused in CREATE TABLE and ADD COLUMN, naming the
+     * supported types, instead of rounding every value to microseconds; lower precisions are stored losslessly
+     * as microseconds.
+     */
+    @Test
+    void typesTheLakeCannotHoldAreRefused() {
+        for (String type : new String[] {"timestamp(9)", "timestamp(7) with time zone", "time(9)", "char(3)"}) {
+            assertThat(query("CREATE TABLE refused_type (id bigint, c %s)".formatted(type)))
+                    .as(type)
+                    .failure()
+                    .hasErrorCode(LakestreamErrorCode.LAKESTREAM_UNSUPPORTED_TYPE)
+                    .hasMessageContaining("Unsupported type: " + type)
+                    .hasMessageContaining("timestamp(6)");
+        }
+        assertUpdate("CREATE TABLE kept_types (id bigint, ts timestamp(3))");
+        for (String type : new String[] {"timestamp(9)", "char(3)"}) {
+            assertThat(query("ALTER TABLE kept_types ADD COLUMN c " + type))
+                    .as(type)
+                    .failure()
+                    .hasErrorCode(LakestreamErrorCode.LAKESTREAM_UNSUPPORTED_TYPE)
+                    .hasMessageContaining("Unsupported type: " + type);
+        }
+        assertThat(computeActual("SELECT * FROM kept_types").getTypes()).hasToString("[bigint, timestamp(6)]");
+    }
+
+    @Test
+    void dropNotNullAndTableComment() {
+        assertUpdate("CREATE TABLE nn_evolve (id bigint, v varchar NOT NULL) WITH (primary_key = ARRAY['id'])");
+        assertUpdate("INSERT INTO nn_evolve VALUES (1, 'one')", 1);
+        tables.tier("nn_evolve");
+        assertThat(query("INSERT INTO nn_evolve VALUES (2, NULL)"))
+                .failure()
+                .hasMessageContaining("NULL value not allowed");
+        assertUpdate("ALTER TABLE nn_evolve ALTER COLUMN v DROP NOT NULL");
+        assertUpdate("INSERT INTO nn_evolve VALUES (2, NULL)", 1);
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+        tables.tier("nn_evolve");
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+        assertStock("nn_evolve", "id, v");
+        assertThat(query("ALTER TABLE nn_evolve ALTER COLUMN id DROP NOT NULL"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED);
+
+        assertUpdate("COMMENT ON TABLE nn_evolve IS 'numbers'");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'lakestream' AND table_name = 'nn_evolve'",
+                "VALUES 'numbers'");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'iceberg' AND table_name = 'nn_evolve'",
+                "VALUES 'numbers'");
+        assertUpdate("COMMENT ON TABLE nn_evolve IS NULL");
+        assertQuery(
+                "SELECT comment FROM system.metadata.table_comments WHERE catalog_name = 'lakestream' AND table_name = 'nn_evolve'",
+                "VALUES NULL");
+        assertRows("nn_evolve", "id, v", "VALUES (1, 'one'), (2, NULL)");
+    }
+
+    @Test
     void keyColumnsCannotChange() {
         assertUpdate("CREATE TABLE pk_keys (id bigint, region varchar, v integer)"
                 + " WITH (primary_key = ARRAY['id', 'region'], bucket_key = ARRAY['region'], bucket_count = 2)");

@@ -365,7 +365,7 @@ final class TestLakestreamSql extends AbstractTestQueryFramework {
         assertQueryFails(
                 "CREATE TABLE bad (id bigint, c char(3))",
                 ".*Unsupported type: char\\(3\\) of column 'c'. Lakestream tables support boolean, integer.*"
-                        + " and array, map and row of these");
+                        + " and array, map and row of these .*char\\(n\\) is not stored: use varchar\\)");
         assertQueryFails(
                 "CREATE TABLE bad (id double) WITH (primary_key = ARRAY['id'])",
                 ".*primary key column 'id' has type double, which cannot be a key.*");
