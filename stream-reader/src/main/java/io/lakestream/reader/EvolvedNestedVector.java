@@ -68,7 +68,9 @@ final class EvolvedNestedVector {
             when source instanceof ListVector written -> {
                 list.setInitialCapacity(count);
                 list.allocateNew();
-                for (int i = 0; i <= count; i++) {
+                // a zero-length list vector may come without an offset buffer (Arrow loads none for it): nothing to
+                // copy
+                for (int i = 0; count > 0 && i <= count; i++) {
                     int offset = written.getOffsetBuffer().getInt((long) i * BaseRepeatedValueVector.OFFSET_WIDTH);
                     list.getOffsetBuffer().setInt((long) i * BaseRepeatedValueVector.OFFSET_WIDTH, offset);
                 }

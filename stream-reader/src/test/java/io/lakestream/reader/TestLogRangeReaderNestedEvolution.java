@@ -132,6 +132,54 @@ class TestLogRangeReaderNestedEvolution {
         assertThat(empty.getField("m")).isNull();
     }
 
+    /**
+     * A segment whose lists are all empty or null holds a zero-length element vector, and Arrow loads a
+     * zero-length list vector inside it with no offset buffer at all: rebuilding it must not read an offset.
+     */
+    @Test
+    void olderSegmentsWithOnlyEmptyListsReadTheCurrentShape() {
+        Types.StructType element = Types.StructType.of(
+                Types.NestedField.optional(4, "x", Types.IntegerType.get()),
+                Types.NestedField.optional(5, "tags", Types.ListType.ofOptional(6, Types.IntegerType.get())));
+        Schema created = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "items", Types.ListType.ofOptional(3, element)));
+        LakestreamTable table = warehouse.create(
+                "empty_lists",
+                TableSpec.builder(created).primaryKey("id").bucketCount(1).build());
+        try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+            writer.upsert(Map.of("id", 1L, "items", List.of()));
+            writer.upsert(Map.of("id", 2L));
+            writer.commit();
+        }
+        warehouse
+                .catalog()
+                .alterTable(
+                        TableIdentifier.of(TestingWarehouse.NAMESPACE, "empty_lists"),
+                        List.of(new SchemaChange.AddColumn(
+                                List.of("items", "element", "z"),
+                                Types.StringType.get(),
+                                Optional.empty(),
+                                new SchemaChange.Position.Last(),
+                                false)));
+        LakestreamTable evolved = warehouse.load("empty_lists");
+
+        List<ChangeRecord> changes = new ArrayList<>();
+        try (ChangelogReader reader = new ChangelogReader(
+                evolved.log(),
+                evolved.log().latestSnapshot(),
+                0,
+                0,
+                2,
+                evolved.definition().schema(),
+                warehouse.allocator())) {
+            reader.forEachRemaining(changes::add);
+        }
+        assertThat(changes).hasSize(2);
+        assertThat((List<?>) changes.getFirst().row().getField("items")).isEmpty();
+        assertThat(changes.getLast().row().getField("items")).isNull();
+    }
+
     @Test
     void unsafeNestedAndNullabilityChangesAreRefused() {
         Schema created = warehouse
