@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** The {@code WITH (...)} properties of {@code CREATE TABLE}. */
 public final class LakestreamTableProperties {
@@ -49,27 +50,10 @@ public final class LakestreamTableProperties {
     }
 
     private static PropertyMetadata<List<String>> partitioningProperty() {
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Class<List<String>> javaType = (Class) List.class;
-        return new PropertyMetadata<>(
+        return stringListProperty(
                 PARTITIONING,
                 "Partitioning of the table by its columns, in Iceberg's transforms: 'col', 'year(col)', 'month(col)', 'day(col)', 'hour(col)', 'bucket(col, n)', 'truncate(col, w)'; the rows of each partition are bucketed as well. A primary-key table may be partitioned by key columns only",
-                new ArrayType(VARCHAR),
-                javaType,
-                List.of(),
-                false,
-                value -> ((List<?>) value)
-                        .stream()
-                                .map(term -> {
-                                    if (term == null) {
-                                        throw new TrinoException(
-                                                LAKESTREAM_INVALID_TABLE_PROPERTY,
-                                                "%s must not contain NULL".formatted(PARTITIONING));
-                                    }
-                                    return (String) term;
-                                })
-                                .collect(ImmutableList.toImmutableList()),
-                value -> value);
+                term -> term);
     }
 
     public static List<String> primaryKey(Map<String, Object> properties) {
@@ -91,6 +75,13 @@ public final class LakestreamTableProperties {
     }
 
     private static PropertyMetadata<List<String>> columnListProperty(String name, String description) {
+        // Trino folds unquoted column names to lower case; do the same for the key names
+        return stringListProperty(name, description, column -> column.toLowerCase(Locale.ROOT));
+    }
+
+    /** An {@code ARRAY(varchar)} property without NULL elements, each element normalized. */
+    private static PropertyMetadata<List<String>> stringListProperty(
+            String name, String description, UnaryOperator<String> normalize) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         Class<List<String>> javaType = (Class) List.class;
         return new PropertyMetadata<>(
@@ -102,14 +93,13 @@ public final class LakestreamTableProperties {
                 false,
                 value -> ((List<?>) value)
                         .stream()
-                                // Trino folds unquoted column names to lower case; do the same for the key names
-                                .map(column -> {
-                                    if (column == null) {
+                                .map(element -> {
+                                    if (element == null) {
                                         throw new TrinoException(
                                                 LAKESTREAM_INVALID_TABLE_PROPERTY,
                                                 "%s must not contain NULL".formatted(name));
                                     }
-                                    return ((String) column).toLowerCase(Locale.ROOT);
+                                    return normalize.apply((String) element);
                                 })
                                 .collect(ImmutableList.toImmutableList()),
                 value -> value);
