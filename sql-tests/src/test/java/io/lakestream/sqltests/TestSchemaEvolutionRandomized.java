@@ -38,6 +38,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * values applied. After a tiering pass, a compaction or a schema change, {@code t$lake} (both engines) and Trino's stock Iceberg
  * connector must equal the oracle as of the table's last tiering (with the later schema changes applied).
  *
+ * <p>Both tables have a struct column whose fields change too (added, dropped, renamed, widened, from either engine),
+ * and now and then a Java writer loaded before a schema change writes after it with the schema it loaded. The oracle
+ * gives every column and struct field an identity of its own (like an Iceberg field id): struct values are kept by
+ * field identity, and an older writer's rows are mapped to the current columns by identity. Structs are compared as
+ * canonical text built from their field values ({@link RowType#expected}, {@link #canonical(Object)}).
+ *
  * <p>Trino runs every statement through {@link TrinoEngine#EXACT_LAKE_CATALOG}: a schema changed by Spark shows in
  * the default catalog only once its pinned lake is refreshed (docs/trino.md, "ALTER TABLE"). The seed is fixed
  * (2101) and printed on failure ({@code -Dlakestream.test.seed=N} runs another); {@value #STEPS_PROPERTY} sets
