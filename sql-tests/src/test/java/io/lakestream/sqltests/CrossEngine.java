@@ -218,6 +218,14 @@ final class CrossEngine {
         }
     }
 
+    /**
+     * A Java writer of {@code schema.table} holding the table's schema as of now, for a test that changes the schema
+     * before it writes (the caller commits and closes it).
+     */
+    LakestreamWriter writer(String schema, String table) {
+        return new LakestreamWriter(load(schema, table), allocator);
+    }
+
     /** The lake layer of {@code schema.table} as an Iceberg table of the catalog this JVM's tiering commits to. */
     Table lake(String schema, String table) {
         return load(schema, table).lake();

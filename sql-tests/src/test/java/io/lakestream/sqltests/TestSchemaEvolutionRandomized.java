@@ -3,10 +3,17 @@ package io.lakestream.sqltests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.testing.Seeds;
+import io.lakestream.write.LakestreamWriter;
+import io.trino.testing.MaterializedRow;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -31,6 +38,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * values applied. After a tiering pass, a compaction or a schema change, {@code t$lake} (both engines) and Trino's stock Iceberg
  * connector must equal the oracle as of the table's last tiering (with the later schema changes applied).
  *
+ * <p>Both tables have a struct column whose fields change too (added, dropped, renamed, widened, from either engine),
+ * and now and then a Java writer loaded before a schema change writes after it with the schema it loaded. The oracle
+ * gives every column and struct field an identity of its own (like an Iceberg field id): struct values are kept by
+ * field identity, and an older writer's rows are mapped to the current columns by identity. Structs are compared as
+ * canonical text built from their field values ({@link RowType#expected}, {@link #canonical(Object)}).
+ *
  * <p>Trino runs every statement through {@link TrinoEngine#EXACT_LAKE_CATALOG}: a schema changed by Spark shows in
  * the default catalog only once its pinned lake is refreshed (docs/trino.md, "ALTER TABLE"). The seed is fixed
  * (2101) and printed on failure ({@code -Dlakestream.test.seed=N} runs another); {@value #STEPS_PROPERTY} sets
@@ -44,6 +57,7 @@ final class TestSchemaEvolutionRandomized {
     private static final List<String> WORDS = List.of("a", "b", "c", "");
     private static final String PK = "pk";
     private static final String LOG = "log";
+    private static final String STALE = "java writer with the loaded schema:";
 
     private final CrossEngine engines = CrossEngine.get();
 
@@ -61,8 +75,11 @@ final class TestSchemaEvolutionRandomized {
         private final Map<String, TableState> current = new LinkedHashMap<>();
         private final Map<String, TableState> lake = new HashMap<>();
         private final Map<String, Set<String>> dropped = new HashMap<>();
+        private final Map<String, Set<String>> droppedFields = new HashMap<>();
         private final List<String> history = new ArrayList<>();
         private int names;
+        /** The oracle's field identities (top-level columns and struct fields), like Iceberg's field ids. */
+        private int identities;
 
         Run(Random random, String schema) {
             this.random = random;
@@ -71,44 +88,75 @@ final class TestSchemaEvolutionRandomized {
 
         void run(int steps) {
             engines.createSchema(schema);
-            Map<String, SqlType> initial = new LinkedHashMap<>();
+            Map<String, ColumnType> initial = new LinkedHashMap<>();
             initial.put("a", SqlType.of(Kind.INTEGER));
             initial.put("b", SqlType.of(Kind.VARCHAR));
             initial.put("c", SqlType.of(Kind.REAL));
             initial.put("d", new SqlType(Kind.DECIMAL, 8));
+            initial.put(
+                    "r",
+                    new RowType(List.of(
+                            new Field(identities++, "x", SqlType.of(Kind.INTEGER)),
+                            new Field(identities++, "y", SqlType.of(Kind.VARCHAR)),
+                            new Field(identities++, "z", SqlType.of(Kind.REAL)))));
             trino("CREATE TABLE %s (id bigint NOT NULL, %s) WITH (primary_key = ARRAY['id'], bucket_count = 2)"
                     .formatted(trinoTable(PK), definitions(initial, false)));
             spark("CREATE TABLE %s (id BIGINT NOT NULL, %s) TBLPROPERTIES ('bucket.key'='id', 'bucket.num'='2')"
                     .formatted(sparkTable(LOG), definitions(initial, true)));
             for (String table : List.of(PK, LOG)) {
-                Map<String, SqlType> columns = new LinkedHashMap<>();
+                Map<String, ColumnType> columns = new LinkedHashMap<>();
                 columns.put("id", SqlType.of(Kind.BIGINT));
                 columns.putAll(initial);
-                current.put(table, new TableState(table.equals(PK), columns));
+                // each table's columns have identities of their own, as Iceberg field ids are per table
+                Map<String, Integer> ids = new HashMap<>();
+                columns.keySet().forEach(name -> ids.put(name, identities++));
+                current.put(table, new TableState(table.equals(PK), columns, ids));
                 lake.put(table, current.get(table).copy());
                 dropped.put(table, new LinkedHashSet<>());
+                droppedFields.put(table, new LinkedHashSet<>());
             }
             for (int step = 0; step < steps; step++) {
                 try {
+                    // every run has a writer holding an older schema at least once, whatever the seed
+                    if (step == steps / 2 && history.stream().noneMatch(s -> s.startsWith(STALE))) {
+                        staleWrite(random.nextBoolean() ? PK : LOG);
+                        for (String name : List.of(PK, LOG)) {
+                            checkUnion(name, step);
+                        }
+                    }
                     step(step);
                 } catch (RuntimeException e) {
                     throw new AssertionError("a statement failed at " + context(step), e);
                 }
             }
+            // what a passing run did (a failure carries it in its message); the engines take over System.out
+            try {
+                Path file = Path.of("target", "schema-evolution-history", schema + ".txt");
+                Files.createDirectories(file.getParent());
+                Files.write(file, history);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             assertThat(history)
                     .as("the run exercised every kind of action: %s", history)
                     .anyMatch(s -> s.startsWith("trino ALTER"))
                     .anyMatch(s -> s.startsWith("spark ALTER"))
-                    .anyMatch(s -> s.startsWith("tier "));
+                    .anyMatch(s -> s.startsWith("tier "))
+                    .anyMatch(s -> s.startsWith(STALE))
+                    .anyMatch(
+                            s -> s.matches("(trino|spark) ALTER TABLE \\S+ (ADD|DROP|RENAME|ALTER) COLUMN \\w+\\..*"));
         }
 
         private void step(int step) {
             String table = random.nextBoolean() ? PK : LOG;
             int action = random.nextInt(100);
             boolean lakeChanged;
-            if (action < 40) {
+            if (action < 34) {
                 write(table);
                 lakeChanged = false;
+            } else if (action < 42) {
+                staleWrite(table);
+                lakeChanged = true;
             } else if (action < 50) {
                 delete(PK);
                 lakeChanged = false;
@@ -136,20 +184,12 @@ final class TestSchemaEvolutionRandomized {
 
         private void write(String table) {
             TableState state = current.get(table);
-            Map<Long, Map<String, Object>> rows = new LinkedHashMap<>();
-            int size = 1 + random.nextInt(4);
-            // distinct keys in one statement: which of two rows with one key wins is not defined
-            while (rows.size() < size) {
-                long id = random.nextInt(KEYS);
-                Map<String, Object> row = new HashMap<>();
-                row.put("id", id);
-                state.columns.forEach((name, type) -> row.putIfAbsent(name, type.randomValue(random)));
-                rows.put(id, row);
-            }
+            Map<Long, Map<String, Object>> rows = randomRows(state.columns);
             int engine = random.nextInt(3);
             if (engine == 2) {
-                engines.write(schema, table, List.copyOf(rows.values()), state.primaryKey);
-                history.add("java %s %s".formatted(state.primaryKey ? "upsert" : "append", describe(rows.values())));
+                List<Map<String, ?>> javaRows = javaRows(rows.values(), state.columns);
+                engines.write(schema, table, javaRows, state.primaryKey);
+                history.add("java %s %s".formatted(state.primaryKey ? "upsert" : "append", describe(javaRows)));
             } else {
                 boolean spark = engine == 1;
                 String columns = String.join(", ", state.columns.keySet());
@@ -161,6 +201,53 @@ final class TestSchemaEvolutionRandomized {
                 statement(spark, "INSERT INTO %s (%s) VALUES %s", table, columns, values);
             }
             rows.values().forEach(state::write);
+        }
+
+        /**
+         * A Java writer loads the table, then the schema changes (from either engine), then the writer writes with
+         * the schema it loaded (docs/format.md, "A writer holding an older schema writes with it"). The oracle maps
+         * its rows to the current schema by field identity: a column or field added since is NULL (a primary-key
+         * upsert replaces the whole row), a dropped one is gone, a renamed one keeps its value, a widened one is
+         * converted.
+         */
+        private void staleWrite(String table) {
+            TableState state = current.get(table);
+            Map<String, ColumnType> loaded = new LinkedHashMap<>(state.columns);
+            Map<String, Integer> loadedIds = new HashMap<>(state.ids);
+            Map<Long, Map<String, Object>> rows;
+            try (LakestreamWriter writer = engines.writer(schema, table)) {
+                history.add("java writer loads " + table + " (" + definitions(loaded, false) + ")");
+                int changes = 1 + random.nextInt(2);
+                for (int i = 0; i < changes; i++) {
+                    changeSchema(table);
+                }
+                rows = randomRows(loaded);
+                List<Map<String, ?>> javaRows = javaRows(rows.values(), loaded);
+                for (Map<String, ?> row : javaRows) {
+                    if (state.primaryKey) {
+                        writer.upsert(row);
+                    } else {
+                        writer.append(row);
+                    }
+                }
+                writer.commit();
+                history.add("%s %s %s".formatted(STALE, state.primaryKey ? "upsert" : "append", describe(javaRows)));
+            }
+            rows.values().forEach(row -> state.write(state.fromSchema(row, loaded, loadedIds)));
+        }
+
+        /** 1 to 4 rows of random values, distinct keys: which of two rows with one key wins is not defined. */
+        private Map<Long, Map<String, Object>> randomRows(Map<String, ColumnType> columns) {
+            Map<Long, Map<String, Object>> rows = new LinkedHashMap<>();
+            int size = 1 + random.nextInt(4);
+            while (rows.size() < size) {
+                long id = random.nextInt(KEYS);
+                Map<String, Object> row = new HashMap<>();
+                row.put("id", id);
+                columns.forEach((name, type) -> row.putIfAbsent(name, type.randomValue(random)));
+                rows.put(id, row);
+            }
+            return rows;
         }
 
         private void delete(String table) {
@@ -191,12 +278,23 @@ final class TestSchemaEvolutionRandomized {
             boolean spark = random.nextBoolean();
             List<String> columns =
                     state.columns.keySet().stream().filter(c -> !c.equals("id")).toList();
+            List<String> structs = columns.stream()
+                    .filter(c -> state.columns.get(c) instanceof RowType)
+                    .toList();
+            // two in three changes go into the struct: its four kinds of change must show in a short run
+            if (!structs.isEmpty() && random.nextInt(3) > 0) {
+                changeStruct(table, structs.get(random.nextInt(structs.size())), spark);
+                return;
+            }
+            // the struct column stays, so that its fields keep changing
+            List<String> droppable =
+                    columns.stream().filter(c -> !structs.contains(c)).toList();
             List<String> widenable = columns.stream()
                     .filter(c -> state.columns.get(c).widenable())
                     .toList();
             int kind = random.nextInt(4);
-            if (kind == 1 && columns.size() > 1) {
-                String column = columns.get(random.nextInt(columns.size()));
+            if (kind == 1 && droppable.size() > 1) {
+                String column = droppable.get(random.nextInt(droppable.size()));
                 statement(spark, "ALTER TABLE %s DROP COLUMN %s", table, column);
                 dropped.get(table).add(column);
                 apply(table, s -> s.drop(column));
@@ -207,7 +305,8 @@ final class TestSchemaEvolutionRandomized {
                 apply(table, s -> s.rename(column, name));
             } else if (kind == 3 && !widenable.isEmpty()) {
                 String column = widenable.get(random.nextInt(widenable.size()));
-                SqlType to = state.columns.get(column).widened(random).orElseThrow();
+                SqlType to =
+                        ((SqlType) state.columns.get(column)).widened(random).orElseThrow();
                 if (spark) {
                     statement(true, "ALTER TABLE %s ALTER COLUMN %s TYPE %s", table, column, to.spark());
                 } else {
@@ -240,7 +339,62 @@ final class TestSchemaEvolutionRandomized {
                         name,
                         spark ? type.spark() : type.trino(),
                         position);
-                apply(table, s -> s.add(name, type, after));
+                int id = identities++;
+                apply(table, s -> s.add(name, type, after, id));
+            }
+        }
+
+        /** Adds, drops, renames or widens a field of struct column {@code column}, from Trino or Spark. */
+        private void changeStruct(String table, String column, boolean spark) {
+            RowType type = (RowType) current.get(table).columns.get(column);
+            List<Field> fields = type.fields();
+            List<Field> widenable =
+                    fields.stream().filter(f -> f.type().widenable()).toList();
+            int kind = random.nextInt(4);
+            if (kind == 1 && fields.size() > 1) {
+                Field field = fields.get(random.nextInt(fields.size()));
+                statement(spark, "ALTER TABLE %s DROP COLUMN %s.%s", table, column, field.name());
+                droppedFields.get(table).add(field.name());
+                apply(table, s -> s.retype(column, type.without(field.id())));
+            } else if (kind == 2) {
+                Field field = fields.get(random.nextInt(fields.size()));
+                String name = "g" + names++;
+                statement(spark, "ALTER TABLE %s RENAME COLUMN %s.%s TO %s", table, column, field.name(), name);
+                apply(table, s -> s.retype(column, type.renamed(field.id(), name)));
+            } else if (kind == 3 && !widenable.isEmpty()) {
+                Field field = widenable.get(random.nextInt(widenable.size()));
+                SqlType to = field.type().widened(random).orElseThrow();
+                if (spark) {
+                    statement(
+                            true, "ALTER TABLE %s ALTER COLUMN %s.%s TYPE %s", table, column, field.name(), to.spark());
+                } else {
+                    statement(
+                            false,
+                            "ALTER TABLE %s ALTER COLUMN %s.%s SET DATA TYPE %s",
+                            table,
+                            column,
+                            field.name(),
+                            to.trino());
+                }
+                apply(table, s -> s.retype(column, type.widened(field.id(), to)));
+            } else {
+                // now and then a field name dropped before: a new field, NULL in every older row
+                List<String> reusable = droppedFields.get(table).stream()
+                        .filter(name -> fields.stream().noneMatch(f -> f.name().equals(name)))
+                        .toList();
+                String name = !reusable.isEmpty() && random.nextInt(3) == 0
+                        ? reusable.get(random.nextInt(reusable.size()))
+                        : "f" + names++;
+                SqlType fieldType = SqlType.randomFieldType(random);
+                statement(
+                        spark,
+                        "ALTER TABLE %s ADD COLUMN %s.%s %s",
+                        table,
+                        column,
+                        name,
+                        spark ? fieldType.spark() : fieldType.trino());
+                Field added = new Field(identities++, name, fieldType);
+                apply(table, s -> s.retype(column, type.with(added)));
             }
         }
 
@@ -252,10 +406,10 @@ final class TestSchemaEvolutionRandomized {
 
         private void checkUnion(String table, int step) {
             List<String> expected = current.get(table).format();
-            assertThat(Values.format(trino("SELECT * FROM " + trinoTable(table)), false))
+            assertThat(Values.format(canonical(trino("SELECT * FROM " + trinoTable(table))), false))
                     .as("Trino union read of %s, %s", table, context(step))
                     .isEqualTo(expected);
-            assertThat(Values.format(engines.spark("SELECT * FROM " + sparkTable(table)), false))
+            assertThat(Values.format(canonical(engines.spark("SELECT * FROM " + sparkTable(table))), false))
                     .as("Spark union read of %s, %s", table, context(step))
                     .isEqualTo(expected);
         }
@@ -263,19 +417,20 @@ final class TestSchemaEvolutionRandomized {
         private void checkLake(String table, int step) {
             List<String> expected = lake.get(table).format();
             assertThat(Values.format(
-                            trino("SELECT * FROM %s.%s.\"%s$lake\""
-                                    .formatted(TrinoEngine.EXACT_LAKE_CATALOG, schema, table)),
+                            canonical(trino("SELECT * FROM %s.%s.\"%s$lake\""
+                                    .formatted(TrinoEngine.EXACT_LAKE_CATALOG, schema, table))),
                             false))
                     .as("Trino %s$lake, %s", table, context(step))
                     .isEqualTo(expected);
             assertThat(Values.format(
-                            engines.spark(
-                                    "SELECT * FROM %s.%s.`%s$lake`".formatted(TrinoEngine.CATALOG, schema, table)),
+                            canonical(engines.spark(
+                                    "SELECT * FROM %s.%s.`%s$lake`".formatted(TrinoEngine.CATALOG, schema, table))),
                             false))
                     .as("Spark %s$lake, %s", table, context(step))
                     .isEqualTo(expected);
             String columns = String.join(", ", lake.get(table).columns.keySet());
-            assertThat(Values.format(trino("SELECT %s FROM iceberg.%s.%s".formatted(columns, schema, table)), false))
+            assertThat(Values.format(
+                            canonical(trino("SELECT %s FROM iceberg.%s.%s".formatted(columns, schema, table))), false))
                     .as("stock Iceberg connector on %s, %s", table, context(step))
                     .isEqualTo(expected);
         }
@@ -314,31 +469,86 @@ final class TestSchemaEvolutionRandomized {
         }
     }
 
-    private static String definitions(Map<String, SqlType> columns, boolean spark) {
+    private static String definitions(Map<String, ColumnType> columns, boolean spark) {
         return columns.entrySet().stream()
                 .map(c -> c.getKey() + " "
                         + (spark ? c.getValue().spark() : c.getValue().trino()))
                 .collect(Collectors.joining(", "));
     }
 
-    private static String describe(Collection<Map<String, Object>> rows) {
+    /**
+     * The rows an engine returned, each struct value as the oracle's canonical text ({@link RowType#expected}):
+     * Trino returns a row as a {@link MaterializedRow} of its field values, Spark as its {@code Row} (from Spark's class
+     * loader, read by reflection).
+     */
+    private static List<List<Object>> canonical(List<List<Object>> rows) {
+        return rows.stream()
+                .map(row -> row.stream()
+                        .map(TestSchemaEvolutionRandomized::canonical)
+                        .toList())
+                .toList();
+    }
+
+    private static Object canonical(Object value) {
+        List<Object> fields;
+        if (value instanceof MaterializedRow row) {
+            fields = new ArrayList<>(row.getFields());
+        } else if (value != null && value.getClass().getName().startsWith("org.apache.spark.sql.")) {
+            try {
+                int size = (int) value.getClass().getMethod("size").invoke(value);
+                fields = new ArrayList<>(size);
+                for (int i = 0; i < size; i++) {
+                    fields.add(value.getClass().getMethod("get", int.class).invoke(value, i));
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError("cannot read Spark row " + value, e);
+            }
+        } else if (value == null || value.getClass().getName().startsWith("java.")) {
+            return value;
+        } else {
+            throw new AssertionError("an engine returned a value of an unexpected class: %s (%s)"
+                    .formatted(value.getClass().getName(), value));
+        }
+        return fields.stream()
+                .map(field -> field == null ? "NULL" : String.valueOf(Values.normalize(field)))
+                .collect(Collectors.joining(", ", "{", "}"));
+    }
+
+    /** Rows as the Java writer takes them: struct values as maps from field name to value. */
+    private static List<Map<String, ?>> javaRows(
+            Collection<Map<String, Object>> rows, Map<String, ColumnType> columns) {
+        List<Map<String, ?>> javaRows = new ArrayList<>();
+        for (Map<String, Object> row : rows) {
+            Map<String, Object> javaRow = new HashMap<>();
+            row.forEach((name, value) -> javaRow.put(name, columns.get(name).javaValue(value)));
+            javaRows.add(javaRow);
+        }
+        return javaRows;
+    }
+
+    private static String describe(Collection<? extends Map<String, ?>> rows) {
         return rows.stream().map(row -> new TreeMap<>(row).toString()).collect(Collectors.joining(", "));
     }
 
-    /** The oracle of one table: its non-key columns in order and its rows by column name. */
+    /**
+     * The oracle of one table: its columns in order, each column's identity (like an Iceberg field id), and its rows
+     * by column name; a struct value is a map from field identity to value ({@link RowType}).
+     */
     private static final class TableState {
         private final boolean primaryKey;
-        private Map<String, SqlType> columns;
+        private Map<String, ColumnType> columns;
+        private final Map<String, Integer> ids;
         private final Map<Long, Map<String, Object>> keyed = new TreeMap<>();
         private final List<Map<String, Object>> appended = new ArrayList<>();
 
-        TableState(boolean primaryKey, Map<String, SqlType> columns) {
+        TableState(boolean primaryKey, Map<String, ColumnType> columns, Map<String, Integer> ids) {
             this.primaryKey = primaryKey;
             this.columns = new LinkedHashMap<>(columns);
+            this.ids = new HashMap<>(ids);
         }
 
         TableState copy() {
-            TableState copy = new TableState(primaryKey, columns);
+            TableState copy = new TableState(primaryKey, columns, ids);
             keyed.forEach((id, row) -> copy.keyed.put(id, new HashMap<>(row)));
             appended.forEach(row -> copy.appended.add(new HashMap<>(row)));
             return copy;
@@ -356,12 +566,32 @@ final class TestSchemaEvolutionRandomized {
             return primaryKey ? List.copyOf(keyed.values()) : appended;
         }
 
+        /**
+         * A row written under an older schema ({@code columns} with identities {@code ids}) as it reads under this
+         * one: each value under the column of the same identity, converted to its type; values of dropped columns
+         * left out; columns added since absent (NULL). Struct values are keyed by field identity already.
+         */
+        Map<String, Object> fromSchema(
+                Map<String, Object> row, Map<String, ColumnType> columns, Map<String, Integer> ids) {
+            Map<Integer, String> names = new HashMap<>();
+            this.ids.forEach((name, id) -> names.put(id, name));
+            Map<String, Object> mapped = new HashMap<>();
+            row.forEach((name, value) -> {
+                String now = names.get(ids.get(name));
+                if (now != null) {
+                    mapped.put(now, this.columns.get(now).convert(value));
+                }
+            });
+            return mapped;
+        }
+
         /** Adds a column at the end, or after {@code after} (first if that is empty). */
-        void add(String name, SqlType type, Optional<String> after) {
+        void add(String name, ColumnType type, Optional<String> after, int id) {
+            ids.put(name, id);
             if (after.isEmpty()) {
                 columns.put(name, type);
             } else {
-                Map<String, SqlType> added = new LinkedHashMap<>();
+                Map<String, ColumnType> added = new LinkedHashMap<>();
                 if (after.get().isEmpty()) {
                     added.put(name, type);
                 }
@@ -379,13 +609,15 @@ final class TestSchemaEvolutionRandomized {
 
         void drop(String name) {
             columns.remove(name);
+            ids.remove(name);
             rows().forEach(row -> row.remove(name));
         }
 
         void rename(String from, String to) {
-            Map<String, SqlType> renamed = new LinkedHashMap<>();
+            Map<String, ColumnType> renamed = new LinkedHashMap<>();
             columns.forEach((name, type) -> renamed.put(name.equals(from) ? to : name, type));
             columns = renamed;
+            ids.put(to, ids.remove(from));
             rows().forEach(row -> row.put(to, row.remove(from)));
         }
 
@@ -394,11 +626,16 @@ final class TestSchemaEvolutionRandomized {
             rows().forEach(row -> row.put(name, to.convert(row.get(name))));
         }
 
+        /** A struct column's new type; its values are kept by field identity, so the rows stay as they are. */
+        void retype(String column, RowType type) {
+            columns.put(column, type);
+        }
+
         List<String> format() {
             List<List<Object>> rows = new ArrayList<>();
             for (Map<String, Object> row : rows()) {
                 List<Object> values = new ArrayList<>();
-                columns.keySet().forEach(name -> values.add(row.get(name)));
+                columns.forEach((name, type) -> values.add(type.expected(row.get(name))));
                 rows.add(values);
             }
             return Values.format(rows, false);
@@ -416,10 +653,152 @@ final class TestSchemaEvolutionRandomized {
         DATE
     }
 
+    /** A column's type in the oracle: a scalar ({@link SqlType}) or a struct ({@link RowType}). */
+    private sealed interface ColumnType permits SqlType, RowType {
+        String trino();
+
+        String spark();
+
+        /** A random value, sometimes NULL (at every level). */
+        Object randomValue(Random random);
+
+        /** A SQL literal of {@code value} in this type, for Trino or Spark. */
+        String literal(Object value, boolean spark);
+
+        /** A value written under an older type of this column, as this type reads it. */
+        Object convert(Object value);
+
+        default boolean widenable() {
+            return false;
+        }
+
+        /** The value as the Java writer takes it. */
+        default Object javaValue(Object value) {
+            return value;
+        }
+
+        /** The value as the oracle expects to read it, comparable with {@link #canonical(Object)} of an engine's. */
+        default Object expected(Object value) {
+            return value;
+        }
+    }
+
+    /** A field of a struct: its identity (like an Iceberg field id) never changes, its name and type may. */
+    private record Field(int id, String name, SqlType type) {}
+
+    /**
+     * A struct type: its fields in order. A struct value is null or an immutable map from field identity to the
+     * value as written; it is read under the current fields, so renames, drops and widenings need no row rewrite.
+     */
+    private record RowType(List<Field> fields) implements ColumnType {
+        RowType {
+            fields = List.copyOf(fields);
+        }
+
+        @Override
+        public String trino() {
+            return fields.stream()
+                    .map(f -> f.name() + " " + f.type().trino())
+                    .collect(Collectors.joining(", ", "row(", ")"));
+        }
+
+        @Override
+        public String spark() {
+            return fields.stream()
+                    .map(f -> f.name() + ": " + f.type().spark())
+                    .collect(Collectors.joining(", ", "STRUCT<", ">"));
+        }
+
+        @Override
+        public Object randomValue(Random random) {
+            if (random.nextInt(5) == 0) {
+                return null;
+            }
+            Map<Integer, Object> values = new HashMap<>();
+            fields.forEach(f -> values.put(f.id(), f.type().randomValue(random)));
+            return Collections.unmodifiableMap(values);
+        }
+
+        @Override
+        public String literal(Object value, boolean spark) {
+            if (value == null) {
+                return "CAST(NULL AS " + (spark ? spark() : trino()) + ")";
+            }
+            Map<?, ?> values = (Map<?, ?>) value;
+            if (spark) {
+                return fields.stream()
+                        .map(f -> "'" + f.name() + "', " + f.type().literal(values.get(f.id()), true))
+                        .collect(Collectors.joining(", ", "named_struct(", ")"));
+            }
+            return fields.stream()
+                    .map(f -> f.type().literal(values.get(f.id()), false))
+                    .collect(Collectors.joining(", ", "CAST(ROW(", ") AS " + trino() + ")"));
+        }
+
+        @Override
+        public Object convert(Object value) {
+            return value;
+        }
+
+        @Override
+        public Object javaValue(Object value) {
+            if (value == null) {
+                return null;
+            }
+            Map<?, ?> values = (Map<?, ?>) value;
+            Map<String, Object> byName = new LinkedHashMap<>();
+            fields.forEach(f -> byName.put(f.name(), values.get(f.id())));
+            return byName;
+        }
+
+        /** {@code {v1, v2, ...}} in field order, values converted to the fields' current types, NULL for null. */
+        @Override
+        public Object expected(Object value) {
+            if (value == null) {
+                return null;
+            }
+            Map<?, ?> values = (Map<?, ?>) value;
+            return fields.stream()
+                    .map(f -> f.type().convert(values.get(f.id())))
+                    .map(v -> v == null ? "NULL" : v.toString())
+                    .collect(Collectors.joining(", ", "{", "}"));
+        }
+
+        RowType with(Field field) {
+            List<Field> added = new ArrayList<>(fields);
+            added.add(field);
+            return new RowType(added);
+        }
+
+        RowType without(int id) {
+            return new RowType(fields.stream().filter(f -> f.id() != id).toList());
+        }
+
+        RowType renamed(int id, String name) {
+            return new RowType(fields.stream()
+                    .map(f -> f.id() == id ? new Field(id, name, f.type()) : f)
+                    .toList());
+        }
+
+        RowType widened(int id, SqlType to) {
+            return new RowType(fields.stream()
+                    .map(f -> f.id() == id ? new Field(id, f.name(), to) : f)
+                    .toList());
+        }
+    }
+
     /** A column type; {@code precision} only for decimals, whose scale is always 2. */
-    private record SqlType(Kind kind, int precision) {
+    private record SqlType(Kind kind, int precision) implements ColumnType {
+        /** The types of struct fields the test adds: their nested values read back alike from both engines. */
+        private static final List<Kind> FIELD_KINDS =
+                List.of(Kind.INTEGER, Kind.BIGINT, Kind.REAL, Kind.DOUBLE, Kind.VARCHAR, Kind.BOOLEAN);
+
         static SqlType of(Kind kind) {
             return new SqlType(kind, 0);
+        }
+
+        static SqlType randomFieldType(Random random) {
+            return of(FIELD_KINDS.get(random.nextInt(FIELD_KINDS.size())));
         }
 
         static SqlType random(Random random) {
@@ -427,7 +806,8 @@ final class TestSchemaEvolutionRandomized {
             return kind == Kind.DECIMAL ? new SqlType(kind, 6 + random.nextInt(13)) : of(kind);
         }
 
-        String trino() {
+        @Override
+        public String trino() {
             return switch (kind) {
                 case BIGINT -> "bigint";
                 case INTEGER -> "integer";
@@ -440,7 +820,8 @@ final class TestSchemaEvolutionRandomized {
             };
         }
 
-        String spark() {
+        @Override
+        public String spark() {
             return switch (kind) {
                 case INTEGER -> "INT";
                 case REAL -> "FLOAT";
@@ -449,7 +830,8 @@ final class TestSchemaEvolutionRandomized {
             };
         }
 
-        boolean widenable() {
+        @Override
+        public boolean widenable() {
             return kind == Kind.INTEGER || kind == Kind.REAL || (kind == Kind.DECIMAL && precision < 38);
         }
 
@@ -468,7 +850,8 @@ final class TestSchemaEvolutionRandomized {
         }
 
         /** A value of the narrower type as this type holds it. */
-        Object convert(Object value) {
+        @Override
+        public Object convert(Object value) {
             return switch (value) {
                 case null -> null;
                 case Integer i when kind == Kind.BIGINT -> i.longValue();
@@ -478,7 +861,8 @@ final class TestSchemaEvolutionRandomized {
         }
 
         /** A random value, one in five NULL; reals are multiples of 1/4 so that they print alike as real and double. */
-        Object randomValue(Random random) {
+        @Override
+        public Object randomValue(Random random) {
             if (random.nextInt(5) == 0) {
                 return null;
             }
@@ -496,7 +880,8 @@ final class TestSchemaEvolutionRandomized {
         }
 
         /** A SQL literal of {@code value} in this type, for Trino or Spark. */
-        String literal(Object value, boolean spark) {
+        @Override
+        public String literal(Object value, boolean spark) {
             String type = spark ? spark() : trino();
             if (value == null) {
                 return "CAST(NULL AS " + type + ")";
