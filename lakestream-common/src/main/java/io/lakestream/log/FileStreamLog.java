@@ -151,6 +151,7 @@ public final class FileStreamLog implements StreamLog {
      * opened for: false once that table was dropped (the record is deleted first), or dropped and re-created
      * (a new table UUID). Always true for a log not bound to a table.
      */
+    @Override
     public boolean ownedByItsTable() {
         return ownership.map(LogOwnership::ownedNow).orElse(true);
     }

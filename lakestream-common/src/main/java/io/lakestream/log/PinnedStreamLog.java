@@ -46,6 +46,11 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public boolean ownedByItsTable() {
+        return log.ownedByItsTable();
+    }
+
+    @Override
     public LogSnapshot snapshot(long requested) {
         if (requested > version) {
             throw new LakestreamException(

@@ -28,6 +28,15 @@ public interface StreamLog {
     }
 
     /**
+     * Whether the log still belongs to the table this handle was opened for, read now: false once that table
+     * was dropped, or dropped and re-created at the same location. A reader whose segment file is gone asks
+     * it before calling the log corrupt. Always true for a log not bound to a table.
+     */
+    default boolean ownedByItsTable() {
+        return true;
+    }
+
+    /**
      * The newest version committed at or before {@code timestampMillis}; 0 (the empty log) when the
      * first commit is later. Commit times come from the writers' clocks; {@link FileStreamLog} dates a
      * commit no earlier than its predecessor, so they grow with the version (docs/writes.md, "Commit

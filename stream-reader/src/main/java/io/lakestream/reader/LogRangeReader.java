@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
 import static io.lakestream.common.LakestreamError.STAGED_SEGMENT_MISSING;
+import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
@@ -290,6 +291,15 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
      * keeps tiered segments); otherwise really missing or damaged.
      */
     private LakestreamException unreadable(String problem, Exception cause) {
+        if (!staged && !ownedNow()) {
+            // a drop deletes the log's identity record, then its segments: the file went with the table
+            return new LakestreamException(
+                    TABLE_DROPPED,
+                    ("The table whose log is at %s was dropped while this read ran (or dropped and re-created there): "
+                                    + "log segment %s of bucket %s is gone with it. Re-run the query against the table as it is now")
+                            .formatted(log.paths().root(), segment.path(), bucket),
+                    cause);
+        }
         long newestStart;
         try {
             newestStart = log.newestSnapshot().bucket(bucket).startOffset();
@@ -315,6 +325,15 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                     cause);
         }
         return corrupt(problem, cause);
+    }
+
+    /** Whether the log is still its table's; an identity record that cannot be read leaves the question to the caller. */
+    private boolean ownedNow() {
+        try {
+            return log.ownedByItsTable();
+        } catch (RuntimeException e) {
+            return true;
+        }
     }
 
     private LakestreamException corrupt(String problem, Throwable cause) {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -184,6 +185,27 @@ class TestLogRangeReader {
                 LakestreamError.LOG_CORRUPT,
                 "Log segment %s (bucket 0, offsets [10, 20)) is missing"
                         .formatted(table.log().paths().resolve(second.path())));
+    }
+
+    /**
+     * A read that pinned the log before its table was dropped (or dropped and re-created at the same location)
+     * finds its segments gone: that is the table's drop, not a corrupt log, and the reader says so.
+     */
+    @Test
+    void segmentsOfADroppedTableAreReportedAsTheDrop() {
+        StreamLog pinned =
+                new PinnedStreamLog(table.log(), table.log().latestSnapshot().version());
+        LogSnapshot snapshot = pinned.latestSnapshot();
+        TableIdentifier identifier = TableIdentifier.of(TestingWarehouse.NAMESPACE, "events");
+        warehouse.catalog().dropTable(identifier);
+        assertLakestreamError(
+                () -> readBatches(pinned, snapshot, 0, 30),
+                LakestreamError.TABLE_DROPPED,
+                "was dropped while this read ran");
+
+        warehouse.createAppendOnlyTable("events", 1);
+        assertLakestreamError(
+                () -> readBatches(pinned, snapshot, 0, 30), LakestreamError.TABLE_DROPPED, "Re-run the query");
     }
 
     @Test

@@ -37,6 +37,11 @@ class ForwardingStreamLog implements StreamLog {
     }
 
     @Override
+    public boolean ownedByItsTable() {
+        return log.ownedByItsTable();
+    }
+
+    @Override
     public LogSnapshot snapshot(long version) {
         return log.snapshot(version);
     }
