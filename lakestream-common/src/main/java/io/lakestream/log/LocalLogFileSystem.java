@@ -8,6 +8,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -31,6 +32,8 @@ import java.util.stream.Stream;
  * into their parents when they are created ({@link LocalSync#createDirectories}).
  */
 public final class LocalLogFileSystem implements LogFileSystem {
+    private static final int DELETE_ATTEMPTS = 5;
+
     private final LocalSync sync;
 
     public LocalLogFileSystem() {
@@ -135,22 +138,41 @@ public final class LocalLogFileSystem implements LogFileSystem {
         Files.deleteIfExists(toPath(location));
     }
 
+    /**
+     * Another process may remove files of the same directory meanwhile (a writer releasing its lease, an orphan
+     * sweep) or add one (a writer staging a segment before it learns of a drop): a file that vanished counts as
+     * deleted, and a directory that is not empty yet is walked again, a few times, before the error is reported.
+     */
     @Override
     public void deleteRecursively(String location) throws IOException {
         Path root = toPath(location);
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> {
-                try {
-                    Files.delete(path);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                deleteTree(root);
+                return;
+            } catch (DirectoryNotEmptyException e) {
+                if (attempt == DELETE_ATTEMPTS) {
+                    throw e;
                 }
-            });
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        List<Path> paths;
+        try (Stream<Path> walk = Files.walk(root)) {
+            paths = walk.sorted(Comparator.reverseOrder()).toList();
+        } catch (NoSuchFileException e) {
+            return;
         } catch (UncheckedIOException e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                // a directory vanished during the walk: walk what is left
+                throw new DirectoryNotEmptyException(root.toString());
+            }
             throw e.getCause();
+        }
+        for (Path path : paths) {
+            Files.deleteIfExists(path);
         }
     }
 
