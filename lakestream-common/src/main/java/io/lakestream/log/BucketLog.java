@@ -2,7 +2,6 @@ package io.lakestream.log;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import com.google.common.collect.ImmutableList;
 import java.util.List;
 
 /**
@@ -13,7 +12,8 @@ public record BucketLog(long startOffset, long endOffset, List<SegmentFile> segm
     public static final BucketLog EMPTY = new BucketLog(0, 0, List.of());
 
     public BucketLog {
-        segments = ImmutableList.copyOf(segments);
+        // shared with the bucket's earlier states (SegmentLists): a commit appends without copying the list
+        segments = SegmentLists.of(segments);
         checkArgument(
                 0 <= startOffset && startOffset <= endOffset, "invalid bucket range [%s, %s)", startOffset, endOffset);
     }
