@@ -2,6 +2,7 @@ package io.lakestream.log;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -20,8 +21,22 @@ public record BucketLog(long startOffset, long endOffset, List<SegmentFile> segm
 
     /** Segments holding any offset in {@code [from, to)}. */
     public List<SegmentFile> segmentsOverlapping(long from, long to) {
-        return segments.stream()
-                .filter(segment -> segment.baseOffset() < to && segment.endOffset() > from)
-                .toList();
+        // contiguous and in offset order: a binary search for the first that ends after from, not a scan of every
+        // live segment (readers and planners call this per bucket and query, and a bucket may hold thousands)
+        int low = 0;
+        int high = segments.size();
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (segments.get(middle).endOffset() > from) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
+        }
+        int end = low;
+        while (end < segments.size() && segments.get(end).baseOffset() < to) {
+            end++;
+        }
+        return low == end ? List.of() : Collections.unmodifiableList(segments.subList(low, end));
     }
 }

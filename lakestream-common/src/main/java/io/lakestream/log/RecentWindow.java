@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -24,6 +25,8 @@ final class RecentWindow extends AbstractMap<String, Long> {
     private static final int CHUNK_CAPACITY = 512;
 
     private static final Function<Map.Entry<String, Long>, String> KEY = Map.Entry::getKey;
+
+    private static final ConcurrentHashMap<Integer, RecentWindow> EMPTY = new ConcurrentHashMap<>();
 
     private final int limit;
     private final ChunkedList<Map.Entry<String, Long>> entries;
@@ -44,6 +47,11 @@ final class RecentWindow extends AbstractMap<String, Long> {
         checkArgument(limit > 0, "limit must be positive");
         if (map instanceof RecentWindow window && window.limit == limit) {
             return window;
+        }
+        if (map.isEmpty()) {
+            // every split's log state on a worker has empty windows: share one per limit
+            return EMPTY.computeIfAbsent(
+                    limit, ignored -> new RecentWindow(limit, ChunkedList.empty(Math.min(CHUNK_CAPACITY, limit), KEY)));
         }
         List<Map.Entry<String, Long>> copied = map.entrySet().stream()
                 .map(entry -> Map.entry(entry.getKey(), entry.getValue()))
