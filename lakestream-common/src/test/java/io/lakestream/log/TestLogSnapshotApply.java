@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(Seeds.class)
 class TestLogSnapshotApply {
     private static final int BUCKETS = 3;
-    private static final int STEPS = 6_000;
+    private static final int STEPS = 4_000;
 
     @Test
     void applyMatchesAPlainModel() throws IOException {
@@ -370,16 +370,7 @@ class TestLogSnapshotApply {
                         removed.add(model.segments.get(bucket).get(taken[bucket]++));
                     }
                 }
-                long version = model.version + 1;
-                return new LogCommit(
-                        LogCommit.FORMAT_VERSION,
-                        version,
-                        10 * version,
-                        Optional.empty(),
-                        LogCommit.Operation.RETENTION,
-                        List.of(),
-                        removed,
-                        List.of());
+                return commit(model, Optional.empty(), LogCommit.Operation.RETENTION, List.of(), removed, List.of());
             }
             List<String> paths = new ArrayList<>();
             int count = random.nextInt(10) == 0 ? random.nextInt(800) + 1 : random.nextInt(5) + 1;
@@ -418,28 +409,24 @@ class TestLogSnapshotApply {
                         version,
                         10 * version));
             }
-            return new LogCommit(
-                    LogCommit.FORMAT_VERSION,
-                    version,
-                    10 * version,
-                    key,
-                    LogCommit.Operation.APPEND,
-                    added,
-                    List.of(),
-                    List.of());
+            return commit(model, key, LogCommit.Operation.APPEND, added, List.of(), List.of());
         }
 
         LogCommit sweep(Model model, List<String> paths) {
+            return commit(model, Optional.empty(), LogCommit.Operation.SWEEP, List.of(), List.of(), paths);
+        }
+
+        /** The commit that follows the model's version. */
+        private static LogCommit commit(
+                Model model,
+                Optional<String> key,
+                LogCommit.Operation operation,
+                List<SegmentFile> added,
+                List<SegmentFile> removed,
+                List<String> swept) {
             long version = model.version + 1;
             return new LogCommit(
-                    LogCommit.FORMAT_VERSION,
-                    version,
-                    10 * version,
-                    Optional.empty(),
-                    LogCommit.Operation.SWEEP,
-                    List.of(),
-                    List.of(),
-                    paths);
+                    LogCommit.FORMAT_VERSION, version, 10 * version, key, operation, added, removed, swept);
         }
 
         private static int countEvictions(LinkedHashMap<String, Long> window, List<String> added, int limit) {
