@@ -5,11 +5,9 @@ import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,9 +49,11 @@ public record LogSnapshot(
     public LogSnapshot {
         checkArgument(version >= 0, "version is negative");
         buckets = ImmutableList.copyOf(requireNonNull(buckets, "buckets is null"));
-        idempotencyKeys = ImmutableMap.copyOf(requireNonNull(idempotencyKeys, "idempotencyKeys is null"));
+        // windows shared with the state they were derived from (RecentWindow), so that apply costs what it adds
+        idempotencyKeys =
+                RecentWindow.of(requireNonNull(idempotencyKeys, "idempotencyKeys is null"), RETAINED_IDEMPOTENCY_KEYS);
         // a version-1 checkpoint has no swept paths
-        swept = swept == null ? Map.of() : ImmutableMap.copyOf(swept);
+        swept = RecentWindow.of(swept == null ? Map.of() : swept, RETAINED_SWEPT_PATHS);
         // a checkpoint written before logs had an identity names no table
         tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
     }
@@ -136,10 +136,7 @@ public record LogSnapshot(
                         "adds %s at offset %s but bucket %s ends at %s"
                                 .formatted(added.path(), added.baseOffset(), added.bucket(), bucket.endOffset()));
             }
-            List<SegmentFile> segments = ImmutableList.<SegmentFile>builder()
-                    .addAll(bucket.segments())
-                    .add(added)
-                    .build();
+            List<SegmentFile> segments = SegmentLists.appended(bucket.segments(), added);
             next.set(added.bucket(), new BucketLog(bucket.startOffset(), added.endOffset(), segments));
         }
         Map<String, Long> keys = idempotencyKeys;
@@ -167,14 +164,7 @@ public record LogSnapshot(
 
     /** {@code recent} plus {@code added} (mapped to {@code version}), keeping the newest {@code limit} entries. */
     private static Map<String, Long> remember(Map<String, Long> recent, List<String> added, long version, int limit) {
-        LinkedHashMap<String, Long> updated = new LinkedHashMap<>(recent);
-        for (String entry : added) {
-            updated.put(entry, version);
-        }
-        while (updated.size() > limit) {
-            updated.remove(updated.keySet().iterator().next());
-        }
-        return updated;
+        return RecentWindow.of(recent, limit).remember(added, version);
     }
 
     private static BucketLog removePrefixSegment(List<BucketLog> buckets, SegmentFile removed, String commitFile) {
@@ -185,7 +175,7 @@ public record LogSnapshot(
                     "removes %s, which is not the first live segment of bucket %s"
                             .formatted(removed.path(), removed.bucket()));
         }
-        List<SegmentFile> rest = bucket.segments().subList(1, bucket.segments().size());
+        List<SegmentFile> rest = SegmentLists.withoutFirst(bucket.segments());
         long start = rest.isEmpty() ? bucket.endOffset() : rest.getFirst().baseOffset();
         return new BucketLog(start, bucket.endOffset(), rest);
     }
