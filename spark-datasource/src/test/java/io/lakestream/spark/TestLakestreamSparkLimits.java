@@ -82,13 +82,10 @@ class TestLakestreamSparkLimits {
         String table = "ls.lim.ao";
         testing.sql("CREATE TABLE %s (id BIGINT, v STRING) TBLPROPERTIES ('bucket.num'='4')".formatted(table));
         Map<Long, String> oracle = new HashMap<>();
-        for (int commit = 0; commit < 4; commit++) {
-            insert(table, oracle, commit * 50 + 1, commit * 50 + 50, "lake");
-        }
+        insert(table, oracle, 1, 100, "lake");
+        insert(table, oracle, 101, 200, "lake");
         SparkTables.tierAll(testing.tiering(), SparkTables.load(NS, "ao"));
-        for (int commit = 4; commit < 7; commit++) {
-            insert(table, oracle, commit * 50 + 1, commit * 50 + 50, "log");
-        }
+        insert(table, oracle, 201, 300, "log");
 
         Dataset<Row> limited = sortedLimit(table, "true", 3);
         assertLive(limited, oracle, 3);
