@@ -354,9 +354,37 @@ class TestRowBuffer {
                     assertThat(actual).as(description).isEqualTo(expected);
                 case STRING -> assertThat(actual.toString()).as(description).isEqualTo(expected);
                 case FIXED, BINARY -> assertThat(actual).as(description).isEqualTo(toList((byte[]) expected));
-                default -> assertThat(actual).as(description).isNotNull();
+                // the log's Arrow layout: days, microseconds, a UUID's 16 bytes (most significant first)
+                case DATE ->
+                    assertThat(epochCount(actual)).as(description).isEqualTo(((LocalDate) expected).toEpochDay());
+                case TIME ->
+                    assertThat(epochCount(actual)).as(description).isEqualTo(DateTimeUtil.microsFromTime((LocalTime)
+                            expected));
+                case TIMESTAMP ->
+                    assertThat(epochCount(actual))
+                            .as(description)
+                            .isEqualTo(
+                                    expected instanceof OffsetDateTime timestamptz
+                                            ? DateTimeUtil.microsFromTimestamptz(timestamptz)
+                                            : DateTimeUtil.microsFromTimestamp((LocalDateTime) expected));
+                case UUID -> {
+                    UUID uuid = (UUID) expected;
+                    byte[] bytes = java.nio.ByteBuffer.allocate(16)
+                            .putLong(uuid.getMostSignificantBits())
+                            .putLong(uuid.getLeastSignificantBits())
+                            .array();
+                    assertThat(actual).as(description).isEqualTo(toList(bytes));
+                }
+                default -> throw new AssertionError("no check of %s values: add one".formatted(columns.get(column)));
             }
         }
+    }
+
+    /** A day or microsecond count as Arrow returns it (a timestamp without zone as a LocalDateTime). */
+    private static long epochCount(Object arrowValue) {
+        return arrowValue instanceof LocalDateTime timestamp
+                ? DateTimeUtil.microsFromTimestamp(timestamp)
+                : ((Number) arrowValue).longValue();
     }
 
     /** A delete's row: the key of {@code record}, every other column null. */

@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.merge.MergeConfig;
+import io.lakestream.merge.SplitsForLimit;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadMode;
@@ -122,27 +123,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         if (limit.isEmpty() || !options.filter().equals(Expressions.alwaysTrue())) {
             return splits;
         }
-        List<UnionSplit> result = new ArrayList<>();
-        long rows = 0;
-        for (UnionSplit split : splits) {
-            if (rows >= limit.getAsInt()) {
-                break;
-            }
-            result.add(split);
-            rows += guaranteedRows(split);
-        }
-        return result;
-    }
-
-    /** Rows a split without a key merge returns for sure: whole lake files without deletes, and log changes. */
-    private static long guaranteedRows(UnionSplit split) {
-        long rows = split.logRange().map(LogRange::rowCount).orElse(0L);
-        for (LakeFile file : split.lakeFiles()) {
-            if (file.deletes().isEmpty() && file.start() == 0 && file.length() == file.fileSizeBytes()) {
-                rows += file.recordCount();
-            }
-        }
-        return rows;
+        return SplitsForLimit.enoughFor(splits, limit.getAsInt());
     }
 
     @Override

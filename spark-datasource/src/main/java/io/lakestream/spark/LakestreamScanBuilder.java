@@ -119,10 +119,8 @@ final class LakestreamScanBuilder
 
     @Override
     public boolean pushLimit(int rows) {
-        // without a key merge every row read is a row returned, so a few splits can satisfy a limit
-        if (table.table().definition().hasPrimaryKey() && mode != ReadMode.CHANGES) {
-            return false;
-        }
+        // each split stops after the limit (a primary-key split counts the rows it returns after the merge), and
+        // the scan plans only the splits that surely hold that many rows (SplitsForLimit)
         limit = OptionalInt.of(rows);
         return true;
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.table.LakestreamProperties;
+import io.lakestream.testing.Seeds;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The lake maintenance procedures ({@code system.compact}, {@code system.expire_snapshots}) run from Spark on a
@@ -27,8 +29,10 @@ import org.junit.jupiter.api.Test;
  * (an oracle of the writes, seed {@code -Dlakestream.test.seed}), and Lakestream's union read and lake read in
  * Trino and Spark and Trino's stock Iceberg connector all show them afterwards.
  */
+@ExtendWith(Seeds.class)
 final class TestLakeMaintenanceProcedures {
-    private static final long SEED = Long.getLong("lakestream.test.seed", 2323L);
+    /** The default seed; {@link Seeds#PROPERTY} overrides it, and a failure names the seed that replays it. */
+    private static final long SEED = 2323L;
 
     private final CrossEngine engines = CrossEngine.get();
 
@@ -36,7 +40,7 @@ final class TestLakeMaintenanceProcedures {
     void sparkCompactFoldsDeleteFilesAndKeepsTheRows() {
         String schema = "spark_compact";
         String table = createTable(schema);
-        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED), 3);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, Seeds.random(SEED), 3);
         Table lake = engines.lake(schema, "t");
         lake.refresh();
         Snapshot before = lake.currentSnapshot();
@@ -75,7 +79,7 @@ final class TestLakeMaintenanceProcedures {
     void sparkCompactWithFilterRewritesOnlyTheSelectedBucket() {
         String schema = "spark_compact_where";
         String table = createTable(schema);
-        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 1), 3);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, Seeds.random(SEED + 1), 3);
         long key = oracle.keySet().iterator().next();
 
         List<Object> row = engines.spark(
@@ -117,7 +121,7 @@ final class TestLakeMaintenanceProcedures {
     void sparkExpireSnapshotsKeepsTheSnapshotWithTheOffsets() {
         String schema = "spark_expire_offsets";
         String table = createTable(schema);
-        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 3), 3);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, Seeds.random(SEED + 3), 3);
         Table lake = engines.lake(schema, "t");
         lake.refresh();
         long withOffsets = lake.currentSnapshot().snapshotId();
@@ -154,7 +158,7 @@ final class TestLakeMaintenanceProcedures {
     void sparkExpireSnapshotsKeepsTheSnapshotCurrentAtTheCutoff() throws InterruptedException {
         String schema = "spark_expire_cutoff";
         String table = createTable(schema);
-        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 4), 3);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, Seeds.random(SEED + 4), 3);
         Table lake = engines.lake(schema, "t");
         lake.refresh();
         List<Snapshot> snapshots = new ArrayList<>();
@@ -187,7 +191,7 @@ final class TestLakeMaintenanceProcedures {
     void trinoExecuteProcedures() throws IOException {
         String schema = "trino_execute";
         String table = createTable(schema);
-        Map<Long, String> oracle = writeTieredRounds(schema, table, new Random(SEED + 5), 3);
+        Map<Long, String> oracle = writeTieredRounds(schema, table, Seeds.random(SEED + 5), 3);
         Table lake = engines.lake(schema, "t");
         lake.refresh();
         Snapshot before = lake.currentSnapshot();

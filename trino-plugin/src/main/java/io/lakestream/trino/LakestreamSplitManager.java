@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.inject.Inject;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.merge.SplitsForLimit;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPlan;
 import io.lakestream.plan.UnionReadPlanner;
@@ -58,10 +59,22 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
             throw toTrinoException(e);
         }
         Optional<Domain> bucketDomain = LakestreamFilterTranslator.bucketDomain(handle.constraint());
-        return new FixedSplitSource(plan.splits().stream()
+        List<UnionSplit> splits = plan.splits().stream()
                 .filter(split -> bucketDomain.isEmpty() || matches(split, bucketDomain.get()))
-                .map(LakestreamSplit::new)
-                .toList());
+                .toList();
+        return new FixedSplitSource(
+                withinLimit(handle, splits).stream().map(LakestreamSplit::new).toList());
+    }
+
+    /**
+     * With a limit and no filter, only the first splits that surely return that many rows: the others would be
+     * scheduled and opened for rows the query never uses. A filter may drop any split's rows, so then all are read.
+     */
+    private static List<UnionSplit> withinLimit(LakestreamTableHandle handle, List<UnionSplit> splits) {
+        if (handle.limit().isEmpty() || !handle.constraint().isAll()) {
+            return splits;
+        }
+        return SplitsForLimit.enoughFor(splits, handle.limit().getAsLong());
     }
 
     /** {@code $bucket} is constant in a split: the split is read exactly when its bucket passes the filter. */

@@ -97,7 +97,8 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
                 .isEqualTo(splits(scanMetrics(getSession(), sql)));
     }
 
-    private static long splits(Metrics metrics) {
+    /** Splits read, by any path. */
+    protected static long splits(Metrics metrics) {
         return count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)
                 + count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS)
                 + count(metrics, LakestreamMetrics.UNION_SPLIT_READER_SPLITS);
