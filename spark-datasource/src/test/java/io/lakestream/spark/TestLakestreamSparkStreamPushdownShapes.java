@@ -233,7 +233,10 @@ class TestLakestreamSparkStreamPushdownShapes {
                                 .map(event -> List.<Object>of(event.id(), event.ts()))
                                 .toList()),
                 // stacked filters over a projection with aliases and expressions: the filter on the renamed column is
-                // pushed, the one on an expression (upper) stays; the scan reads the columns the expressions use
+                // pushed, the one on an expression (upper) stays; so does everything after a nondeterministic conjunct
+                // (always true here, but its values depend on the rows it sees; Spark folds a bare rand() < 2 to true);
+                // the scan reads the columns the
+                // expressions use
                 new Shape(
                         "aliases",
                         false,
@@ -241,15 +244,18 @@ class TestLakestreamSparkStreamPushdownShapes {
                                         col("id"),
                                         col("score").as("points"),
                                         upper(col("kind")).as("k"),
-                                        col("score").plus(col("id")).as("total"))
-                                .where("points >= 50")
-                                .where("k = 'A'"),
+                                        col("score").plus(col("id")).as("total"),
+                                        col("note"))
+                                .where("points >= 50 AND rand(7) * 2 < 3 AND note <> 'n0'")
+                                .where("k = 'A'")
+                                .drop("note"),
                         "append",
                         event -> event.score() >= 50,
-                        3,
+                        4,
                         events -> events.stream()
-                                .filter(event ->
-                                        event.score() >= 50 && event.kind().equals("a"))
+                                .filter(event -> event.score() >= 50
+                                        && event.kind().equals("a")
+                                        && !event.note().equals("n0"))
                                 .map(event ->
                                         List.<Object>of(event.id(), event.score(), "A", event.score() + event.id()))
                                 .toList()),
