@@ -80,6 +80,10 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         } catch (StreamPlanInternals.Unavailable e) {
             LOG.warn(e.getMessage(), e);
             return Optional.empty();
+        } catch (LinkageError e) {
+            // a class the lookup names (e.g. the streaming scan node) is not in this Spark at all
+            LOG.warn(offMessage(e), e);
+            return Optional.empty();
         }
     }
 
@@ -116,14 +120,17 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         } catch (LinkageError e) {
             // a plan API this build was compiled against is not in this Spark: no pushdown beats a failed query
             if (!disabled.getAndSet(true)) {
-                LOG.warn(
-                        "Projection and filter pushdown into Lakestream streams is off in this JVM: Spark {} differs from the Spark {} it was checked against ({}). Streams read every column and row; Spark applies the projections and filters",
-                        StreamPlanInternals.sparkVersion(),
-                        StreamPlanInternals.CHECKED_SPARK,
-                        e.toString());
+                LOG.warn(offMessage(e), e);
             }
             return plan;
         }
+    }
+
+    static String offMessage(LinkageError e) {
+        return ("Projection and filter pushdown into Lakestream streams is off in this JVM: Spark %s differs from the "
+                        + "Spark %s it was checked against (%s). Streams read every column and row; Spark applies the "
+                        + "projections and filters")
+                .formatted(StreamPlanInternals.sparkVersion(), StreamPlanInternals.CHECKED_SPARK, e);
     }
 
     private LogicalPlan pushDownAll(LogicalPlan plan) {
