@@ -18,6 +18,7 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
@@ -38,6 +39,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
     private final LakestreamKeyedChangesPartition partition;
     private Iterator<InternalRow> rows;
     private InternalRow current;
+    private long returnedValues;
 
     KeyedChangesReader(LakestreamStreamReaderFactory factory, LakestreamKeyedChangesPartition partition) {
         this.factory = requireNonNull(factory, "factory is null");
@@ -53,7 +55,13 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
             return false;
         }
         current = rows.next();
+        returnedValues += current.numFields();
         return true;
+    }
+
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+        return LakestreamMetrics.returnedValues(returnedValues);
     }
 
     @Override

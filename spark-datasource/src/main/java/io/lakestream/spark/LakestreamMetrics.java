@@ -36,6 +36,11 @@ public final class LakestreamMetrics {
         };
     }
 
+    /** The metrics of a reader that derives rows from others' (the per-key stream outputs): the values it returned. */
+    static CustomTaskMetric[] returnedValues(long returnedValues) {
+        return new CustomTaskMetric[] {new TaskValue(RETURNED_VALUES, returnedValues)};
+    }
+
     static CustomTaskMetric[] values(
             SplitBatchReader reader, io.lakestream.merge.LakeReadPath path, long returnedValues) {
         return new CustomTaskMetric[] {

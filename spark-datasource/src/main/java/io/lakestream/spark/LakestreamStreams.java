@@ -10,6 +10,8 @@ import java.util.List;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens the stream of a scan ({@code spark.readStream.table(...)} or {@code format("lakestream")}):
@@ -18,6 +20,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * so its stream is the changelog.
  */
 final class LakestreamStreams {
+    private static final Logger LOG = LoggerFactory.getLogger(LakestreamStreams.class);
+
     private LakestreamStreams() {}
 
     static LakestreamMicroBatchStream open(
@@ -49,7 +53,12 @@ final class LakestreamStreams {
         StreamOutput output = StreamOutput.resolve(
                 table.name(), changelog, table.table().definition().hasPrimaryKey(), readOptions);
         // the stream's session plans each micro-batch: there the rule pushes columns and filters into this stream
-        LakestreamStreamPushdown.install(SparkSession.active());
+        try {
+            LakestreamStreamPushdown.install(SparkSession.active());
+        } catch (LinkageError e) {
+            // the rule's own class cannot load against this Spark: the stream runs without pushdown
+            LOG.warn(LakestreamStreamPushdown.offMessage(e), e);
+        }
         return new LakestreamMicroBatchStream(
                 table,
                 LakestreamStreamConf.resolve(readOptions),

@@ -29,9 +29,15 @@ final class StreamCollector {
     private StreamCollector() {}
 
     static StreamingQuery start(Dataset<Row> stream, String name, Path checkpoint, Trigger trigger) {
+        return start(stream, name, checkpoint, trigger, "append");
+    }
+
+    /** @param outputMode Spark's output mode ({@code append}, {@code update}, {@code complete}) */
+    static StreamingQuery start(Dataset<Row> stream, String name, Path checkpoint, Trigger trigger, String outputMode) {
         BATCHES.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>());
         try {
             return stream.writeStream()
+                    .outputMode(outputMode)
                     .option("checkpointLocation", checkpoint.toString())
                     .trigger(trigger)
                     .foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, id) -> {

@@ -12,21 +12,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
-import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.Trigger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Projection and filter pushdown into streams ({@link LakestreamStreamPushdown}), through a real SparkSession: a
@@ -41,8 +33,6 @@ import scala.jdk.javaapi.CollectionConverters;
 class TestLakestreamSparkStreamPushdown {
     private static final String NS = "stream_pushdown";
     private static final long DEFAULT_SEED = 20261202L;
-    /** Scan work per collector: {rows returned by the scan, values returned}. */
-    private static final Map<String, long[]> WORK = new ConcurrentHashMap<>();
 
     private final SparkTesting testing = SparkTesting.get();
     private final ChangelogStreamTables tables = new ChangelogStreamTables(testing, NS);
@@ -125,8 +115,11 @@ class TestLakestreamSparkStreamPushdown {
                 .as("%s: state batch, then log batch", context)
                 .hasSize(2);
 
-        long[] allWork = WORK.get("events-all-" + seed);
-        long[] pushedWork = WORK.get("events-pushed-" + seed);
+        long[] allWork =
+                new long[] {StreamScanWork.rows("events-all-" + seed), StreamScanWork.values("events-all-" + seed)};
+        long[] pushedWork =
+                new long[] {StreamScanWork.rows("events-pushed-" + seed), StreamScanWork.values("events-pushed-" + seed)
+                };
         assertThat(allWork[0])
                 .as("%s: rows the unpushed scan returned", context)
                 .isEqualTo(written.size());
@@ -199,20 +192,20 @@ class TestLakestreamSparkStreamPushdown {
                     .as("%s: the pushed stream equals the unpushed one", context)
                     .isEqualTo(unpushed);
             assertThat(unpushed).as("%s: rows to compare", context).isNotEmpty();
-            assertThat(WORK.get(pushed)[0])
+            assertThat(StreamScanWork.rows(pushed))
                     .as("%s: rows the pushed scan returned (the key filter is pushed)", context)
-                    .isLessThan(WORK.get(all)[0]);
+                    .isLessThan(StreamScanWork.rows(all));
             long keptKeys = StreamCollector.rows(all).stream()
                     .filter(row -> row.<Long>getAs("id") < 20)
                     .count();
             if (output.equals("log")) {
                 // every row of the log is a change of its own: both filters are exact on it
-                assertThat(WORK.get(pushed)[0])
+                assertThat(StreamScanWork.rows(pushed))
                         .as("%s: rows the pushed scan returned", context)
                         .isEqualTo(unpushed.size());
             } else {
                 // per key, only the key filter may go first: the score filter stays after the derivation
-                assertThat(WORK.get(pushed)[0])
+                assertThat(StreamScanWork.rows(pushed))
                         .as("%s: rows the pushed scan returned", context)
                         .isEqualTo(keptKeys);
             }
@@ -232,32 +225,7 @@ class TestLakestreamSparkStreamPushdown {
                 .select("_change_type", "id", "score");
     }
 
-    /** Runs the stream with AvailableNow to its end, adding each batch's scan work to {@link #WORK}. */
-    private void run(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
-        WORK.putIfAbsent(name, new long[2]);
-        StreamCollector.onBatch(name, (batch, id) -> {
-            for (StreamingQuery query : testing.spark().streams().active()) {
-                StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
-                if (execution.lastExecution() == null) {
-                    continue;
-                }
-                for (SparkPlan leaf : CollectionConverters.asJava(
-                        execution.lastExecution().executedPlan().collectLeaves())) {
-                    if (leaf instanceof MicroBatchScanExec scan) {
-                        WORK.get(name)[0] +=
-                                scan.metrics().apply("numOutputRows").value();
-                        WORK.get(name)[1] += scan.metrics()
-                                .apply(LakestreamMetrics.RETURNED_VALUES)
-                                .value();
-                    }
-                }
-            }
-        });
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow());
-        try {
-            query.awaitTermination();
-        } finally {
-            query.stop();
-        }
+    private static void run(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
+        StreamScanWork.runToEnd(stream, name, checkpoint, "append");
     }
 }

@@ -1,0 +1,67 @@
+package io.lakestream.spark;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
+import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
+import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * What the Lakestream scans of a stream returned to Spark, summed over its micro-batches, by {@link StreamCollector}
+ * name: rows (Spark's {@code numOutputRows}) and values ({@code returnedValues}, rows times columns). Counted after
+ * each batch from the executed plan of the query that delivered it, so run one query at a time.
+ */
+final class StreamScanWork {
+    private static final Map<String, long[]> WORK = new ConcurrentHashMap<>();
+
+    private StreamScanWork() {}
+
+    /** Counts the scan work of every batch collector {@code name} keeps from now on (replaces its batch hook). */
+    static void count(String name) {
+        WORK.putIfAbsent(name, new long[2]);
+        StreamCollector.onBatch(name, (batch, id) -> {
+            for (StreamingQuery query : SparkTesting.get().spark().streams().active()) {
+                StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
+                if (execution.lastExecution() == null) {
+                    continue;
+                }
+                for (SparkPlan leaf : CollectionConverters.asJava(
+                        execution.lastExecution().executedPlan().collectLeaves())) {
+                    if (leaf instanceof MicroBatchScanExec scan) {
+                        WORK.get(name)[0] +=
+                                scan.metrics().apply("numOutputRows").value();
+                        WORK.get(name)[1] += scan.metrics()
+                                .apply(LakestreamMetrics.RETURNED_VALUES)
+                                .value();
+                    }
+                }
+            }
+        });
+    }
+
+    /** Runs the stream with AvailableNow to its end, counting the scan work of its batches under {@code name}. */
+    static void runToEnd(Dataset<Row> stream, String name, Path checkpoint, String outputMode) throws Exception {
+        count(name);
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow(), outputMode);
+        try {
+            query.awaitTermination();
+        } finally {
+            query.stop();
+        }
+    }
+
+    static long rows(String name) {
+        return WORK.getOrDefault(name, new long[2])[0];
+    }
+
+    static long values(String name) {
+        return WORK.getOrDefault(name, new long[2])[1];
+    }
+}
