@@ -49,6 +49,7 @@ class TestTrinoPartitionPruningBenchmark {
                 .isPositive();
         assertThat(tailDay.dayBytes().log()).isPositive();
         assertThat(tailDay.bytesRatio()).isLessThan(1.0);
+        assertThat(lakeDay.lakeBytesRatio()).isLessThan(0.5);
         assertThat(tailDay.oursSeconds()).isPositive();
         assertThat(tailDay.stockSeconds()).isPositive();
     }
