@@ -17,6 +17,7 @@ import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CharType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
@@ -32,6 +33,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VarcharType;
 
 /**
  * Maps Lakestream (Iceberg) column types to Spark types and back. Iceberg {@code uuid} reads as a
@@ -136,6 +138,11 @@ final class LakestreamTypes {
             case DateType ignored -> Types.DateType.get();
             case TimestampType ignored -> Types.TimestampType.withZone();
             case TimestampNTZType ignored -> Types.TimestampType.withoutZone();
+            // before StringType, which CharType and VarcharType extend in Spark 4: Spark hands CHAR(n) and
+            // VARCHAR(n) to the catalog as they are (docs/decisions.md, "CHAR and VARCHAR from Spark")
+            case CharType charType -> throw charRefused(column, charType);
+            // the length is not kept, as Trino stores varchar(n) as varchar: both engines read the same strings
+            case VarcharType ignored -> Types.StringType.get();
             case StringType ignored -> Types.StringType.get();
             case BinaryType ignored -> Types.BinaryType.get();
             default ->
@@ -145,6 +152,21 @@ final class LakestreamTypes {
                                 "Column '%s' has Spark type %s, which a Lakestream table cannot hold; use boolean, int, bigint, float, double, decimal, date, timestamp, timestamp_ntz, string, binary, or array, map and struct of these"
                                         .formatted(column, type.sql())));
         };
+    }
+
+    /**
+     * CHAR(n) is refused rather than stored as a string: Spark pads and length-checks a CHAR column only when the
+     * table reports one, Iceberg has no such type to report, and Trino refuses char(n) too; a silent string would
+     * read back unpadded in Spark and differently from what the user declared.
+     */
+    private static LakestreamException charRefused(String column, CharType type) {
+        return new LakestreamException(
+                INVALID_TABLE_DEFINITION,
+                ("Column '%s' has Spark type %s, which a Lakestream table cannot hold (neither Spark nor Trino would pad it "
+                                + "to %d characters on read); use STRING or VARCHAR(n) (stored as string, the length not checked), "
+                                + "or another of the supported types: boolean, int, bigint, float, double, decimal, date, "
+                                + "timestamp, timestamp_ntz, string, binary, and array, map and struct of these")
+                        .formatted(column, type.sql(), type.length()));
     }
 
     private static Metadata metadata(Types.NestedField column) {

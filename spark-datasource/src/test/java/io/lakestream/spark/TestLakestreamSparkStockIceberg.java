@@ -2,11 +2,21 @@ package io.lakestream.spark;
 
 import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.write.LakestreamWriter;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,5 +124,62 @@ class TestLakestreamSparkStockIceberg {
                 .containsExactly(List.of(160L));
         assertSameAsStock("events", "*", "");
         assertSameAsStock("events", "kind, id", "kind IS NULL OR value > 100");
+    }
+
+    /**
+     * A lake partitioned by day, read by the stock reader through Spark's Iceberg catalog with a filter on the day:
+     * the rows equal our lake read, and the stock reader prunes by the lake's partition spec. Pruning is proven by
+     * moving every data file of the other days away: the filtered read still succeeds (it never opens them), while a
+     * full read fails.
+     */
+    @Test
+    void partitionedLakeIsPrunedByTheStockReader() throws IOException {
+        testing.sql(
+                "CREATE TABLE ls.stock.daily (id BIGINT NOT NULL, ts TIMESTAMP NOT NULL, v STRING)"
+                        + " PARTITIONED BY (days(ts)) TBLPROPERTIES ('primary-key'='id,ts', 'bucket.key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.stock.daily SELECT id, TIMESTAMP '2026-11-28 06:00:00' + make_interval(0, 0, 0,"
+                + " CAST(id % 3 AS INT), 0, 0, 0), concat('v', id) FROM range(0, 60)");
+        tier("daily");
+        testing.sql("INSERT INTO ls.stock.daily VALUES (4, TIMESTAMP '2026-11-29 06:00:00', 'upserted')");
+        testing.sql("DELETE FROM ls.stock.daily WHERE id = 6");
+        tier("daily");
+        // a log tail, which the lake and so the stock reader do not see
+        testing.sql("INSERT INTO ls.stock.daily VALUES (1000, TIMESTAMP '2026-11-29 07:00:00', 'tail')");
+
+        String day = "ts >= TIMESTAMP '2026-11-29 00:00:00' AND ts < TIMESTAMP '2026-11-30 00:00:00'";
+        assertSameAsStock("daily", "id, ts, v", day);
+        assertSameAsStock("daily", "*", "");
+
+        Table lake = SparkTables.load(NS, "daily").lake();
+        List<Path> otherDays = new ArrayList<>();
+        try (CloseableIterable<FileScanTask> tasks = lake.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                // the first partition field is ts_day: days since the epoch
+                int epochDay = task.file().partition().get(0, Integer.class);
+                if (epochDay != (int) LocalDate.of(2026, 11, 29).toEpochDay()) {
+                    otherDays.add(Path.of(URI.create(task.file().location())));
+                }
+            }
+        }
+        assertThat(otherDays).as("data files of the two other days").hasSizeGreaterThanOrEqualTo(2);
+        List<List<Object>> expected = stock.query(
+                "SELECT id, v FROM %s.%s.daily WHERE %s ORDER BY id".formatted(StockIcebergSpark.CATALOG, NS, day));
+        assertThat(expected).hasSize(20).contains(List.of(4L, "upserted")).doesNotContain(List.of(1000L, "tail"));
+        for (Path file : otherDays) {
+            Files.move(file, file.resolveSibling(file.getFileName() + ".moved"));
+        }
+        try {
+            // the stock catalog keeps no cache across queries of the same table state; a fresh query plans again
+            assertThat(stock.query("SELECT id, v FROM %s.%s.daily WHERE %s ORDER BY id"
+                            .formatted(StockIcebergSpark.CATALOG, NS, day)))
+                    .as("the filtered stock read opens only the day's files")
+                    .isEqualTo(expected);
+            assertThatThrownBy(() -> stock.count("SELECT * FROM %s.%s.daily".formatted(StockIcebergSpark.CATALOG, NS)))
+                    .as("a full stock read needs the moved files");
+        } finally {
+            for (Path file : otherDays) {
+                Files.move(file.resolveSibling(file.getFileName() + ".moved"), file);
+            }
+        }
     }
 }

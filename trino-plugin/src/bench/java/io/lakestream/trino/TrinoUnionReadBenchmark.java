@@ -395,16 +395,7 @@ public final class TrinoUnionReadBenchmark {
 
     /** Prints the union read counters of a query that ran (merged in key order: see docs/trino.md). */
     private void printMergeCounters(String label, QueryId id) {
-        Metrics metrics =
-                trino
-                        .getCoordinator()
-                        .getQueryManager()
-                        .getFullQueryInfo(id)
-                        .getQueryStats()
-                        .getOperatorSummaries()
-                        .stream()
-                        .map(OperatorStats::getConnectorMetrics)
-                        .reduce(Metrics.EMPTY, Metrics::mergeWith);
+        Metrics metrics = connectorMetrics(trino, id);
         OUT.printf(
                 "%s: union read counters: lake rows %,d, hidden %,d, merged in key order %,d;"
                         + " lake key cache hits %d, misses %d (files)%n",
@@ -414,6 +405,19 @@ public final class TrinoUnionReadBenchmark {
                 total(metrics, LakestreamMetrics.LAKE_ROWS_IN_KEY_ORDER),
                 total(metrics, LakestreamMetrics.LAKE_KEY_CACHE_HITS),
                 total(metrics, LakestreamMetrics.LAKE_KEY_CACHE_MISSES));
+    }
+
+    /** The connector metrics of a query that ran, summed over its operators (and so over its splits). */
+    static Metrics connectorMetrics(DistributedQueryRunner trino, QueryId id) {
+        return trino
+                .getCoordinator()
+                .getQueryManager()
+                .getFullQueryInfo(id)
+                .getQueryStats()
+                .getOperatorSummaries()
+                .stream()
+                .map(OperatorStats::getConnectorMetrics)
+                .reduce(Metrics.EMPTY, Metrics::mergeWith);
     }
 
     /** Runs a union read once and prints its time and merge counters. */

@@ -1,12 +1,15 @@
 package io.lakestream.trino;
 
 import com.google.common.collect.ImmutableMap;
+import io.lakestream.log.SegmentFile;
 import io.lakestream.merge.MergeCounters;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.UnionSplit;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metric;
 import io.trino.spi.metrics.Metrics;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -58,13 +61,37 @@ final class LakestreamMetrics {
      * pruning saves, since planning leaves out the files of partitions a filter excludes.
      */
     static final String LAKE_FILES = "lakestream.lakeFiles";
+    /**
+     * Bytes of the lake data and delete files a split opens (whole file sizes, each file once per split; row-group
+     * pruning inside a file reads less), and of the log segments it carries for its range: the partition pruning
+     * benchmark compares these of a filtered query with a full scan's.
+     */
+    static final String LAKE_FILE_BYTES = "lakestream.lakeFileBytes";
+
+    static final String LOG_SEGMENT_BYTES = "lakestream.logSegmentBytes";
 
     private LakestreamMetrics() {}
 
     /** The lake files of a split, known when it opens. */
     static Metrics lakeFiles(UnionSplit split) {
-        long files = split.lakeFiles().stream().map(LakeFile::path).distinct().count();
-        return new Metrics(ImmutableMap.of(LAKE_FILES, new LongCount(files)));
+        Map<String, Long> files = new HashMap<>();
+        for (LakeFile file : split.lakeFiles()) {
+            files.put(file.path(), file.fileSizeBytes());
+            file.deletes().forEach(delete -> files.put(delete.path(), delete.fileSizeBytes()));
+        }
+        long dataFiles =
+                split.lakeFiles().stream().map(LakeFile::path).distinct().count();
+        long logBytes = split.logSegments().stream()
+                .flatMap(List::stream)
+                .mapToLong(SegmentFile::sizeBytes)
+                .sum();
+        return new Metrics(ImmutableMap.of(
+                LAKE_FILES,
+                new LongCount(dataFiles),
+                LAKE_FILE_BYTES,
+                new LongCount(files.values().stream().mapToLong(Long::longValue).sum()),
+                LOG_SEGMENT_BYTES,
+                new LongCount(logBytes)));
     }
 
     /** The counters of a split read by the union split reader. */
