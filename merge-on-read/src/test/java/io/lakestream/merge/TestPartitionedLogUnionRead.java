@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import io.lakestream.write.PartitionedLogWriters;
@@ -15,9 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,50 +26,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TestPartitionedLogUnionRead {
     private static final long SEED = Long.getLong("lakestream.test.seed", 77L);
-    private static final String[] REGIONS = {"eu", "us", "ap"};
-    private static final List<String> COLUMNS = List.of("id", "region", "score");
+    private static final List<String> COLUMNS = PartitionedScores.COLUMNS;
 
     @TempDir
     Path directory;
 
     @Test
     void primaryKeyChangesAcrossPartitionsReadBackExactly() {
-        Schema schema = new Schema(
-                Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.required(2, "region", Types.StringType.get()),
-                Types.NestedField.optional(3, "score", Types.IntegerType.get()));
         Random random = new Random(SEED);
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
-            LakestreamTable table = warehouse.create(
-                    "scores",
-                    TableSpec.builder(schema)
-                            .primaryKey("id", "region")
-                            .bucketCount(2)
-                            .partitioning(List.of("region"))
-                            .build());
+            LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
             for (int commit = 0; commit < 4; commit++) {
                 try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
-                    for (int i = 0; i < 300; i++) {
-                        long id = random.nextInt(200);
-                        String region = REGIONS[random.nextInt(REGIONS.length)];
-                        Map<String, Object> row = new HashMap<>();
-                        row.put("id", id);
-                        row.put("region", region);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(row);
-                            oracle.remove(List.of(id, region));
-                        } else {
-                            int score = random.nextInt(1000);
-                            row.put("score", score);
-                            writer.upsert(row);
-                            oracle.put(List.of(id, region), List.of(id, region, score));
-                        }
-                    }
+                    PartitionedScores.writeRandomChanges(writer, random, 300, 200, oracle);
                     writer.commit();
                 }
             }
-            assertThat(table.log().latestSnapshot().partitions()).hasSize(REGIONS.length);
+            assertThat(table.log().latestSnapshot().partitions()).hasSize(PartitionedScores.REGIONS.size());
 
             List<List<Object>> all = UnionReads.read(table, ReadOptions.UNION, COLUMNS, warehouse.allocator());
             assertThat(all)

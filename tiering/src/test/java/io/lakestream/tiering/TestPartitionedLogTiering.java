@@ -8,6 +8,7 @@ import io.lakestream.log.OffsetMap;
 import io.lakestream.log.PartitionLog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import io.lakestream.write.PartitionedLogWriters;
@@ -39,38 +40,13 @@ class TestPartitionedLogTiering {
 
     @Test
     void primaryKeyTablePartitionedByAKeyColumn() {
-        Schema schema = new Schema(
-                Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.required(2, "region", Types.StringType.get()),
-                Types.NestedField.optional(3, "score", Types.IntegerType.get()));
         Random random = new Random(SEED);
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
-            LakestreamTable table = warehouse.create(
-                    "scores",
-                    TableSpec.builder(schema)
-                            .primaryKey("id", "region")
-                            .bucketCount(2)
-                            .partitioning(List.of("region"))
-                            .build());
+            LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
             for (int step = 0; step < 5; step++) {
                 try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
-                    for (int i = 0; i < 60; i++) {
-                        long id = random.nextInt(50);
-                        String region = REGIONS[random.nextInt(REGIONS.length)];
-                        Map<String, Object> row = new HashMap<>();
-                        row.put("id", id);
-                        row.put("region", region);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(row);
-                            oracle.remove(List.of(id, region));
-                        } else {
-                            int score = random.nextInt(1000);
-                            row.put("score", score);
-                            writer.upsert(row);
-                            oracle.put(List.of(id, region), List.of(id, region, score));
-                        }
-                    }
+                    PartitionedScores.writeRandomChanges(writer, random, 60, 50, oracle);
                     writer.commit();
                 }
                 if (random.nextBoolean()) {
