@@ -7,6 +7,7 @@ import com.google.common.collect.ImmutableMap;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogJson;
 import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionBucket;
 import io.lakestream.table.LakestreamProperties;
 import java.io.IOException;
 import java.util.Map;
@@ -100,6 +101,17 @@ public record LakePosition(OptionalLong snapshotId, OffsetMap offsets, long logV
     public static boolean sameOffsets(OffsetMap left, OffsetMap right, int bucketCount) {
         for (int bucket = 0; bucket < bucketCount; bucket++) {
             if (left.offset(bucket) != right.offset(bucket)) {
+                return false;
+            }
+        }
+        // (partition, bucket) logs: a key absent from one map is at offset 0 there
+        for (PartitionBucket key : left.partitionOffsets().keySet()) {
+            if (left.offset(key) != right.offset(key)) {
+                return false;
+            }
+        }
+        for (PartitionBucket key : right.partitionOffsets().keySet()) {
+            if (left.offset(key) != right.offset(key)) {
                 return false;
             }
         }

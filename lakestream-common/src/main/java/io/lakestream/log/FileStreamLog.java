@@ -338,21 +338,9 @@ public final class FileStreamLog implements StreamLog {
             long version = current.version() + 1;
             // never before the previous commit: writers' clocks differ, and time travel needs monotonic times
             long now = Math.max(clock.millis(), current.committedAtMillis());
-            long[] ends = new long[bucketCount];
-            for (int bucket = 0; bucket < bucketCount; bucket++) {
-                ends[bucket] = current.bucket(bucket).endOffset();
-            }
-            List<SegmentFile> added = new ArrayList<>(segments.size());
-            for (StagedSegment segment : segments) {
-                if (segment.bucket() >= bucketCount) {
-                    throw new IllegalArgumentException("segment for bucket %s, but the log has %s buckets"
-                            .formatted(segment.bucket(), bucketCount));
-                }
-                added.add(segment.committed(ends[segment.bucket()], version, now));
-                ends[segment.bucket()] += segment.rowCount();
-            }
+            List<SegmentFile> added = new OffsetAssignment(current, bucketCount).assign(segments, version, now);
             LogCommit commit = new LogCommit(
-                    LogCommit.FORMAT_VERSION,
+                    LogCommit.formatVersion(added, List.of()),
                     version,
                     now,
                     idempotencyKey,
@@ -379,13 +367,32 @@ public final class FileStreamLog implements StreamLog {
         for (int bucket = 0; bucket < bucketCount; bucket++) {
             long end = current.bucket(bucket).endOffset();
             if (end != expectedEnds.offset(bucket)) {
-                throw new LakestreamException(
-                        LOG_COMMIT_CONFLICT,
-                        ("The log at %s changed after this write read it (bucket %s ends at offset %s, not %s; now at version %s): "
-                                        + "nothing was committed, retry the write")
-                                .formatted(paths.root(), bucket, end, expectedEnds.offset(bucket), current.version()));
+                throw changedSinceRead(current, "bucket " + bucket, end, expectedEnds.offset(bucket));
             }
         }
+        // a partition new since the read is absent from the expected ends: it is at 0 there
+        OffsetMap ends = current.endOffsets();
+        for (PartitionBucket key : union(
+                ends.partitionOffsets().keySet(),
+                expectedEnds.partitionOffsets().keySet())) {
+            if (ends.offset(key) != expectedEnds.offset(key)) {
+                throw changedSinceRead(current, "partition bucket " + key, ends.offset(key), expectedEnds.offset(key));
+            }
+        }
+    }
+
+    private static Set<PartitionBucket> union(Set<PartitionBucket> first, Set<PartitionBucket> second) {
+        Set<PartitionBucket> union = new TreeSet<>(first);
+        union.addAll(second);
+        return union;
+    }
+
+    private LakestreamException changedSinceRead(LogSnapshot current, String log, long end, long expected) {
+        return new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                ("The log at %s changed after this write read it (%s ends at offset %s, not %s; now at version %s): "
+                                + "nothing was committed, retry the write")
+                        .formatted(paths.root(), log, end, expected, current.version()));
     }
 
     @Override
@@ -407,12 +414,12 @@ public final class FileStreamLog implements StreamLog {
             LogSnapshot current = latestSnapshot();
             List<SegmentFile> removed = new ArrayList<>();
             for (int bucket = 0; bucket < bucketCount; bucket++) {
-                for (SegmentFile segment : current.bucket(bucket).segments()) {
-                    if (segment.endOffset() > keepFrom.offset(bucket)
-                            || segment.committedAtMillis() >= committedBeforeMillis) {
-                        break;
-                    }
-                    removed.add(segment);
+                removed.addAll(removable(current.bucket(bucket), keepFrom.offset(bucket), committedBeforeMillis));
+            }
+            for (PartitionLog partition : current.partitions()) {
+                for (int bucket = 0; bucket < partition.buckets().size(); bucket++) {
+                    long keep = keepFrom.offset(new PartitionBucket(partition.id(), bucket));
+                    removed.addAll(removable(partition.bucket(bucket), keep, committedBeforeMillis));
                 }
             }
             if (removed.isEmpty()) {
@@ -420,7 +427,7 @@ public final class FileStreamLog implements StreamLog {
             }
             long version = current.version() + 1;
             LogCommit commit = new LogCommit(
-                    LogCommit.FORMAT_VERSION,
+                    LogCommit.formatVersion(List.of(), removed),
                     version,
                     Math.max(clock.millis(), current.committedAtMillis()),
                     Optional.empty(),
@@ -453,6 +460,18 @@ public final class FileStreamLog implements StreamLog {
                 "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
     }
 
+    /** The leading segments of a bucket that lie entirely below {@code keepFrom} and were committed before the cut-off. */
+    private static List<SegmentFile> removable(BucketLog bucket, long keepFrom, long committedBeforeMillis) {
+        List<SegmentFile> removed = new ArrayList<>();
+        for (SegmentFile segment : bucket.segments()) {
+            if (segment.endOffset() > keepFrom || segment.committedAtMillis() >= committedBeforeMillis) {
+                break;
+            }
+            removed.add(segment);
+        }
+        return removed;
+    }
+
     @Override
     public List<String> removeOrphans(Collection<String> candidates) {
         List<String> distinct = List.copyOf(new LinkedHashSet<>(candidates));
@@ -473,9 +492,7 @@ public final class FileStreamLog implements StreamLog {
             ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
             LogSnapshot current = latestSnapshot();
             Set<String> live = new HashSet<>();
-            for (int bucket = 0; bucket < bucketCount; bucket++) {
-                current.bucket(bucket).segments().forEach(segment -> live.add(segment.path()));
-            }
+            current.liveSegments().forEach(segment -> live.add(segment.path()));
             List<String> orphans =
                     candidates.stream().filter(path -> !live.contains(path)).toList();
             if (orphans.isEmpty()) {

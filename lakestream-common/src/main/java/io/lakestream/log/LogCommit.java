@@ -39,6 +39,22 @@ public record LogCommit(
     /** 2: the {@code SWEEP} operation and {@code swept}; version-1 files are read as they are. */
     public static final int FORMAT_VERSION = 2;
 
+    /**
+     * 3: segments of a partitioned table name their {@code partition} and {@code partitionId}; only commits and
+     * checkpoints of partitioned tables are written in it, so an unpartitioned log keeps version 2 byte for byte.
+     * A version-2 reader of a partitioned log finds two segments at one bucket's offset and reports corruption
+     * instead of misreading it.
+     */
+    public static final int PARTITIONED_FORMAT_VERSION = 3;
+
+    /** The format version of a commit adding or removing these segments. */
+    public static int formatVersion(List<SegmentFile> added, List<SegmentFile> removed) {
+        boolean partitioned = added.stream()
+                        .anyMatch(segment -> segment.partition().isPresent())
+                || removed.stream().anyMatch(segment -> segment.partition().isPresent());
+        return partitioned ? PARTITIONED_FORMAT_VERSION : FORMAT_VERSION;
+    }
+
     public enum Operation {
         APPEND,
         RETENTION,

@@ -13,6 +13,8 @@ public record LogPaths(String root) {
     public static final String LAST_CHECKPOINT = "_last_checkpoint";
     public static final String IDENTITY = "_identity.json";
     public static final String LEASES_DIRECTORY = "_leases";
+    /** Where the segments of a partitioned table live, one directory per partition path. */
+    public static final String PARTITIONS_DIRECTORY = "p";
 
     /** A segment staged under a writer lease: {@code lease-<lease id>-<uuid>.arrow}. */
     private static final Pattern LEASED_SEGMENT =
@@ -52,9 +54,21 @@ public record LogPaths(String root) {
      * orphan sweep keeps it while that lease is live).
      */
     public static String newSegmentPath(int bucket, Optional<String> leaseId) {
+        return newSegmentPath(Optional.empty(), bucket, leaseId);
+    }
+
+    /**
+     * A fresh segment path of a bucket of a partition (of a partitioned table): {@code
+     * p/<partition path>/bucket-NNNN/<name>.arrow}. The directory is named by the partition's values, not by its id,
+     * because a writer stages a segment before the commit that assigns the id of a partition new to the log.
+     */
+    public static String newSegmentPath(Optional<String> partition, int bucket, Optional<String> leaseId) {
         String name = leaseId.map(id -> "lease-%s-%s".formatted(WriterLease.checkId(id), UUID.randomUUID()))
                 .orElseGet(() -> UUID.randomUUID().toString());
-        return "bucket-%04d/%s.arrow".formatted(bucket, name);
+        String bucketPath = "bucket-%04d/%s.arrow".formatted(bucket, name);
+        return partition
+                .map(path -> PARTITIONS_DIRECTORY + "/" + path + "/" + bucketPath)
+                .orElse(bucketPath);
     }
 
     /** The lease a segment was staged under, from its name; empty for a segment staged without one. */

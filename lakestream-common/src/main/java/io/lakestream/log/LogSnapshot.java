@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import java.util.ArrayList;
@@ -27,6 +28,10 @@ import java.util.UUID;
  *     deleted it, for the last {@link #RETAINED_SWEPT_PATHS} swept paths; absent (empty) in a version-1 checkpoint
  * @param tableUuid in a checkpoint file: the table whose log it was written for (see {@link LogIdentity});
  *     readers ignore a checkpoint of another table
+ * @param partitions for a partitioned table: every live partition, by id (its buckets' logs; {@code buckets} then
+ *     stay empty); empty, and absent from the checkpoint file, for an unpartitioned table
+ * @param nextPartitionId the id the next partition new to the log gets: ids are dense in commit order and never
+ *     reused, also after a partition is removed; 0 (absent) for an unpartitioned table
  */
 public record LogSnapshot(
         int formatVersion,
@@ -35,7 +40,9 @@ public record LogSnapshot(
         List<BucketLog> buckets,
         Map<String, Long> idempotencyKeys,
         Map<String, Long> swept,
-        Optional<UUID> tableUuid) {
+        Optional<UUID> tableUuid,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PartitionLog> partitions,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nextPartitionId) {
     /** How many keyed commits a retried commit is recognized within. */
     public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
 
@@ -56,6 +63,30 @@ public record LogSnapshot(
         swept = RecentWindow.of(swept == null ? Map.of() : swept, RETAINED_SWEPT_PATHS);
         // a checkpoint written before logs had an identity names no table
         tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
+        // checkpoints of unpartitioned tables have no partitions
+        partitions = partitions == null ? List.of() : ImmutableList.copyOf(partitions);
+        checkArgument(nextPartitionId >= 0, "nextPartitionId is negative");
+        for (int i = 0; i < partitions.size(); i++) {
+            checkArgument(
+                    partitions.get(i).id() < nextPartitionId
+                            && (i == 0
+                                    || partitions.get(i - 1).id()
+                                            < partitions.get(i).id()),
+                    "partitions must be ordered by id, below nextPartitionId %s: %s",
+                    nextPartitionId,
+                    partitions);
+        }
+    }
+
+    public LogSnapshot(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            List<BucketLog> buckets,
+            Map<String, Long> idempotencyKeys,
+            Map<String, Long> swept,
+            Optional<UUID> tableUuid) {
+        this(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, tableUuid, List.of(), 0);
     }
 
     public LogSnapshot(
@@ -71,7 +102,15 @@ public record LogSnapshot(
     /** This state, marked as the log of a table, for a checkpoint file. */
     public LogSnapshot withTableUuid(UUID uuid) {
         return new LogSnapshot(
-                formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, Optional.of(uuid));
+                formatVersion,
+                version,
+                committedAtMillis,
+                buckets,
+                idempotencyKeys,
+                swept,
+                Optional.of(uuid),
+                partitions,
+                nextPartitionId);
     }
 
     /**
@@ -83,7 +122,15 @@ public record LogSnapshot(
             throw corrupt(commitFile, "has version %s but follows version %s".formatted(commit.version(), version));
         }
         return new LogSnapshot(
-                formatVersion, commit.version(), committedAtMillis, buckets, idempotencyKeys, swept, tableUuid);
+                formatVersion,
+                commit.version(),
+                committedAtMillis,
+                buckets,
+                idempotencyKeys,
+                swept,
+                tableUuid,
+                partitions,
+                nextPartitionId);
     }
 
     public static LogSnapshot empty(int bucketCount) {
@@ -105,12 +152,56 @@ public record LogSnapshot(
         return buckets.get(bucket);
     }
 
+    /** The live partition with this id, if the log has it. */
+    public Optional<PartitionLog> partition(int partitionId) {
+        // few partitions are live at a time (expiry removes old ones): a scan is as cheap as an index
+        for (PartitionLog partition : partitions) {
+            if (partition.id() == partitionId) {
+                return Optional.of(partition);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The id of the live partition with this partition path, if the log has it. */
+    public Optional<Integer> partitionId(String path) {
+        for (PartitionLog partition : partitions) {
+            if (partition.path().equals(path)) {
+                return Optional.of(partition.id());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The log of a bucket of a partition; an empty one for a partition the log does not have. */
+    public BucketLog bucket(PartitionBucket key) {
+        return partition(key.partitionId())
+                .map(partition -> partition.bucket(key.bucket()))
+                .orElse(BucketLog.EMPTY);
+    }
+
+    /** Every live segment, of every bucket and partition. */
+    public List<SegmentFile> liveSegments() {
+        List<SegmentFile> live = new ArrayList<>();
+        buckets.forEach(bucket -> live.addAll(bucket.segments()));
+        partitions.forEach(partition -> partition.buckets().forEach(bucket -> live.addAll(bucket.segments())));
+        return live;
+    }
+
     public OffsetMap endOffsets() {
         Map<Integer, Long> offsets = new HashMap<>();
         for (int bucket = 0; bucket < buckets.size(); bucket++) {
             offsets.put(bucket, buckets.get(bucket).endOffset());
         }
-        return new OffsetMap(offsets);
+        Map<PartitionBucket, Long> partitionOffsets = new HashMap<>();
+        for (PartitionLog partition : partitions) {
+            for (int bucket = 0; bucket < partition.buckets().size(); bucket++) {
+                partitionOffsets.put(
+                        new PartitionBucket(partition.id(), bucket),
+                        partition.bucket(bucket).endOffset());
+            }
+        }
+        return new OffsetMap(offsets, partitionOffsets);
     }
 
     /** The snapshot after {@code commit}; fails if the commit does not follow this version exactly. */
@@ -119,25 +210,26 @@ public record LogSnapshot(
             throw corrupt(commitFile, "has version %s but follows version %s".formatted(commit.version(), version));
         }
         List<BucketLog> next = new ArrayList<>(buckets);
+        PartitionChanges nextPartitions = new PartitionChanges(partitions, nextPartitionId, buckets.size(), commitFile);
         for (SegmentFile removed : commit.removed()) {
-            next.set(removed.bucket(), removePrefixSegment(next, removed, commitFile));
+            if (removed.partitionId().isPresent()) {
+                nextPartitions.removePrefixSegment(removed);
+                continue;
+            }
+            next.set(removed.bucket(), removePrefixSegment(next.get(removed.bucket()), removed, commitFile));
         }
         for (SegmentFile added : commit.added()) {
+            if (added.partitionId().isPresent()) {
+                nextPartitions.add(added);
+                continue;
+            }
             if (added.bucket() >= next.size()) {
                 throw corrupt(
                         commitFile,
                         "adds a segment to bucket %s but the table has %s buckets"
                                 .formatted(added.bucket(), next.size()));
             }
-            BucketLog bucket = next.get(added.bucket());
-            if (added.baseOffset() != bucket.endOffset()) {
-                throw corrupt(
-                        commitFile,
-                        "adds %s at offset %s but bucket %s ends at %s"
-                                .formatted(added.path(), added.baseOffset(), added.bucket(), bucket.endOffset()));
-            }
-            List<SegmentFile> segments = SegmentLists.appended(bucket.segments(), added);
-            next.set(added.bucket(), new BucketLog(bucket.startOffset(), added.endOffset(), segments));
+            next.set(added.bucket(), append(next.get(added.bucket()), added, "bucket " + added.bucket(), commitFile));
         }
         Map<String, Long> keys = idempotencyKeys;
         if (commit.idempotencyKey().isPresent()) {
@@ -151,15 +243,33 @@ public record LogSnapshot(
         if (!commit.swept().isEmpty()) {
             sweptPaths = remember(swept, commit.swept(), commit.version(), RETAINED_SWEPT_PATHS);
         }
-        // derived by this code, so in its format (a version-1 checkpoint's state gains the swept paths)
+        List<PartitionLog> partitionsAfter = nextPartitions.partitions();
+        // derived by this code, so in its format (a version-1 checkpoint's state gains the swept paths); the
+        // partitioned format only where partitions exist, so an unpartitioned log's checkpoints stay as they were
         return new LogSnapshot(
-                LogCommit.FORMAT_VERSION,
+                partitionsAfter.isEmpty() && nextPartitions.nextId() == 0
+                        ? LogCommit.FORMAT_VERSION
+                        : LogCommit.PARTITIONED_FORMAT_VERSION,
                 commit.version(),
                 commit.committedAtMillis(),
                 next,
                 keys,
                 sweptPaths,
-                tableUuid);
+                tableUuid,
+                partitionsAfter,
+                nextPartitions.nextId());
+    }
+
+    /** {@code bucket} with {@code added} appended; {@code name} names the bucket in the error of a gap. */
+    static BucketLog append(BucketLog bucket, SegmentFile added, String name, String commitFile) {
+        if (added.baseOffset() != bucket.endOffset()) {
+            throw corrupt(
+                    commitFile,
+                    "adds %s at offset %s but %s ends at %s"
+                            .formatted(added.path(), added.baseOffset(), name, bucket.endOffset()));
+        }
+        List<SegmentFile> segments = SegmentLists.appended(bucket.segments(), added);
+        return new BucketLog(bucket.startOffset(), added.endOffset(), segments);
     }
 
     /** {@code recent} plus {@code added} (mapped to {@code version}), keeping the newest {@code limit} entries. */
@@ -167,20 +277,24 @@ public record LogSnapshot(
         return RecentWindow.of(recent, limit).remember(added, version);
     }
 
-    private static BucketLog removePrefixSegment(List<BucketLog> buckets, SegmentFile removed, String commitFile) {
-        BucketLog bucket = buckets.get(removed.bucket());
+    static BucketLog removePrefixSegment(BucketLog bucket, SegmentFile removed, String commitFile) {
         if (bucket.segments().isEmpty() || !bucket.segments().getFirst().path().equals(removed.path())) {
             throw corrupt(
                     commitFile,
-                    "removes %s, which is not the first live segment of bucket %s"
-                            .formatted(removed.path(), removed.bucket()));
+                    "removes %s, which is not the first live segment of bucket %s%s"
+                            .formatted(
+                                    removed.path(),
+                                    removed.bucket(),
+                                    removed.partition()
+                                            .map(path -> " of partition " + path)
+                                            .orElse("")));
         }
         List<SegmentFile> rest = SegmentLists.withoutFirst(bucket.segments());
         long start = rest.isEmpty() ? bucket.endOffset() : rest.getFirst().baseOffset();
         return new BucketLog(start, bucket.endOffset(), rest);
     }
 
-    private static LakestreamException corrupt(String commitFile, String problem) {
+    static LakestreamException corrupt(String commitFile, String problem) {
         return new LakestreamException(
                 LOG_CORRUPT,
                 "Log commit file %s %s; the log is inconsistent, restore the file or the log from a backup"

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -49,9 +50,10 @@ final class LakeFiles {
         for (FileScanTask task : tasks) {
             List<LakeFile> bucketFiles = files.computeIfAbsent(bucketOf(table, task), ignored -> new ArrayList<>());
             List<LakeDeleteFile> taskDeletes = toLakeDeleteFiles(deletes.apply(task));
+            Optional<String> partition = userPartitionPath(table, task);
             // large files are cut at row group boundaries, so that lake-only reads run in parallel
             for (FileScanTask part : task.split(splitSize)) {
-                bucketFiles.add(toLakeFile(part, taskDeletes));
+                bucketFiles.add(toLakeFile(part, taskDeletes, partition));
             }
         }
         return files;
@@ -103,13 +105,26 @@ final class LakeFiles {
         return deletes;
     }
 
-    private static LakeFile toLakeFile(FileScanTask task, List<LakeDeleteFile> deletes) {
+    private static LakeFile toLakeFile(FileScanTask task, List<LakeDeleteFile> deletes, Optional<String> partition) {
         return new LakeFile(
                 task.file().location(),
                 task.start(),
                 task.length(),
                 task.file().fileSizeInBytes(),
                 task.file().recordCount(),
-                deletes);
+                deletes,
+                partition);
+    }
+
+    /**
+     * The file's partition path of the user's fields (spec 0 without its last, bucket, field): the same names,
+     * transforms and escaping as the log's partition paths ({@link io.lakestream.table.Partitioning#userSpec}).
+     */
+    private static Optional<String> userPartitionPath(LakestreamTable table, FileScanTask task) {
+        if (!table.definition().isPartitioned()) {
+            return Optional.empty();
+        }
+        String path = task.spec().partitionToPath(task.file().partition());
+        return Optional.of(table.definition().hasBucketKey() ? path.substring(0, path.lastIndexOf('/')) : path);
     }
 }

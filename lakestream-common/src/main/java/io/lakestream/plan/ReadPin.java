@@ -64,8 +64,8 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
      * lake does not, so lake plus log tail would miss them.
      */
     public static boolean lakeBehindLog(LakePosition lake, LogSnapshot log) {
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            if (lake.offsets().offset(bucket) < log.bucket(bucket).startOffset()) {
+        for (LogTail tail : LogTail.of(lake.offsets(), log)) {
+            if (tail.lakeOffset() < tail.log().startOffset()) {
                 return true;
             }
         }
@@ -144,8 +144,8 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
     }
 
     private static boolean notPast(LakePosition position, LogSnapshot log) {
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            if (position.offsets().offset(bucket) > log.bucket(bucket).endOffset()) {
+        for (LogTail tail : LogTail.of(position.offsets(), log)) {
+            if (tail.lakeOffset() > tail.log().endOffset()) {
                 return false;
             }
         }
@@ -160,14 +160,15 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
      * @param options what the pin was resolved for: a time-travel read gets its own advice
      */
     public void validateForUnionRead(LakestreamTable table, ReadOptions options) {
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            long lakeOffset = lake.offsets().offset(bucket);
-            long end = log.bucket(bucket).endOffset();
-            long start = log.bucket(bucket).startOffset();
+        for (LogTail tail : LogTail.of(lake.offsets(), log)) {
+            long lakeOffset = tail.lakeOffset();
+            long end = tail.log().endOffset();
+            long start = tail.log().startOffset();
+            String bucket = tail.describe();
             if (lakeOffset > end) {
                 throw new LakestreamException(
                         LAKE_AHEAD_OF_LOG,
-                        ("Lake snapshot %s of table %s holds bucket %s up to offset %s, but the log (version %s) ends at %s: "
+                        ("Lake snapshot %s of table %s holds %s up to offset %s, but the log (version %s) ends at %s: "
                                         + "the log was replaced or truncated. Restore the log, or read the lake alone with read mode 'lake'")
                                 .formatted(
                                         lake.snapshotId().orElse(-1), table, bucket, lakeOffset, log.version(), end));
@@ -175,7 +176,7 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
             if (lakeOffset < start && isTimeTravel(options)) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        ("Table %s as of log version %s cannot be read: offsets [%s, %s) of bucket %s were removed by retention, "
+                        ("Table %s as of log version %s cannot be read: offsets [%s, %s) of %s were removed by retention, "
                                         + "and no lake snapshot in the lake's history holds the table at that version (lake maintenance "
                                         + "expired it, or the lake was rolled back). Read a newer version")
                                 .formatted(table, log.version(), lakeOffset, start, bucket));
@@ -183,7 +184,7 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
             if (lakeOffset < start) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        ("Table %s: log offsets [%s, %s) of bucket %s were removed by retention before tiering put them in the lake "
+                        ("Table %s: log offsets [%s, %s) of %s were removed by retention before tiering put them in the lake "
                                         + "(the newest lake snapshot, %s, holds the bucket up to offset %s). "
                                         + "Read the lake alone with read mode 'lake', and make retention wait for tiering")
                                 .formatted(

@@ -7,9 +7,12 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionLog;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.table.LakestreamTable;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -68,38 +71,74 @@ public final class UnionReadPlanner {
                 freshness(pin));
     }
 
+    /**
+     * One split per bucket (per bucket of a partition, for a partitioned log): the lake files of the bucket (and
+     * partition) with the log tail {@code [O, E)}; lake files of a bucket without a log tail as a lake-only split.
+     */
     private static List<UnionSplit> primaryKeySplits(
             LakestreamTable table,
             ReadPin pin,
             ReadOptions options,
             Optional<LakeFileCache> cache,
             Optional<Set<Integer>> buckets) {
-        Map<Integer, List<LakeFile>> lakeFiles = lakeFiles(table, pin, options, cache);
+        boolean partitionedLog = !pin.log().partitions().isEmpty();
+        Map<String, List<LakeFile>> lakeFiles = new LinkedHashMap<>();
+        lakeFiles(table, pin, options, cache).forEach((bucket, files) -> {
+            for (LakeFile file : files) {
+                String key = logKey(partitionedLog ? file.partition() : Optional.empty(), bucket);
+                lakeFiles.computeIfAbsent(key, k -> new ArrayList<>()).add(file);
+            }
+        });
+        LogPartitionPruner pruner = new LogPartitionPruner(table.definition(), options.filter());
         List<UnionSplit> splits = new ArrayList<>();
-        for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
-            if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+        for (LogTail log : LogTail.of(pin.lake().offsets(), pin.log())) {
+            List<LakeFile> files = lakeFiles.remove(logKey(log.partition().map(PartitionLog::path), log.bucket()));
+            files = files == null ? List.of() : files;
+            if (!selected(log, buckets, pruner)) {
                 continue;
             }
-            List<LakeFile> files = lakeFiles.getOrDefault(bucket, List.of());
-            LogRange tail = new LogRange(
-                    bucket,
-                    pin.lake().offsets().offset(bucket),
-                    pin.log().bucket(bucket).endOffset());
+            LogRange tail = log.range(log.lakeOffset(), log.log().endOffset());
             if (files.isEmpty() && tail.isEmpty()) {
                 continue;
             }
             splits.add(
                     tail.isEmpty()
                             ? new UnionSplit(
-                                    OptionalInt.of(bucket),
+                                    OptionalInt.of(log.bucket()),
                                     ReadMode.UNION,
                                     files,
                                     Optional.empty(),
                                     pin.log().version(),
                                     true)
-                            : UnionSplit.withLog(OptionalInt.of(bucket), ReadMode.UNION, files, tail, pin.log(), true));
+                            : UnionSplit.withLog(
+                                    OptionalInt.of(log.bucket()), ReadMode.UNION, files, tail, pin.log(), true));
         }
+        // lake files of a (partition and) bucket the log has no log for: nothing of theirs changed since tiering
+        lakeFiles.forEach((key, files) -> {
+            int bucket = Integer.parseInt(key.substring(key.lastIndexOf('#') + 1));
+            if (buckets.isEmpty() || buckets.get().contains(bucket)) {
+                splits.add(new UnionSplit(
+                        OptionalInt.of(bucket),
+                        ReadMode.UNION,
+                        files,
+                        Optional.empty(),
+                        pin.log().version(),
+                        true));
+            }
+        });
         return splits;
+    }
+
+    private static String logKey(Optional<String> partition, int bucket) {
+        return partition.orElse("") + "#" + bucket;
+    }
+
+    /** Whether a log's bucket is not pruned by the bucket key and its partition not by the partition filter. */
+    private static boolean selected(LogTail log, Optional<Set<Integer>> buckets, LogPartitionPruner pruner) {
+        if (buckets.isPresent() && !buckets.get().contains(log.bucket())) {
+            return false;
+        }
+        return log.partition().isEmpty() || pruner.mayMatch(log.partition().get());
     }
 
     /** Lake files one split each; with {@code withLog}, also the log tail of every bucket cut at segment boundaries. */
@@ -130,16 +169,14 @@ public final class UnionReadPlanner {
             }
         });
         if (withLog) {
-            for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
-                if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+            LogPartitionPruner pruner = new LogPartitionPruner(table.definition(), options.filter());
+            for (LogTail log : LogTail.of(pin.lake().offsets(), pin.log())) {
+                if (!selected(log, buckets, pruner)) {
                     continue;
                 }
-                for (LogRange range : cut(
-                        pin.log().bucket(bucket),
-                        bucket,
-                        pin.lake().offsets().offset(bucket),
-                        pin.log().bucket(bucket).endOffset())) {
-                    splits.add(UnionSplit.withLog(OptionalInt.of(bucket), mode, List.of(), range, pin.log(), false));
+                for (LogRange range : cut(log, log.lakeOffset(), log.log().endOffset())) {
+                    splits.add(
+                            UnionSplit.withLog(OptionalInt.of(log.bucket()), mode, List.of(), range, pin.log(), false));
                 }
             }
         }
@@ -154,22 +191,29 @@ public final class UnionReadPlanner {
                         .snapshot(checkStartVersion(
                                 table, options.changesAfterVersion().getAsLong(), end.version())))
                 : Optional.empty();
+        LogPartitionPruner pruner = new LogPartitionPruner(table.definition(), options.filter());
         List<UnionSplit> splits = new ArrayList<>();
-        for (int bucket = 0; bucket < table.definition().bucketCount(); bucket++) {
-            if (buckets.isPresent() && !buckets.get().contains(bucket)) {
+        for (LogTail tail : LogTail.of(OffsetMap.EMPTY, end)) {
+            if (!selected(tail, buckets, pruner)) {
                 continue;
             }
-            BucketLog log = end.bucket(bucket);
-            long from = start.isPresent() ? start.get().bucket(bucket).endOffset() : log.startOffset();
+            BucketLog log = tail.log();
+            // a partition new since the start version is empty there
+            long from = start.isPresent() ? tail.range(0, 0).in(start.get()).endOffset() : log.startOffset();
             if (from < log.startOffset()) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        "Table %s: changes of bucket %s from offset %s were removed by retention; the log starts at %s. Ask for changes after a newer version"
-                                .formatted(table, bucket, from, log.startOffset()));
+                        "Table %s: changes of %s from offset %s were removed by retention; the log starts at %s. Ask for changes after a newer version"
+                                .formatted(table, tail.describe(), from, log.startOffset()));
             }
-            for (LogRange range : cut(log, bucket, from, log.endOffset())) {
+            for (LogRange range : cut(tail, from, log.endOffset())) {
                 splits.add(new UnionSplit(
-                        OptionalInt.of(bucket), ReadMode.CHANGES, List.of(), Optional.of(range), end.version(), false));
+                        OptionalInt.of(tail.bucket()),
+                        ReadMode.CHANGES,
+                        List.of(),
+                        Optional.of(range),
+                        end.version(),
+                        false));
             }
         }
         return splits;
@@ -187,17 +231,21 @@ public final class UnionReadPlanner {
 
     /** {@code [from, to)} cut at segment boundaries into ranges of about {@link #TARGET_LOG_ROWS_PER_SPLIT} rows. */
     static List<LogRange> cut(BucketLog log, int bucket, long from, long to) {
+        return cut(new LogTail(Optional.empty(), bucket, log, 0), from, to);
+    }
+
+    static List<LogRange> cut(LogTail log, long from, long to) {
         List<LogRange> ranges = new ArrayList<>();
         long rangeStart = from;
-        for (SegmentFile segment : log.segmentsOverlapping(from, to)) {
+        for (SegmentFile segment : log.log().segmentsOverlapping(from, to)) {
             long segmentEnd = Math.min(to, segment.endOffset());
             if (segmentEnd - rangeStart >= TARGET_LOG_ROWS_PER_SPLIT) {
-                ranges.add(new LogRange(bucket, rangeStart, segmentEnd));
+                ranges.add(log.range(rangeStart, segmentEnd));
                 rangeStart = segmentEnd;
             }
         }
         if (rangeStart < to) {
-            ranges.add(new LogRange(bucket, rangeStart, to));
+            ranges.add(log.range(rangeStart, to));
         }
         return ranges;
     }

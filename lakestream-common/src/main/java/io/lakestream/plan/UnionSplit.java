@@ -8,6 +8,7 @@ import com.google.common.collect.ImmutableList;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.PartitionLog;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StreamLog;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ public record UnionSplit(
             LogRange range = logRange.get();
             for (SegmentFile segment : logSegments.get()) {
                 checkArgument(
-                        segment.bucket() == range.bucket()
+                        range.sameLog(segment)
                                 && segment.baseOffset() < range.to()
                                 && segment.endOffset() > range.from(),
                         "segment %s does not hold offsets of the range %s",
@@ -94,7 +95,7 @@ public record UnionSplit(
             LogRange range,
             LogSnapshot log,
             boolean mergeByKey) {
-        List<SegmentFile> segments = log.bucket(range.bucket()).segmentsOverlapping(range.from(), range.to());
+        List<SegmentFile> segments = range.in(log).segmentsOverlapping(range.from(), range.to());
         return new UnionSplit(
                 bucket,
                 mode,
@@ -141,7 +142,25 @@ public record UnionSplit(
                 ? range.to()
                 : Math.max(range.to(), segments.getLast().endOffset());
         List<BucketLog> buckets = new ArrayList<>(Collections.nCopies(log.bucketCount(), BucketLog.EMPTY));
-        buckets.set(range.bucket(), new BucketLog(start, end, segments));
-        return new LogSnapshot(LogCommit.FORMAT_VERSION, logVersion, 0, buckets, Map.of(), Map.of());
+        BucketLog carried = new BucketLog(start, end, segments);
+        if (range.partitionId().isEmpty()) {
+            buckets.set(range.bucket(), carried);
+            return new LogSnapshot(LogCommit.FORMAT_VERSION, logVersion, 0, buckets, Map.of(), Map.of());
+        }
+        // only the range's partition, and in it only the range's bucket, is filled in
+        int partitionId = range.partitionId().get();
+        String path = segments.isEmpty() ? "" : segments.getFirst().partition().orElseThrow();
+        List<BucketLog> partitionBuckets = new ArrayList<>(buckets);
+        partitionBuckets.set(range.bucket(), carried);
+        return new LogSnapshot(
+                LogCommit.PARTITIONED_FORMAT_VERSION,
+                logVersion,
+                0,
+                buckets,
+                Map.of(),
+                Map.of(),
+                Optional.empty(),
+                List.of(new PartitionLog(partitionId, path, partitionBuckets)),
+                partitionId + 1);
     }
 }

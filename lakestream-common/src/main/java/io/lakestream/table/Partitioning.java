@@ -3,6 +3,9 @@ package io.lakestream.table;
 import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 import static io.lakestream.common.LakestreamError.PARTITIONING_NOT_ALLOWED;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lakestream.common.LakestreamException;
 import java.util.List;
 import java.util.Locale;
@@ -10,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.transforms.Transform;
 import org.apache.iceberg.transforms.Transforms;
@@ -79,6 +83,25 @@ public final class Partitioning {
     /** The fields as terms of Trino's {@code partitioning} table property. */
     public static List<String> describe(List<PartitionField> fields, Schema schema) {
         return fields.stream().map(field -> describe(field, schema)).toList();
+    }
+
+    /**
+     * The user's partition fields alone (spec 0 of the lake without its bucket field), over the user schema: the spec
+     * whose partition paths name the partitions of the log (docs/format.md "The log of a partitioned table"). The
+     * fields keep spec 0's names and ids, so a partition's path does not change when its source column is renamed.
+     */
+    public static PartitionSpec userSpec(TableDefinition definition) {
+        ObjectNode json = JsonNodeFactory.instance.objectNode();
+        json.put("spec-id", 0);
+        ArrayNode fields = json.putArray("fields");
+        for (PartitionField field : definition.partitionFields()) {
+            fields.addObject()
+                    .put("name", field.name())
+                    .put("transform", field.transform().toString())
+                    .put("source-id", field.sourceId())
+                    .put("field-id", field.fieldId());
+        }
+        return PartitionSpecParser.fromJson(definition.schema(), json.toString());
     }
 
     private record Term(String column, Transform<?, ?> transform, String name, int parameter) {}

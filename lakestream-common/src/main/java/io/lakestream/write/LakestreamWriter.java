@@ -21,6 +21,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,6 +66,13 @@ public final class LakestreamWriter implements AutoCloseable {
     private final RowBuffer rowBuffer;
 
     private final SegmentWriter[] segments;
+    /** For a partitioned table: gives each row its log partition; empty for an unpartitioned one. */
+    private final Optional<LogPartitioner> partitioner;
+    /** For a partitioned table: the segments by partition path, then bucket ({@link #segments} stays empty). */
+    private final Map<String, SegmentWriter[]> partitionSegments = new LinkedHashMap<>();
+    /** Scratch: the rows of one bucket of a batch, grouped by partition. */
+    private final int[] partitionRows = new int[RowBatch.DEFAULT_CAPACITY];
+
     private final Clock clock;
     private final int batchRows;
     /** The lease of a distributed write's coordinator, if this writer stages for one. */
@@ -108,7 +116,17 @@ public final class LakestreamWriter implements AutoCloseable {
     /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
     LakestreamWriter(
             LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
-        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes);
+        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes, false);
+    }
+
+    /**
+     * A writer that writes a partitioned table's rows into per-(partition, bucket) logs. Package-private until the
+     * readers (union read planning, tiering) read such logs: until then every writer keeps writing per-bucket logs
+     * for partitioned tables too (docs/format.md "The log of a partitioned table").
+     */
+    static LakestreamWriter partitionedLogWriter(LakestreamTable table, BufferAllocator allocator, Clock clock) {
+        return new LakestreamWriter(
+                table, allocator, clock, DEFAULT_BATCH_ROWS, Optional.empty(), SegmentWriter.MAX_COLUMN_BYTES, true);
     }
 
     private LakestreamWriter(
@@ -118,6 +136,17 @@ public final class LakestreamWriter implements AutoCloseable {
             int batchRows,
             Optional<String> coordinatorLease,
             long maxColumnBytes) {
+        this(table, allocator, clock, batchRows, coordinatorLease, maxColumnBytes, false);
+    }
+
+    private LakestreamWriter(
+            LakestreamTable table,
+            BufferAllocator allocator,
+            Clock clock,
+            int batchRows,
+            Optional<String> coordinatorLease,
+            long maxColumnBytes,
+            boolean partitionedLog) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
         checkArgument(
                 maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
@@ -156,6 +185,9 @@ public final class LakestreamWriter implements AutoCloseable {
                 ThreadLocalRandom.current().nextInt(definition.bucketCount()));
         this.rowBuffer = new RowBuffer(converters, batch);
         this.segments = new SegmentWriter[definition.bucketCount()];
+        this.partitioner = partitionedLog && definition.isPartitioned()
+                ? Optional.of(new LogPartitioner(definition, converters))
+                : Optional.empty();
     }
 
     /** Appends a row to an append-only table. */
@@ -273,6 +305,13 @@ public final class LakestreamWriter implements AutoCloseable {
                     staged.add(segment.finish());
                 }
             }
+            for (SegmentWriter[] partition : partitionSegments.values()) {
+                for (SegmentWriter segment : partition) {
+                    if (segment != null) {
+                        staged.add(segment.finish());
+                    }
+                }
+            }
         } catch (RuntimeException e) {
             abort("writing a segment failed: " + e.getMessage());
             throw e;
@@ -363,7 +402,11 @@ public final class LakestreamWriter implements AutoCloseable {
                 int start = router.start(bucket);
                 int end = router.end(bucket);
                 if (start < end) {
-                    segment(bucket).write(batch, rows, start, end);
+                    if (partitioner.isPresent()) {
+                        writePartitioned(partitioner.get(), bucket, rows, start, end);
+                    } else {
+                        segment(bucket).write(batch, rows, start, end);
+                    }
                 }
             }
         } finally {
@@ -371,12 +414,61 @@ public final class LakestreamWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the rows {@code rows[start..end)} of one bucket to the segments of their partitions, each partition's
+     * rows in the order they were written: rows of one partition are one run in the common case (a batch of one
+     * day), otherwise they are grouped first.
+     */
+    private void writePartitioned(LogPartitioner partitioner, int bucket, int[] rows, int start, int end) {
+        String[] paths = new String[end - start];
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (int i = start; i < end; i++) {
+            paths[i - start] = partitioner.path(batch, rows[i]);
+            counts.merge(paths[i - start], 1, Integer::sum);
+        }
+        if (counts.size() == 1) {
+            segment(Optional.of(paths[0]), bucket).write(batch, rows, start, end);
+            return;
+        }
+        // a stable grouping of the rows by partition into the scratch array
+        Map<String, Integer> next = new LinkedHashMap<>();
+        int offset = 0;
+        for (Map.Entry<String, Integer> count : counts.entrySet()) {
+            next.put(count.getKey(), offset);
+            offset += count.getValue();
+        }
+        for (int i = start; i < end; i++) {
+            int position = next.merge(paths[i - start], 1, Integer::sum) - 1;
+            partitionRows[position] = rows[i];
+        }
+        offset = 0;
+        for (Map.Entry<String, Integer> count : counts.entrySet()) {
+            segment(Optional.of(count.getKey()), bucket).write(batch, partitionRows, offset, offset + count.getValue());
+            offset += count.getValue();
+        }
+    }
+
     private SegmentWriter segment(int bucket) {
-        SegmentWriter segment = segments[bucket];
+        return segment(Optional.empty(), bucket);
+    }
+
+    private SegmentWriter segment(Optional<String> partition, int bucket) {
+        SegmentWriter[] writers = partition.isEmpty()
+                ? segments
+                : partitionSegments.computeIfAbsent(partition.get(), path -> new SegmentWriter[segments.length]);
+        SegmentWriter segment = writers[bucket];
         if (segment == null) {
             segment = new SegmentWriter(
-                    log, bucket, leaseId(), arrowSchema, columnWriters, allocator, batchRows, maxColumnBytes);
-            segments[bucket] = segment;
+                    log,
+                    partition,
+                    bucket,
+                    leaseId(),
+                    arrowSchema,
+                    columnWriters,
+                    allocator,
+                    batchRows,
+                    maxColumnBytes);
+            writers[bucket] = segment;
         }
         return segment;
     }
@@ -408,10 +500,16 @@ public final class LakestreamWriter implements AutoCloseable {
     }
 
     private void discardSegments() {
-        for (int i = 0; i < segments.length; i++) {
-            if (segments[i] != null) {
-                segments[i].discard();
-                segments[i] = null;
+        discard(segments);
+        partitionSegments.values().forEach(LakestreamWriter::discard);
+        partitionSegments.clear();
+    }
+
+    private static void discard(SegmentWriter[] writers) {
+        for (int i = 0; i < writers.length; i++) {
+            if (writers[i] != null) {
+                writers[i].discard();
+                writers[i] = null;
             }
         }
     }

@@ -39,6 +39,9 @@ final class SegmentWriter implements AutoCloseable {
 
     private final StreamLog log;
     private final int bucket;
+    /** For a partitioned table: the partition path of its rows. */
+    private final Optional<String> partition;
+
     private final String relativePath;
     private final ColumnWriter[] columnWriters;
     private final FieldVector[] vectors;
@@ -72,6 +75,7 @@ final class SegmentWriter implements AutoCloseable {
 
     SegmentWriter(
             StreamLog log,
+            Optional<String> partition,
             int bucket,
             String leaseId,
             Schema arrowSchema,
@@ -81,7 +85,8 @@ final class SegmentWriter implements AutoCloseable {
             long maxColumnBytes) {
         this.log = log;
         this.bucket = bucket;
-        this.relativePath = LogPaths.newSegmentPath(bucket, Optional.of(leaseId));
+        this.partition = partition;
+        this.relativePath = LogPaths.newSegmentPath(partition, bucket, Optional.of(leaseId));
         this.columnWriters = columnWriters;
         this.batchRows = batchRows;
         this.maxColumnBytes = maxColumnBytes;
@@ -235,7 +240,8 @@ final class SegmentWriter implements AutoCloseable {
             throw ioError(e);
         }
         closeFinished();
-        return new StagedSegment(bucket, relativePath, rowCount, output.bytesWritten, minTimestamp, maxTimestamp);
+        return new StagedSegment(
+                bucket, relativePath, rowCount, output.bytesWritten, minTimestamp, maxTimestamp, partition);
     }
 
     /** Closes and deletes the file: nothing of it was committed. */

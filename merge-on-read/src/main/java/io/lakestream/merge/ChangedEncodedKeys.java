@@ -37,8 +37,7 @@ public final class ChangedEncodedKeys implements ChangedKeys {
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
         KeyIndex index = new KeyIndex();
         KeyBuffer key = new KeyBuffer();
-        try (LogRangeReader reader =
-                new LogRangeReader(table.log(), log, range.bucket(), range.from(), range.to(), keyFields, allocator)) {
+        try (LogRangeReader reader = new LogRangeReader(table.log(), log, range, keyFields, allocator)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
                     List<FieldVector> keyVectors = batch.root()

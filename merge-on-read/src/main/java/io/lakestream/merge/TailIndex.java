@@ -45,8 +45,7 @@ final class TailIndex {
         List<Type> keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
         TailKeys keys = TailKeys.forKeyTypes(keyTypes, (int) Math.min(range.rowCount() / passes, 1 << 24));
         long changes = 0;
-        try (LogRangeReader reader =
-                new LogRangeReader(table.log(), log, range.bucket(), range.from(), range.to(), keyFields, allocator)) {
+        try (LogRangeReader reader = new LogRangeReader(table.log(), log, range, keyFields, allocator)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
                     List<FieldVector> keyVectors = batch.root()

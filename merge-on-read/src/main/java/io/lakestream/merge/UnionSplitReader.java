@@ -320,11 +320,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     /** Log rows of a range: all of them, or only the winners of the index (last upsert of each key). */
     private Iterator<VectorSchemaRoot> logBatches(LogRange range, BitSet winners) {
         List<Types.NestedField> columns = readSchema.columns();
-        return new LogStage(
-                range,
-                winners,
-                new LogRangeReader(
-                        table.log(), logSnapshot(), range.bucket(), range.from(), range.to(), columns, allocator));
+        return new LogStage(range, winners, new LogRangeReader(table.log(), logSnapshot(), range, columns, allocator));
     }
 
     /**

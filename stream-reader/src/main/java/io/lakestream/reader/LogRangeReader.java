@@ -16,6 +16,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import io.lakestream.plan.LogRange;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -41,6 +42,9 @@ import org.apache.iceberg.types.Types;
 public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
     private final StreamLog log;
     private final int bucket;
+    /** The range this reader reads, naming its partition for a partitioned table's log. */
+    private final LogRange range;
+
     private final long from;
     private final long to;
     private final List<Types.NestedField> projection;
@@ -68,34 +72,43 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
             long to,
             List<Types.NestedField> projection,
             BufferAllocator allocator) {
-        this(log, snapshot, bucket, from, to, projection, allocator, false);
+        this(log, snapshot, new LogRange(bucket, from, to), projection, allocator, false);
+    }
+
+    /** Reads {@code range}: a bucket's, or a bucket's of one partition of a partitioned table's log. */
+    public LogRangeReader(
+            StreamLog log,
+            LogSnapshot snapshot,
+            LogRange range,
+            List<Types.NestedField> projection,
+            BufferAllocator allocator) {
+        this(log, snapshot, range, projection, allocator, false);
     }
 
     private LogRangeReader(
             StreamLog log,
             LogSnapshot snapshot,
-            int bucket,
-            long from,
-            long to,
+            LogRange range,
             List<Types.NestedField> projection,
             BufferAllocator allocator,
             boolean staged) {
         this.staged = staged;
         this.log = requireNonNull(log, "log is null");
-        this.bucket = bucket;
-        this.from = from;
-        this.to = to;
+        this.range = requireNonNull(range, "range is null");
+        this.bucket = range.bucket();
+        this.from = range.from();
+        this.to = range.to();
         this.projection = ImmutableList.copyOf(requireNonNull(projection, "projection is null"));
         this.allocator = requireNonNull(allocator, "allocator is null");
-        BucketLog bucketLog = snapshot.bucket(bucket);
+        BucketLog bucketLog = range.in(snapshot);
         if (from < 0 || from > to || to > bucketLog.endOffset()) {
             throw new LakestreamException(
                     LOG_RANGE_INVALID,
-                    "Cannot read offsets [%s, %s) of bucket %s: at log version %s the bucket holds [%s, %s)"
+                    "Cannot read offsets [%s, %s) of %s: at log version %s the bucket holds [%s, %s)"
                             .formatted(
                                     from,
                                     to,
-                                    bucket,
+                                    range.describeLog(),
                                     snapshot.version(),
                                     bucketLog.startOffset(),
                                     bucketLog.endOffset()));
@@ -125,7 +138,8 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         List<BucketLog> buckets = new ArrayList<>(Collections.nCopies(segment.bucket() + 1, BucketLog.EMPTY));
         buckets.set(segment.bucket(), new BucketLog(0, segment.rowCount(), List.of(file)));
         LogSnapshot alone = new LogSnapshot(LogCommit.FORMAT_VERSION, 0, 0, buckets, Map.of(), Map.of());
-        return new LogRangeReader(log, alone, segment.bucket(), 0, segment.rowCount(), projection, allocator, true);
+        return new LogRangeReader(
+                log, alone, new LogRange(segment.bucket(), 0, segment.rowCount()), projection, allocator, true);
     }
 
     @Override
@@ -302,7 +316,7 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         }
         long newestStart;
         try {
-            newestStart = log.newestSnapshot().bucket(bucket).startOffset();
+            newestStart = range.in(log.newestSnapshot()).startOffset();
         } catch (RuntimeException e) {
             LakestreamException corrupt = corrupt(problem, cause);
             corrupt.addSuppressed(e);

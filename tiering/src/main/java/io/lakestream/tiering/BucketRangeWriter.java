@@ -506,13 +506,7 @@ public final class BucketRangeWriter {
 
     private LogRangeReader openRange(BucketTask task) {
         return new LogRangeReader(
-                table.log(),
-                log,
-                task.bucket(),
-                task.fromOffset(),
-                task.toOffset(),
-                definition.schema().columns(),
-                allocator);
+                table.log(), log, task.range(), definition.schema().columns(), allocator);
     }
 
     private OutputFileFactory fileFactory(BucketTask task, Optional<String> attempt) {
@@ -520,7 +514,9 @@ public final class BucketRangeWriter {
         // the attempts of one task apart, so names never collide.
         OutputFileFactory.Builder builder = OutputFileFactory.builderFor(lake, task.bucket(), task.fromOffset())
                 .format(FileFormat.PARQUET)
-                .operationId(task.operationId());
+                // the tasks of one bucket's partitions share bucket and (often) first offset: the partition tells them
+                // apart
+                .operationId(task.partitioned() ? task.operationId() + "-p" + task.partitionId() : task.operationId());
         attempt.ifPresent(builder::suffix);
         return builder.build();
     }

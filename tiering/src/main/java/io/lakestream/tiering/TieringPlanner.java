@@ -9,10 +9,14 @@ import io.lakestream.lake.LakePosition;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionBucket;
+import io.lakestream.log.PartitionLog;
+import io.lakestream.plan.LogTail;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -40,19 +44,21 @@ public final class TieringPlanner {
         String operationId = UUID.randomUUID().toString();
         List<BucketTask> tasks = new ArrayList<>();
         Map<Integer, Long> newOffsets = new HashMap<>();
-        for (int bucket = 0; bucket < bucketCount; bucket++) {
-            long from = lakeOffsets.offset(bucket);
-            BucketLog bucketLog = log.bucket(bucket);
+        Map<PartitionBucket, Long> newPartitionOffsets = new HashMap<>();
+        // every bucket, and every bucket of every partition of a partitioned table's log (one task per log)
+        for (LogTail tail : LogTail.of(lakeOffsets, log)) {
+            long from = tail.lakeOffset();
+            BucketLog bucketLog = tail.log();
             if (from > bucketLog.endOffset()) {
                 throw new LakestreamException(
                         LAKE_AHEAD_OF_LOG,
-                        ("Table %s: lake snapshot %s holds bucket %s up to offset %s, but the log (version %s) ends at %s. "
+                        ("Table %s: lake snapshot %s holds %s up to offset %s, but the log (version %s) ends at %s. "
                                         + "The log was replaced, truncated or restored from an older backup. Tiering of this table stopped; "
                                         + "restore the log, or roll the lake back to a snapshot whose offsets the log holds")
                                 .formatted(
                                         table,
                                         lake.snapshotId().orElse(-1),
-                                        bucket,
+                                        tail.describe(),
                                         from,
                                         log.version(),
                                         bucketLog.endOffset()));
@@ -60,17 +66,29 @@ public final class TieringPlanner {
             if (from < bucketLog.startOffset()) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        ("Table %s: offsets [%s, %s) of bucket %s were removed from the log before they were tiered into the lake. "
+                        ("Table %s: offsets [%s, %s) of %s were removed from the log before they were tiered into the lake. "
                                         + "Tiering of this table stopped so the gap is not skipped silently; restore the removed log segments from a backup, "
                                         + "or accept the loss by resetting the lake offsets")
-                                .formatted(table, from, bucketLog.startOffset(), bucket));
+                                .formatted(table, from, bucketLog.startOffset(), tail.describe()));
             }
             long to = Math.min(bucketLog.endOffset(), from + Math.min(maxRecordsPerBucket, Long.MAX_VALUE - from));
-            newOffsets.put(bucket, to);
+            Optional<Integer> partitionId = tail.partition().map(PartitionLog::id);
+            if (partitionId.isPresent()) {
+                newPartitionOffsets.put(new PartitionBucket(partitionId.get(), tail.bucket()), to);
+            } else {
+                newOffsets.put(tail.bucket(), to);
+            }
             if (to > from) {
-                tasks.add(new BucketTask(bucket, from, to, log.version(), operationId));
+                tasks.add(new BucketTask(
+                        tail.bucket(),
+                        from,
+                        to,
+                        log.version(),
+                        operationId,
+                        partitionId.isPresent(),
+                        partitionId.orElse(0)));
             }
         }
-        return new TieringPlan(lake, log, tasks, new OffsetMap(newOffsets));
+        return new TieringPlan(lake, log, tasks, new OffsetMap(newOffsets, newPartitionOffsets));
     }
 }

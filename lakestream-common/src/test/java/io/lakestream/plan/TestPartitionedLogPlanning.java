@@ -1,0 +1,188 @@
+package io.lakestream.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.log.PartitionLog;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.Partitioning;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.TestingWarehouse;
+import io.lakestream.write.LakestreamWriter;
+import io.lakestream.write.PartitionedLogWriters;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Union-read planning over a partitioned table's per-(partition, bucket) logs: splits per (partition, bucket) whose
+ * ranges hold exactly the rows written into them (an oracle of the rows the test wrote), and whole log partitions
+ * pruned by a filter on partition source columns before any segment is opened (the planned splits carry no segment
+ * of a pruned partition).
+ */
+class TestPartitionedLogPlanning {
+    private static final long SEED = Long.getLong("lakestream.test.seed", 2112L);
+    private static final String[] REGIONS = {"eu", "us", "ap"};
+    private static final Schema SCHEMA = new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "region", Types.StringType.get()),
+            Types.NestedField.optional(3, "ts", Types.TimestampType.withoutZone()));
+
+    @TempDir
+    Path directory;
+
+    /** A written row: its partition values as the filter sees them. */
+    private record Row(long id, String region, LocalDateTime ts) {}
+
+    @Test
+    void splitsPerPartitionBucketHoldExactlyTheRowsWrittenAndFiltersPruneWholePartitions() {
+        Random random = new Random(SEED);
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = warehouse.create(
+                    "events",
+                    TableSpec.builder(SCHEMA)
+                            .bucketKey("id")
+                            .bucketCount(2)
+                            .partitioning(List.of("day(ts)", "region"))
+                            .build());
+            List<Row> written = new java.util.ArrayList<>();
+            for (int commit = 0; commit < 4; commit++) {
+                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                    for (int i = 0; i < 200 + random.nextInt(300); i++) {
+                        Row row = new Row(
+                                random.nextInt(1000),
+                                REGIONS[random.nextInt(REGIONS.length)],
+                                LocalDateTime.of(2026, 11, 28 + random.nextInt(3), random.nextInt(24), 0));
+                        Map<String, Object> values = new HashMap<>();
+                        values.put("id", row.id());
+                        values.put("region", row.region());
+                        values.put("ts", row.ts());
+                        writer.append(values);
+                        written.add(row);
+                    }
+                    writer.commit();
+                }
+            }
+            LocalDateTime december = LocalDateTime.of(2026, 11, 30, 0, 0);
+            long decemberMicros = december.toEpochSecond(ZoneOffset.UTC) * 1_000_000;
+            check(table, written, Expressions.alwaysTrue(), row -> true, ReadMode.UNION);
+            check(table, written, Expressions.alwaysTrue(), row -> true, ReadMode.CHANGES);
+            check(
+                    table,
+                    written,
+                    Expressions.equal("region", "eu"),
+                    row -> row.region().equals("eu"),
+                    ReadMode.UNION);
+            check(
+                    table,
+                    written,
+                    Expressions.greaterThanOrEqual("ts", decemberMicros),
+                    row -> !row.ts().isBefore(december),
+                    ReadMode.CHANGES);
+            check(
+                    table,
+                    written,
+                    Expressions.and(Expressions.equal("region", "us"), Expressions.lessThan("ts", decemberMicros)),
+                    row -> row.region().equals("us") && row.ts().isBefore(december),
+                    ReadMode.UNION);
+        }
+    }
+
+    @Test
+    void partitionPathsReadBackAsTheTransformsValues() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "ts", Types.TimestampType.withoutZone()),
+                Types.NestedField.optional(2, "name", Types.StringType.get()),
+                Types.NestedField.optional(3, "n", Types.IntegerType.get()));
+        Random random = new Random(SEED);
+        for (List<String> terms : List.of(
+                List.of("year(ts)", "name"),
+                List.of("month(ts)", "truncate(name, 2)"),
+                List.of("day(ts)", "bucket(n, 5)"),
+                List.of("hour(ts)", "n"))) {
+            io.lakestream.table.TableDefinition definition = io.lakestream.table.TableLayout.of(
+                            TableSpec.builder(schema)
+                                    .partitioning(terms)
+                                    .bucketCount(1)
+                                    .build())
+                    .definition();
+            PartitionSpec spec = Partitioning.userSpec(definition);
+            LogPartitionPruner pruner = new LogPartitionPruner(definition, Expressions.alwaysTrue());
+            Schema userSchema = definition.schema();
+            PartitionKey key = new PartitionKey(spec, userSchema);
+            InternalRecordWrapper wrapper = new InternalRecordWrapper(userSchema.asStruct());
+            for (int i = 0; i < 200; i++) {
+                GenericRecord row = GenericRecord.create(userSchema);
+                row.set(
+                        0,
+                        LocalDateTime.of(
+                                1950 + random.nextInt(100),
+                                1 + random.nextInt(12),
+                                1 + random.nextInt(28),
+                                random.nextInt(24),
+                                0));
+                row.set(1, random.nextInt(5) == 0 ? null : "n/a=" + random.nextInt(100) + " x");
+                row.set(2, random.nextInt(5) == 0 ? null : random.nextInt());
+                key.partition(wrapper.wrap(row));
+                String path = spec.partitionToPath(key);
+                var values = pruner.values(path);
+                for (int field = 0; field < spec.fields().size(); field++) {
+                    assertThat(values.get(field, Object.class))
+                            .as("%s of %s", path, terms)
+                            .isEqualTo(key.get(field, Object.class));
+                }
+            }
+        }
+    }
+
+    private static void check(
+            LakestreamTable table, List<Row> written, Expression filter, Predicate<Row> matches, ReadMode mode) {
+        // the oracle: rows per partition path, of the partitions a matching row was written to
+        Map<String, Long> expected = new TreeMap<>();
+        Map<String, Long> all = new TreeMap<>();
+        for (Row row : written) {
+            String path = "ts_day=%s/region=%s".formatted(row.ts().toLocalDate(), row.region());
+            all.merge(path, 1L, Long::sum);
+        }
+        for (Row row : written) {
+            if (matches.test(row)) {
+                String path = "ts_day=%s/region=%s".formatted(row.ts().toLocalDate(), row.region());
+                expected.put(path, all.get(path));
+            }
+        }
+        ReadPlan plan = UnionReadPlanner.plan(table, ReadOptions.of(mode).withFilter(filter));
+        Map<Integer, String> paths = new HashMap<>();
+        table.log().latestSnapshot().partitions().forEach(p -> paths.put(p.id(), p.path()));
+        Map<String, Long> planned = new TreeMap<>();
+        for (UnionSplit split : plan.splits()) {
+            LogRange range = split.logRange().orElseThrow();
+            String path = paths.get(range.partitionId().orElseThrow());
+            planned.merge(path, range.rowCount(), Long::sum);
+            // a union split carries its (partition, bucket)'s segments, none of another partition
+            split.logSegments()
+                    .orElse(List.of())
+                    .forEach(segment -> assertThat(segment.partitionId()).isEqualTo(range.partitionId()));
+            assertThat(split.logSegments().isPresent()).isEqualTo(mode == ReadMode.UNION);
+        }
+        assertThat(planned)
+                .as("%s %s, seed %s (-Dlakestream.test.seed)", mode, filter, SEED)
+                .isEqualTo(expected);
+        assertThat(table.log().latestSnapshot().partitions().stream().map(PartitionLog::path))
+                .containsExactlyInAnyOrderElementsOf(all.keySet());
+    }
+}
