@@ -35,6 +35,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -56,6 +57,9 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
     private final LakestreamTable table;
     private final UnionSplit split;
     private final Expression filter;
+    /** What the lake files' row groups are pruned with: the filter and what prunes only ({@link #projected}). */
+    private final Expression rowGroupFilter;
+
     private final MergeCounters counters;
     private final BufferAllocator allocator;
     private final Schema readSchema;
@@ -103,6 +107,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                 split,
                 wholeColumns(table.definition().schema(), columns),
                 filter,
+                filter,
                 config,
                 counters,
                 allocator,
@@ -125,7 +130,37 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             MergeCounters counters,
             BufferAllocator allocator,
             boolean withOffsets) {
-        return new UnionSplitReader(table, split, columns, filter, config, counters, allocator, withOffsets, null);
+        return projected(
+                table, split, columns, filter, Expressions.alwaysTrue(), config, counters, allocator, withOffsets);
+    }
+
+    /**
+     * {@link #projected}, skipping the lake row groups that {@code lakePruning} cannot match by their statistics, but
+     * never filtering rows with it: a filter the engine applies itself (on fields of struct columns, {@code r.a},
+     * which the row filter does not evaluate). Only lake rows are pruned; the log is read whole, so a primary-key
+     * merge still sees every change (a pruned lake row fails the engine's filter, so it is never returned).
+     */
+    public static UnionSplitReader projected(
+            LakestreamTable table,
+            UnionSplit split,
+            List<Types.NestedField> columns,
+            Expression filter,
+            Expression lakePruning,
+            MergeConfig config,
+            MergeCounters counters,
+            BufferAllocator allocator,
+            boolean withOffsets) {
+        return new UnionSplitReader(
+                table,
+                split,
+                columns,
+                filter,
+                Expressions.and(filter, lakePruning),
+                config,
+                counters,
+                allocator,
+                withOffsets,
+                null);
     }
 
     /**
@@ -172,7 +207,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                 tail.range(),
                 tailOnly);
         return new UnionSplitReader(
-                table, tailOnly, columns, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets, tail);
+                table, tailOnly, columns, filter, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets, tail);
     }
 
     private UnionSplitReader(
@@ -180,6 +215,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
             UnionSplit split,
             List<Types.NestedField> columns,
             Expression filter,
+            Expression rowGroupFilter,
             MergeConfig config,
             MergeCounters counters,
             BufferAllocator allocator,
@@ -194,6 +230,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         this.table = table;
         this.split = split;
         this.filter = filter;
+        this.rowGroupFilter = rowGroupFilter;
         this.counters = counters;
         this.allocator = allocator;
         Schema schema = table.definition().schema();
@@ -268,7 +305,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         LakeFileDeletes.FileDeletes fileDeletes = deletes.load(file);
         PositionDeletes positionDeletes = fileDeletes.positions();
         LakeFileReader reader = new LakeFileReader(
-                table.lake().io(), file, readSchema, table.definition().schema(), filter, allocator, counters);
+                table.lake().io(), file, readSchema, table.definition().schema(), rowGroupFilter, allocator, counters);
         int[] keyColumns = index == null
                 ? new int[0]
                 : index.keyColumns().stream()

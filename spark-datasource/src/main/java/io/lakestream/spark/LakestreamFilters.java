@@ -27,70 +27,89 @@ final class LakestreamFilters {
 
     /** The equivalent Iceberg expression over {@code schema}, or empty if there is none we can vouch for. */
     static Optional<Expression> translate(Predicate predicate, Schema schema) {
+        return translate(predicate, schema, false);
+    }
+
+    /**
+     * The equivalent Iceberg expression of a predicate that may also name fields of struct columns ({@code r.a},
+     * reached through structs only), or empty. The union read does not evaluate such a reference on rows (its row
+     * filter works on whole columns), so Spark keeps the predicate; the expression only prunes lake files and row
+     * groups by the field's column metrics, which Iceberg keeps by field id. The same rules as {@link #translate}
+     * make it equivalent to the predicate, a null struct giving a null field in both.
+     */
+    static Optional<Expression> translateForPruning(Predicate predicate, Schema schema) {
+        return translate(predicate, schema, true);
+    }
+
+    private static Optional<Expression> translate(Predicate predicate, Schema schema, boolean nested) {
         try {
-            return Optional.ofNullable(convert(predicate, schema));
+            return Optional.ofNullable(convert(predicate, schema, nested));
         } catch (ArithmeticException | IllegalArgumentException | ClassCastException e) {
             // a literal that does not fit the column exactly: Spark evaluates the predicate itself
             return Optional.empty();
         }
     }
 
-    private static Expression convert(Predicate predicate, Schema schema) {
+    private static Expression convert(Predicate predicate, Schema schema, boolean nested) {
         org.apache.spark.sql.connector.expressions.Expression[] children = predicate.children();
         return switch (predicate.name()) {
             case "ALWAYS_TRUE" -> Expressions.alwaysTrue();
             case "ALWAYS_FALSE" -> Expressions.alwaysFalse();
             case "AND" -> {
-                Expression left = child(children[0], schema);
-                Expression right = child(children[1], schema);
+                Expression left = child(children[0], schema, nested);
+                Expression right = child(children[1], schema, nested);
                 yield left == null || right == null ? null : Expressions.and(left, right);
             }
             case "OR" -> {
-                Expression left = child(children[0], schema);
-                Expression right = child(children[1], schema);
+                Expression left = child(children[0], schema, nested);
+                Expression right = child(children[1], schema, nested);
                 yield left == null || right == null ? null : Expressions.or(left, right);
             }
             case "NOT" -> {
-                Expression inner = child(children[0], schema);
+                Expression inner = child(children[0], schema, nested);
                 yield inner == null ? null : Expressions.not(inner);
             }
             case "IS_NULL", "IS_NOT_NULL" -> {
-                Types.NestedField column = column(children[0], schema);
+                Types.NestedField column = column(children[0], schema, nested);
                 if (column == null) {
                     yield null;
                 }
                 yield predicate.name().equals("IS_NULL")
-                        ? Expressions.isNull(column.name())
-                        : Expressions.notNull(column.name());
+                        ? Expressions.isNull(name(column, schema))
+                        : Expressions.notNull(name(column, schema));
             }
-            case "=", "<>", "<", "<=", ">", ">=", "<=>" -> comparison(predicate.name(), children, schema);
-            case "IN" -> in(children, schema);
+            case "=", "<>", "<", "<=", ">", ">=", "<=>" -> comparison(predicate.name(), children, schema, nested);
+            case "IN" -> in(children, schema, nested);
             case "STARTS_WITH" -> {
-                Types.NestedField column = column(children[0], schema);
+                Types.NestedField column = column(children[0], schema, nested);
                 Object prefix = value(children[1], column);
                 yield column != null && column.type().typeId() == Type.TypeID.STRING && prefix instanceof String text
-                        ? Expressions.startsWith(column.name(), text)
+                        ? Expressions.startsWith(name(column, schema), text)
                         : null;
             }
             default -> null;
         };
     }
 
-    private static Expression child(org.apache.spark.sql.connector.expressions.Expression child, Schema schema) {
-        return child instanceof Predicate predicate ? convert(predicate, schema) : null;
+    private static Expression child(
+            org.apache.spark.sql.connector.expressions.Expression child, Schema schema, boolean nested) {
+        return child instanceof Predicate predicate ? convert(predicate, schema, nested) : null;
     }
 
     private static Expression comparison(
-            String operator, org.apache.spark.sql.connector.expressions.Expression[] children, Schema schema) {
+            String operator,
+            org.apache.spark.sql.connector.expressions.Expression[] children,
+            Schema schema,
+            boolean nested) {
         boolean flipped = !(children[0] instanceof NamedReference);
         org.apache.spark.sql.connector.expressions.Expression reference = flipped ? children[1] : children[0];
         org.apache.spark.sql.connector.expressions.Expression literal = flipped ? children[0] : children[1];
-        Types.NestedField column = column(reference, schema);
+        Types.NestedField column = column(reference, schema, nested);
         if (column == null || !(literal instanceof Literal<?>)) {
             return null;
         }
         Object value = value(literal, column);
-        String name = column.name();
+        String name = name(column, schema);
         if (value == null) {
             // a comparison with NULL is unknown, except the null-safe equality
             return operator.equals("<=>") ? Expressions.isNull(name) : null;
@@ -110,8 +129,9 @@ final class LakestreamFilters {
         };
     }
 
-    private static Expression in(org.apache.spark.sql.connector.expressions.Expression[] children, Schema schema) {
-        Types.NestedField column = column(children[0], schema);
+    private static Expression in(
+            org.apache.spark.sql.connector.expressions.Expression[] children, Schema schema, boolean nested) {
+        Types.NestedField column = column(children[0], schema, nested);
         if (column == null) {
             return null;
         }
@@ -124,7 +144,7 @@ final class LakestreamFilters {
             }
             values.add(value);
         }
-        return values.isEmpty() ? null : Expressions.in(column.name(), values);
+        return values.isEmpty() ? null : Expressions.in(name(column, schema), values);
     }
 
     private static String flip(String operator) {
@@ -137,20 +157,35 @@ final class LakestreamFilters {
         };
     }
 
-    /** The top-level column a reference names, if its type is one whose comparisons match Spark's. */
+    /**
+     * The top-level column a reference names (with {@code nested}, also a field of a struct column, through structs
+     * only), if its type is one whose comparisons match Spark's.
+     */
     private static Types.NestedField column(
-            org.apache.spark.sql.connector.expressions.Expression expression, Schema schema) {
-        if (!(expression instanceof NamedReference reference) || reference.fieldNames().length != 1) {
+            org.apache.spark.sql.connector.expressions.Expression expression, Schema schema, boolean nested) {
+        if (!(expression instanceof NamedReference reference) || (reference.fieldNames().length != 1 && !nested)) {
             return null;
         }
-        Types.NestedField column = schema.caseInsensitiveFindField(reference.fieldNames()[0]);
+        String[] names = reference.fieldNames();
+        Types.NestedField column = schema.caseInsensitiveFindField(names[0]);
         if (column == null || schema.findField(column.fieldId()) != column) {
+            return null;
+        }
+        for (int i = 1; i < names.length && column != null; i++) {
+            column = column.type().isStructType() ? column.type().asStructType().caseInsensitiveField(names[i]) : null;
+        }
+        if (column == null) {
             return null;
         }
         return switch (column.type().typeId()) {
             case BOOLEAN, INTEGER, LONG, DECIMAL, DATE, TIMESTAMP, STRING -> column;
             default -> null;
         };
+    }
+
+    /** The Iceberg name of a column or a field of a struct column ({@code r.a}), which binds to its field id. */
+    private static String name(Types.NestedField column, Schema schema) {
+        return schema.findColumnName(column.fieldId());
     }
 
     /**

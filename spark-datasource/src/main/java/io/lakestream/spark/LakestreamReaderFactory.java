@@ -3,6 +3,10 @@ package io.lakestream.spark;
 import static java.util.Objects.requireNonNull;
 
 import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -21,6 +25,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * @param filterJson the pushed filter as Iceberg expression JSON
  * @param maxIndexRows the merge limit
  * @param limit the most rows a partition needs to return; negative for no limit
+ * @param lakePruningJson predicates Spark applies itself that prune lake row groups, as Iceberg expression JSON
  */
 record LakestreamReaderFactory(
         LakestreamTableRef table,
@@ -28,13 +33,33 @@ record LakestreamReaderFactory(
         StructType readSchema,
         String filterJson,
         long maxIndexRows,
-        long limit)
+        long limit,
+        String lakePruningJson)
         implements PartitionReaderFactory {
+    private static final String ALWAYS_TRUE_JSON = ExpressionParser.toJson(Expressions.alwaysTrue());
+
     LakestreamReaderFactory {
         requireNonNull(table, "table is null");
         columns = List.copyOf(requireNonNull(columns, "columns is null"));
         requireNonNull(readSchema, "readSchema is null");
         requireNonNull(filterJson, "filterJson is null");
+        requireNonNull(lakePruningJson, "lakePruningJson is null");
+    }
+
+    /** A factory that prunes with its filter alone. */
+    LakestreamReaderFactory(
+            LakestreamTableRef table,
+            List<String> columns,
+            StructType readSchema,
+            String filterJson,
+            long maxIndexRows,
+            long limit) {
+        this(table, columns, readSchema, filterJson, maxIndexRows, limit, ALWAYS_TRUE_JSON);
+    }
+
+    /** The lake pruning expression over the table's schema. */
+    Expression lakePruning(Schema schema) {
+        return ExpressionParser.fromJson(lakePruningJson, schema);
     }
 
     @Override

@@ -40,6 +40,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 final class LakestreamScan implements SupportsReportStatistics, Batch {
     private final LakestreamTable table;
     private final ReadOptions options;
+    /** Prunes lake files and row groups, never rows: predicates Spark applies itself ({@link LakestreamFilters}). */
+    private final org.apache.iceberg.expressions.Expression lakePruning;
+
     private final List<String> columns;
     private final MergeConfig merge;
     private final OptionalInt limit;
@@ -51,6 +54,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     LakestreamScan(
             LakestreamTable table,
             ReadOptions options,
+            org.apache.iceberg.expressions.Expression lakePruning,
             List<Types.NestedField> columns,
             MergeConfig merge,
             OptionalInt limit,
@@ -58,6 +62,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
             CaseInsensitiveStringMap readOptions) {
         this.table = requireNonNull(table, "table is null");
         this.options = requireNonNull(options, "options is null");
+        this.lakePruning = requireNonNull(lakePruning, "lakePruning is null");
         this.columns = columns.stream().map(Types.NestedField::name).toList();
         this.merge = requireNonNull(merge, "merge is null");
         this.limit = requireNonNull(limit, "limit is null");
@@ -76,7 +81,9 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
 
     private synchronized ReadPlan plan() {
         if (plan == null) {
-            plan = UnionReadPlanner.plan(table.table(), options);
+            // the planner only prunes with its filter (buckets, lake files): the pruning predicates may join it
+            plan = UnionReadPlanner.plan(
+                    table.table(), options.withFilter(Expressions.and(options.filter(), lakePruning)));
         }
         return plan;
     }
@@ -133,10 +140,15 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
                 columns,
                 readSchema,
                 // bound, so literals are written with their column types (a date as a date, not as its day number)
-                ExpressionParser.toJson(
-                        Binder.bind(table.table().definition().schema().asStruct(), options.filter(), false)),
+                boundJson(options.filter()),
                 merge.maxIndexRows(),
-                limit.isPresent() ? limit.getAsInt() : -1);
+                limit.isPresent() ? limit.getAsInt() : -1,
+                boundJson(lakePruning));
+    }
+
+    private String boundJson(org.apache.iceberg.expressions.Expression expression) {
+        return ExpressionParser.toJson(
+                Binder.bind(table.table().definition().schema().asStruct(), expression, false));
     }
 
     @Override

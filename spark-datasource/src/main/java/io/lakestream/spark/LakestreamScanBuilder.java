@@ -40,6 +40,8 @@ final class LakestreamScanBuilder
     private final Schema schema;
     private final List<Predicate> pushed = new ArrayList<>();
     private Expression filter = Expressions.alwaysTrue();
+    /** Predicates on fields of struct columns that Spark still applies, as an expression that prunes the lake. */
+    private Expression lakePruning = Expressions.alwaysTrue();
     /** The columns to read, in table order; a struct possibly narrowed to the fields Spark needs. */
     private List<Types.NestedField> columns;
 
@@ -93,9 +95,12 @@ final class LakestreamScanBuilder
             if (translated.isPresent()) {
                 pushed.add(predicate);
                 filter = Expressions.and(filter, translated.get());
-            } else {
-                remaining.add(predicate);
+                continue;
             }
+            // r.a = 5: Spark applies it (the union read's row filter works on whole columns), the lake is pruned by it
+            LakestreamFilters.translateForPruning(predicate, schema)
+                    .ifPresent(pruning -> lakePruning = Expressions.and(lakePruning, pruning));
+            remaining.add(predicate);
         }
         return remaining.toArray(Predicate[]::new);
     }
@@ -143,8 +148,8 @@ final class LakestreamScanBuilder
         if (conf.changesAfterVersion().isPresent()) {
             options = options.changesAfter(conf.changesAfterVersion().getAsLong());
         }
-        LakestreamScan scan =
-                new LakestreamScan(table, options, columns, conf.merge(), limit, List.copyOf(pushed), this.options);
+        LakestreamScan scan = new LakestreamScan(
+                table, options, lakePruning, columns, conf.merge(), limit, List.copyOf(pushed), this.options);
         onBuild.accept(scan);
         return scan;
     }

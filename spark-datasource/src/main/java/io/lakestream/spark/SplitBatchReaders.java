@@ -98,6 +98,7 @@ final class SplitBatchReaders {
                 factory.columns(),
                 types,
                 filter,
+                factory.lakePruning(table.definition().schema()),
                 new MergeConfig(factory.maxIndexRows()),
                 limit,
                 indexedTail);

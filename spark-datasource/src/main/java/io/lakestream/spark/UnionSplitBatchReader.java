@@ -38,6 +38,7 @@ final class UnionSplitBatchReader implements SplitBatchReader {
 
     /**
      * @param types the Spark types of the batches' columns
+     * @param lakePruning skips lake row groups it cannot match, never filters rows (Spark applies it)
      * @param limit the most rows to return
      * @param indexedTail the split's log tail, already indexed, when the split is the tail alone of a
      *     merge on Spark's Parquet batches: only the tail's last upserts are read
@@ -48,6 +49,7 @@ final class UnionSplitBatchReader implements SplitBatchReader {
             List<String> columns,
             List<DataType> types,
             Expression filter,
+            Expression lakePruning,
             MergeConfig merge,
             long limit,
             Optional<IndexedTail> indexedTail) {
@@ -59,7 +61,8 @@ final class UnionSplitBatchReader implements SplitBatchReader {
             this.reader = indexedTail.isPresent()
                     ? UnionSplitReader.projectedTailWinners(
                             table, split, indexedTail.get(), fields, filter, counters, allocator, false)
-                    : UnionSplitReader.projected(table, split, fields, filter, merge, counters, allocator, false);
+                    : UnionSplitReader.projected(
+                            table, split, fields, filter, lakePruning, merge, counters, allocator, false);
         } catch (RuntimeException e) {
             allocator.close();
             throw e;

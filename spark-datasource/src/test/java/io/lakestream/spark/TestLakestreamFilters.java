@@ -9,6 +9,7 @@ import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.GeneralScalarExpression;
 import org.apache.spark.sql.connector.expressions.LiteralValue;
+import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.And;
 import org.apache.spark.sql.connector.expressions.filter.Not;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -25,7 +26,62 @@ class TestLakestreamFilters {
             Types.NestedField.optional(3, "ratio", Types.DoubleType.get()),
             Types.NestedField.optional(4, "day", Types.DateType.get()),
             Types.NestedField.optional(5, "amount", Types.DecimalType.of(10, 2)),
-            Types.NestedField.optional(6, "code", Types.UUIDType.get()));
+            Types.NestedField.optional(6, "code", Types.UUIDType.get()),
+            Types.NestedField.optional(
+                    7,
+                    "r",
+                    Types.StructType.of(
+                            Types.NestedField.optional(8, "a", Types.LongType.get()),
+                            Types.NestedField.optional(
+                                    9,
+                                    "c",
+                                    Types.StructType.of(Types.NestedField.optional(10, "e", Types.StringType.get()))),
+                            Types.NestedField.optional(11, "d", Types.DoubleType.get()))),
+            Types.NestedField.optional(
+                    12,
+                    "items",
+                    Types.ListType.ofOptional(
+                            13, Types.StructType.of(Types.NestedField.optional(14, "x", Types.LongType.get())))));
+
+    /**
+     * A predicate on a field of a struct column (Spark's reference {@code r.a}) is never pushed as exact (Spark keeps
+     * it), but becomes a pruning expression on the field's full name, through structs only.
+     */
+    @Test
+    void structFieldsOnlyPrune() {
+        Predicate onField = predicate("=", field("r", "a"), literal(5L, DataTypes.LongType));
+        assertNotTranslated(onField);
+        assertThat(LakestreamFilters.translateForPruning(onField, SCHEMA).map(Object::toString))
+                .hasValue("ref(name=\"r.a\") == 5");
+        assertThat(LakestreamFilters.translateForPruning(
+                                new Not(predicate(
+                                        "=",
+                                        field("R", "C", "e"),
+                                        literal(UTF8String.fromString("x"), DataTypes.StringType))),
+                                SCHEMA)
+                        .map(Object::toString))
+                .hasValue("not(ref(name=\"r.c.e\") == \"x\")");
+        // a flat column translates the same either way
+        assertThat(LakestreamFilters.translateForPruning(
+                                predicate("=", Expressions.column("id"), literal(5L, DataTypes.LongType)), SCHEMA)
+                        .map(Object::toString))
+                .hasValue("ref(name=\"id\") == 5");
+        // not through a list, not a floating point field, not a struct itself, not an unknown field
+        for (Predicate predicate : new Predicate[] {
+            predicate("=", field("items", "element", "x"), literal(5L, DataTypes.LongType)),
+            predicate("=", field("r", "d"), literal(1.0d, DataTypes.DoubleType)),
+            predicate("IS_NULL", field("r", "c")),
+            predicate("=", field("r", "nope"), literal(5L, DataTypes.LongType))
+        }) {
+            assertThat(LakestreamFilters.translateForPruning(predicate, SCHEMA))
+                    .as("%s", predicate)
+                    .isEmpty();
+        }
+    }
+
+    private static NamedReference field(String... names) {
+        return () -> names;
+    }
 
     @Test
     void comparisonsAndBooleanLogicAreTranslated() {

@@ -34,6 +34,12 @@ import org.apache.iceberg.expressions.Expressions;
  * groups with it and applies it to every output row with SQL semantics, so a translated domain is
  * enforced exactly. Only types whose values and ordering are the same in both are translated
  * (floating point is not: {@code -0.0} and NaN compare differently); the rest is handed back.
+ *
+ * <p>A domain on a field of a row column ({@code r.a}, a dereference handle) is handed back too, since the union
+ * read's row filter works on whole columns, but of the same types it also prunes: its Iceberg expression on the
+ * nested field ({@code r.a}, whose column metrics Iceberg keeps by field id) leaves out lake files and row groups
+ * in which no row can match. Pruning a lake row that fails the filter is safe for a primary-key merge too: such a
+ * row is never returned, and a lake row never hides a log change; the log is read whole and Trino filters it.
  */
 public final class LakestreamFilterTranslator {
     /** More ranges than this are not worth a long expression: the domain is handed back to the engine. */
@@ -43,30 +49,43 @@ public final class LakestreamFilterTranslator {
 
     /**
      * @param enforced the part the connector enforces
+     * @param pruning domains on fields of row columns that prune lake files and row groups; they are in {@code
+     *     remaining} too, since the connector does not apply them to rows
      * @param remaining the part the engine must still apply
      */
-    public record Split(TupleDomain<LakestreamColumnHandle> enforced, TupleDomain<ColumnHandle> remaining) {
+    public record Split(
+            TupleDomain<LakestreamColumnHandle> enforced,
+            TupleDomain<LakestreamColumnHandle> pruning,
+            TupleDomain<ColumnHandle> remaining) {
         public Split {
             requireNonNull(enforced, "enforced is null");
+            requireNonNull(pruning, "pruning is null");
             requireNonNull(remaining, "remaining is null");
         }
     }
 
     public static Split split(TupleDomain<ColumnHandle> summary) {
         if (summary.isNone()) {
-            return new Split(TupleDomain.none(), TupleDomain.all());
+            return new Split(TupleDomain.none(), TupleDomain.all(), TupleDomain.all());
         }
         Map<LakestreamColumnHandle, Domain> enforced = new HashMap<>();
+        Map<LakestreamColumnHandle, Domain> pruning = new HashMap<>();
         Map<ColumnHandle, Domain> remaining = new HashMap<>();
         summary.getDomains().orElseThrow().forEach((column, domain) -> {
             LakestreamColumnHandle handle = (LakestreamColumnHandle) column;
             if (isTranslatable(handle, domain)) {
                 enforced.put(handle, domain);
-            } else {
-                remaining.put(column, domain);
+                return;
             }
+            if (isPrunable(handle, domain)) {
+                pruning.put(handle, domain);
+            }
+            remaining.put(column, domain);
         });
-        return new Split(TupleDomain.withColumnDomains(enforced), TupleDomain.withColumnDomains(remaining));
+        return new Split(
+                TupleDomain.withColumnDomains(enforced),
+                TupleDomain.withColumnDomains(pruning),
+                TupleDomain.withColumnDomains(remaining));
     }
 
     static boolean isTranslatable(LakestreamColumnHandle column, Domain domain) {
@@ -74,8 +93,18 @@ public final class LakestreamFilterTranslator {
             // enforced by the split manager: every split holds one bucket's rows (or rows of no bucket)
             return true;
         }
-        // a field of a row column (r.a) is not translated yet: the union read's filter works on whole columns
-        if (!column.isUserColumn() || column.isDereference() || !isExactType(column.type())) {
+        // a field of a row column (r.a) is only pruned with (isPrunable): the union read's row filter works on whole
+        // columns
+        return column.isUserColumn() && !column.isDereference() && hasExactValues(column, domain);
+    }
+
+    /** A domain on a field of a row column that lake files and row groups can be pruned with, by its field id. */
+    static boolean isPrunable(LakestreamColumnHandle column, Domain domain) {
+        return column.isUserColumn() && column.isDereference() && hasExactValues(column, domain);
+    }
+
+    private static boolean hasExactValues(LakestreamColumnHandle column, Domain domain) {
+        if (!isExactType(column.type())) {
             return false;
         }
         ValueSet values = domain.getValues();
@@ -117,7 +146,8 @@ public final class LakestreamFilterTranslator {
     }
 
     private static Expression toExpression(LakestreamColumnHandle column, Domain domain) {
-        String name = column.name();
+        // a field of a row column by its Iceberg name (r.a.b), which binds to the field id of the pinned schema
+        String name = column.qualifiedName();
         if (domain.isAll()) {
             return Expressions.alwaysTrue();
         }

@@ -556,11 +556,16 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
         LakestreamFilterTranslator.Split split = LakestreamFilterTranslator.split(constraint.getSummary());
         TupleDomain<LakestreamColumnHandle> newConstraint = handle.constraint().intersect(split.enforced());
-        if (newConstraint.equals(handle.constraint())) {
+        // domains on row fields (r.a) prune lake files and row groups; the engine still applies them
+        TupleDomain<LakestreamColumnHandle> newPruning = handle.pruning().intersect(split.pruning());
+        if (newConstraint.equals(handle.constraint()) && newPruning.equals(handle.pruning())) {
             return Optional.empty();
         }
         return Optional.of(new ConstraintApplicationResult<>(
-                handle.withConstraint(newConstraint), split.remaining(), constraint.getExpression(), false));
+                handle.withConstraint(newConstraint).withPruning(newPruning),
+                split.remaining(),
+                constraint.getExpression(),
+                false));
     }
 
     @Override

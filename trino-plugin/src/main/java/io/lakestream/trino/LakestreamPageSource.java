@@ -108,7 +108,15 @@ final class LakestreamPageSource implements ConnectorPageSource {
                     ? UnionSplitReader.projectedTailWinners(
                             table, split, indexedTail.get(), readFields, filter, counters, allocator, withOffsets)
                     : UnionSplitReader.projected(
-                            table, split, readFields, filter, MergeConfig.DEFAULT, counters, allocator, withOffsets));
+                            table,
+                            split,
+                            readFields,
+                            filter,
+                            handle.pruningExpression(),
+                            MergeConfig.DEFAULT,
+                            counters,
+                            allocator,
+                            withOffsets));
         } catch (RuntimeException e) {
             allocator.close();
             throw e;

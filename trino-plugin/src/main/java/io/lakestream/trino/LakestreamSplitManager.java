@@ -51,7 +51,7 @@ public final class LakestreamSplitManager implements ConnectorSplitManager {
             return new FixedSplitSource(List.of(), List.of());
         }
         LakestreamTable table = catalog.loadTable(handle);
-        ReadOptions options = handle.readOptions();
+        ReadOptions options = handle.planOptions();
         ReadPlan plan;
         try {
             plan = UnionReadPlanner.plan(table, options, Optional.of(catalog.lakeFiles()));

@@ -9,6 +9,8 @@ import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
 import java.time.Instant;
 import java.util.OptionalLong;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 
 /**
  * A read of a Lakestream table: {@code t} (union), {@code t$lake} (lake only) or {@code t$changes}
@@ -22,6 +24,8 @@ import java.util.OptionalLong;
  * @param logVersion time travel: read as of this log version ({@code FOR VERSION AS OF})
  * @param asOfTimestampMillis time travel: read as of this time ({@code FOR TIMESTAMP AS OF})
  * @param pin the table state the query reads (time travel goes back from it)
+ * @param pruning filters on fields of row columns ({@code r.a}) that the engine applies itself and that prune lake
+ *     files and row groups ({@link LakestreamFilterTranslator#isPrunable}); never applied to rows
  */
 public record LakestreamTableHandle(
         String schemaName,
@@ -31,7 +35,8 @@ public record LakestreamTableHandle(
         OptionalLong limit,
         OptionalLong logVersion,
         OptionalLong asOfTimestampMillis,
-        LakestreamPin pin)
+        LakestreamPin pin,
+        TupleDomain<LakestreamColumnHandle> pruning)
         implements ConnectorTableHandle {
     public LakestreamTableHandle {
         requireNonNull(schemaName, "schemaName is null");
@@ -42,6 +47,19 @@ public record LakestreamTableHandle(
         requireNonNull(logVersion, "logVersion is null");
         requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
         requireNonNull(pin, "pin is null");
+        requireNonNull(pruning, "pruning is null");
+    }
+
+    public LakestreamTableHandle(
+            String schemaName,
+            String tableName,
+            ReadMode mode,
+            TupleDomain<LakestreamColumnHandle> constraint,
+            OptionalLong limit,
+            OptionalLong logVersion,
+            OptionalLong asOfTimestampMillis,
+            LakestreamPin pin) {
+        this(schemaName, tableName, mode, constraint, limit, logVersion, asOfTimestampMillis, pin, TupleDomain.all());
     }
 
     public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode, LakestreamPin pin) {
@@ -68,7 +86,13 @@ public record LakestreamTableHandle(
 
     public LakestreamTableHandle withConstraint(TupleDomain<LakestreamColumnHandle> newConstraint) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis, pin);
+                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis, pin, pruning);
+    }
+
+    /** With filters on fields of row columns that prune lake files and row groups (the engine applies them). */
+    public LakestreamTableHandle withPruning(TupleDomain<LakestreamColumnHandle> newPruning) {
+        return new LakestreamTableHandle(
+                schemaName, tableName, mode, constraint, limit, logVersion, asOfTimestampMillis, pin, newPruning);
     }
 
     public LakestreamTableHandle withLimit(long newLimit) {
@@ -80,13 +104,14 @@ public record LakestreamTableHandle(
                 OptionalLong.of(newLimit),
                 logVersion,
                 asOfTimestampMillis,
-                pin);
+                pin,
+                pruning);
     }
 
     /** Reads as of a log version or a time instead of the newest state. */
     public LakestreamTableHandle withTimeTravel(OptionalLong newLogVersion, OptionalLong newAsOfTimestampMillis) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis, pin);
+                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis, pin, pruning);
     }
 
     /** How the shared planner reads this handle: its view, time travel and the enforced filter. */
@@ -99,6 +124,24 @@ public record LakestreamTableHandle(
             options = options.asOfTimestamp(asOfTimestampMillis.getAsLong());
         }
         return options;
+    }
+
+    /**
+     * How the split manager plans this handle: {@link #readOptions()} with the pruning filters too, so that planning
+     * leaves out lake files no row of which can match them. The planner only prunes with its filter (buckets, lake
+     * files); the rows are filtered by the page source (the enforced constraint) and by the engine (the rest).
+     */
+    public ReadOptions planOptions() {
+        ReadOptions options = readOptions();
+        return pruning.isAll()
+                ? options
+                : options.withFilter(
+                        Expressions.and(options.filter(), LakestreamFilterTranslator.toExpression(pruning)));
+    }
+
+    /** The Iceberg expression of the pruning filters: lake row groups it cannot match need not be read. */
+    public Expression pruningExpression() {
+        return LakestreamFilterTranslator.toExpression(pruning);
     }
 
     @Override
@@ -116,6 +159,15 @@ public record LakestreamTableHandle(
         if (constraint.isNone()) {
             result.append(" constraint false");
         }
+        pruning.getDomains().ifPresent(domains -> {
+            if (!domains.isEmpty()) {
+                result.append(" pruning by ")
+                        .append(domains.keySet().stream()
+                                .map(LakestreamColumnHandle::qualifiedName)
+                                .sorted()
+                                .toList());
+            }
+        });
         limit.ifPresent(value -> result.append(" limit ").append(value));
         logVersion.ifPresent(value -> result.append(" at log version ").append(value));
         asOfTimestampMillis.ifPresent(value -> result.append(" as of ").append(Instant.ofEpochMilli(value)));

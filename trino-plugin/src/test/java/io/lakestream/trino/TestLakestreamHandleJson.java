@@ -78,6 +78,16 @@ final class TestLakestreamHandleJson {
                         OptionalLong.empty(),
                         PIN));
         assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES, PIN));
+        // a filter on a field of a row column, which prunes the lake and is applied by the engine
+        LakestreamColumnHandle field = LakestreamColumnHandle.user(
+                        "r", RowType.from(List.of(RowType.field("a", BIGINT))), 4)
+                .dereference(5, "a", BIGINT);
+        assertRoundTrip(
+                LakestreamTableHandle.class,
+                new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
+                        .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))
+                        .withPruning(TupleDomain.withColumnDomains(
+                                Map.of(field, Domain.create(ValueSet.ofRanges(Range.lessThan(BIGINT, 10L)), true)))));
         assertRoundTrip(
                 LakestreamTableHandle.class,
                 new LakestreamTableHandle(
