@@ -8,7 +8,6 @@ import io.lakestream.table.Partitioning;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -59,10 +58,11 @@ class TestPartitionedLogPlanning {
                             .bucketKey("id")
                             .bucketCount(2)
                             .partitioning(List.of("day(ts)", "region"))
+                            .partitionedLog(true)
                             .build());
             List<Row> written = new java.util.ArrayList<>();
             for (int commit = 0; commit < 4; commit++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     for (int i = 0; i < 200 + random.nextInt(300); i++) {
                         Row row = new Row(
                                 random.nextInt(1000),
@@ -118,6 +118,7 @@ class TestPartitionedLogPlanning {
             io.lakestream.table.TableDefinition definition = io.lakestream.table.TableLayout.of(
                             TableSpec.builder(schema)
                                     .partitioning(terms)
+                                    .partitionedLog(true)
                                     .bucketCount(1)
                                     .build())
                     .definition();

@@ -32,6 +32,7 @@ public final class PartitionedScores {
                         .primaryKey("id", "region")
                         .bucketCount(buckets)
                         .partitioning(List.of("region"))
+                        .partitionedLog(true)
                         .build());
     }
 

@@ -14,7 +14,6 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -322,14 +321,14 @@ class TestWriteConflictCheck {
     }
 
     private void commitPartitioned(LakestreamTable target, Consumer<LakestreamWriter> changes) {
-        try (LakestreamWriter writer = PartitionedLogWriters.open(target, warehouse.allocator())) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
             changes.accept(writer);
             writer.commit();
         }
     }
 
     private List<StagedSegment> stagePartitioned(LakestreamTable target, Consumer<LakestreamWriter> changes) {
-        try (LakestreamWriter writer = PartitionedLogWriters.open(target, warehouse.allocator())) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
             changes.accept(writer);
             return writer.prepare();
         }

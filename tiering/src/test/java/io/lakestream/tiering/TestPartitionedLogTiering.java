@@ -11,7 +11,6 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -45,7 +44,7 @@ class TestPartitionedLogTiering {
             LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
             for (int step = 0; step < 5; step++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     PartitionedScores.writeRandomChanges(writer, random, 60, 50, oracle);
                     writer.commit();
                 }
@@ -74,10 +73,11 @@ class TestPartitionedLogTiering {
                             .bucketKey("id")
                             .bucketCount(2)
                             .partitioning(List.of("day(ts)", "region"))
+                            .partitionedLog(true)
                             .build());
             List<List<Object>> written = new ArrayList<>();
             for (int step = 0; step < 4; step++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     for (int i = 0; i < 80; i++) {
                         long id = random.nextInt(10_000);
                         String region = random.nextInt(8) == 0 ? null : REGIONS[random.nextInt(REGIONS.length)];
