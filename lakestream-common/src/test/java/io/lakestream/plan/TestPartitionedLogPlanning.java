@@ -78,6 +78,7 @@ class TestPartitionedLogPlanning {
                     writer.commit();
                 }
             }
+            checkFreshness(table, written);
             LocalDateTime december = LocalDateTime.of(2026, 11, 30, 0, 0);
             long decemberMicros = december.toEpochSecond(ZoneOffset.UTC) * 1_000_000;
             check(table, written, Expressions.alwaysTrue(), row -> true, ReadMode.UNION);
@@ -101,6 +102,26 @@ class TestPartitionedLogPlanning {
                     row -> row.region().equals("us") && row.ts().isBefore(december),
                     ReadMode.UNION);
         }
+    }
+
+    /**
+     * The freshness ($offsets) of a partitioned log: one row per (partition, bucket) with the partition path, whose
+     * log ends add up to the rows written into that partition (nothing tiered yet).
+     */
+    private static void checkFreshness(LakestreamTable table, List<Row> written) {
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        for (Row row : written) {
+            expected.merge("ts_day=%s/region=%s".formatted(row.ts().toLocalDate(), row.region()), 1L, Long::sum);
+        }
+        List<BucketFreshness> freshness = UnionReadPlanner.freshness(table, ReadOptions.UNION);
+        assertThat(freshness).hasSize(expected.size() * 2);
+        Map<String, Long> ends = new java.util.TreeMap<>();
+        for (BucketFreshness bucket : freshness) {
+            assertThat(bucket.lakeOffset()).isZero();
+            assertThat(bucket.recordsBehind()).isEqualTo(bucket.logEndOffset());
+            ends.merge(bucket.partition().orElseThrow(), bucket.logEndOffset(), Long::sum);
+        }
+        assertThat(ends).as("seed %s", SEED).isEqualTo(expected);
     }
 
     @Test

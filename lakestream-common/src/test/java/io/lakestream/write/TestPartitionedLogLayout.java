@@ -7,6 +7,8 @@ import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.UnionReadPlanner;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -49,6 +51,10 @@ class TestPartitionedLogLayout {
                     .allSatisfy((bucket, end) -> assertThat(end).isZero());
             // a handle loaded later (another engine, another process) reads the layout from the record
             assertThat(warehouse.load("partitioned").log().isPartitionedLog()).isTrue();
+            // $offsets: one row per (partition, bucket), with the partition path
+            assertThat(UnionReadPlanner.freshness(table, ReadOptions.UNION))
+                    .extracting(bucket -> bucket.partition().orElseThrow() + "#" + bucket.bucket())
+                    .containsExactlyInAnyOrder("region=eu#0", "region=eu#1", "region=us#0", "region=us#1");
         }
     }
 
@@ -67,6 +73,10 @@ class TestPartitionedLogLayout {
                             .sum())
                     .isEqualTo(2);
             assertThat(warehouse.load("per_bucket").log().isPartitionedLog()).isFalse();
+            // $offsets as for an unpartitioned table: one row per bucket, no partition
+            assertThat(UnionReadPlanner.freshness(table, ReadOptions.UNION))
+                    .extracting(bucket -> bucket.partition().orElse("NULL") + "#" + bucket.bucket())
+                    .containsExactly("NULL#0", "NULL#1");
         }
     }
 
