@@ -7,16 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.write.LakestreamWriter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -103,43 +101,32 @@ class TestLakestreamSparkPartitionedTables {
      */
     @Test
     void tableWithAPartitionedLog() {
-        Schema schema = new Schema(
-                Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.required(2, "region", Types.StringType.get()),
-                Types.NestedField.optional(3, "v", Types.StringType.get()));
         LakestreamTable table = SparkTesting.get()
                 .warehouse()
                 .catalog()
-                .createTable(
-                        TableIdentifier.of(Namespace.of(NS), "plog"),
-                        TableSpec.builder(schema)
-                                .primaryKey("id", "region")
-                                .bucketCount(2)
-                                .partitioning(List.of("region"))
-                                .partitionedLog(true)
-                                .build());
+                .createTable(TableIdentifier.of(Namespace.of(NS), "plog"), PartitionedScores.spec(2));
         try (LakestreamWriter writer =
                 new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
-            writer.upsert(Map.of("id", 1L, "region", "eu", "v", "a"));
-            writer.upsert(Map.of("id", 2L, "region", "us", "v", "b"));
+            writer.upsert(Map.of("id", 1L, "region", "eu", "score", 1));
+            writer.upsert(Map.of("id", 2L, "region", "us", "score", 2));
             writer.commit();
         }
-        testing.sql("INSERT INTO ls.parts.plog VALUES (3, 'eu', 'c'), (4, 'ap', 'd')");
-        testing.sql("UPDATE ls.parts.plog SET v = 'a2' WHERE id = 1 AND region = 'eu'");
+        testing.sql("INSERT INTO ls.parts.plog VALUES (3, 'eu', 3), (4, 'ap', 4)");
+        testing.sql("UPDATE ls.parts.plog SET score = 10 WHERE id = 1 AND region = 'eu'");
         testing.sql("DELETE FROM ls.parts.plog WHERE id = 2 AND region = 'us'");
         assertThat(SparkTables.load(NS, "plog").log().latestSnapshot().partitions())
                 .extracting(partition -> partition.path())
                 .containsExactly("region=eu", "region=us", "region=ap");
-        List<List<Object>> expected = List.of(row(1L, "eu", "a2"), row(3L, "eu", "c"), row(4L, "ap", "d"));
-        assertRows("plog", expected);
+        List<List<Object>> expected = List.of(row(1L, "eu", 10), row(3L, "eu", 3), row(4L, "ap", 4));
+        assertScores("plog", expected);
         assertThat(rows(testing.sql("SELECT partition, sum(log_end_offset) FROM ls.parts.`plog$offsets`"
                         + " GROUP BY partition ORDER BY partition")))
                 // eu: two inserts and the update (one upsert of its key); us: an insert and the delete
                 .containsExactly(row("region=ap", 1L), row("region=eu", 3L), row("region=us", 2L));
 
         tier("plog");
-        assertRows("plog", expected);
-        assertRows("`plog$lake`", expected);
+        assertScores("plog", expected);
+        assertScores("`plog$lake`", expected);
         assertThat(rows(testing.sql("SELECT count(*), sum(records_behind) FROM ls.parts.`plog$offsets`")))
                 .containsExactly(row(6L, 0L));
         assertThatThrownBy(() -> testing.spark()
@@ -184,6 +171,11 @@ class TestLakestreamSparkPartitionedTables {
 
     private void assertRows(String table, List<List<Object>> expected) {
         assertThat(rows(testing.sql("SELECT id, region, v FROM ls.parts.%s ORDER BY id".formatted(table))))
+                .containsExactlyElementsOf(expected);
+    }
+
+    private void assertScores(String table, List<List<Object>> expected) {
+        assertThat(rows(testing.sql("SELECT id, region, score FROM ls.parts.%s ORDER BY id".formatted(table))))
                 .containsExactlyElementsOf(expected);
     }
 

@@ -3,18 +3,15 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.LakestreamTable;
-import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.write.LakestreamWriter;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
 import io.trino.testing.MaterializedResult;
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionField;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,19 +35,8 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
      */
     @Test
     void tableWithAPartitionedLogReadsBackAndShowsPartitionsInOffsets() {
-        Schema schema = new Schema(
-                Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.required(2, "region", Types.StringType.get()),
-                Types.NestedField.optional(3, "score", Types.IntegerType.get()));
         LakestreamTable table = tables.catalog()
-                .createTable(
-                        TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "plog"),
-                        TableSpec.builder(schema)
-                                .primaryKey("id", "region")
-                                .bucketCount(2)
-                                .partitioning(List.of("region"))
-                                .partitionedLog(true)
-                                .build());
+                .createTable(TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "plog"), PartitionedScores.spec(2));
         try (LakestreamWriter writer = new LakestreamWriter(table, tables.allocator())) {
             for (long id = 1; id <= 4; id++) {
                 writer.upsert(Map.of("id", id, "region", "eu", "score", (int) id));
