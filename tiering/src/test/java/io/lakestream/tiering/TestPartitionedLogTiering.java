@@ -37,6 +37,27 @@ class TestPartitionedLogTiering {
     @TempDir
     Path directory;
 
+    /** The lag tiering reports (and its scheduling reads) counts the changes in every partition's logs. */
+    @Test
+    void lagCountsEveryPartitionBucket() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "lag", 2);
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                for (long id = 0; id < 30; id++) {
+                    writer.upsert(
+                            Map.of("id", id, "region", PartitionedScores.REGIONS.get((int) (id % 3)), "score", 1));
+                }
+                writer.commit();
+            }
+            LogSnapshot log = table.log().latestSnapshot();
+            long now = log.committedAtMillis() + 5_000;
+            TieringLag lag = TieringLag.of(OffsetMap.EMPTY, log, now);
+            assertThat(lag.pendingRecords()).isEqualTo(30);
+            assertThat(lag.oldestPendingAge()).contains(Duration.ofSeconds(5));
+            assertThat(TieringLag.of(log.endOffsets(), log, now)).isEqualTo(TieringLag.NONE);
+        }
+    }
+
     @Test
     void primaryKeyTablePartitionedByAKeyColumn() {
         Random random = new Random(SEED);
