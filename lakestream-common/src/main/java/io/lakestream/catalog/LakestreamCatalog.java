@@ -264,7 +264,8 @@ public final class LakestreamCatalog implements Closeable {
                     CATALOG_ERROR, "Could not create table %s: %s".formatted(identifier, e.getMessage()), e);
         }
         TableDefinition definition = TableDefinition.fromIceberg(identifier.toString(), table);
-        FileStreamLog log = openLog(table, definition);
+        // the log layout is decided here, once: writers route by the identity record, so a log never mixes layouts
+        FileStreamLog log = openLog(table, definition, LogIdentity.of(table.uuid(), definition, spec.partitionedLog()));
         try {
             log.createIdentity();
         } catch (RuntimeException e) {
@@ -460,13 +461,18 @@ public final class LakestreamCatalog implements Closeable {
      * the table's UUID: it publishes only while the log's identity record names this table.
      */
     FileStreamLog openLog(Table table, TableDefinition definition) {
+        // only the UUID and the bucket count are checked against the record; its layout is read from storage
+        return openLog(table, definition, LogIdentity.of(table.uuid(), definition));
+    }
+
+    private FileStreamLog openLog(Table table, TableDefinition definition, LogIdentity identity) {
         String logLocation = logLocation(table);
         return new FileStreamLog(
                 logLocation,
                 logFileSystems.apply(logLocation),
                 definition.bucketCount(),
                 Clock.systemUTC(),
-                LogIdentity.of(table.uuid(), definition),
+                identity,
                 table.name());
     }
 

@@ -52,7 +52,12 @@ public enum LakestreamError {
      * A partitioning term Lakestream cannot take: an unknown transform, a type the transform does not accept, or a
      * primary-key table partitioned by a column outside its key.
      */
-    PARTITIONING_NOT_ALLOWED(29, Kind.USER);
+    PARTITIONING_NOT_ALLOWED(29, Kind.USER),
+    /**
+     * A commit whose segments are of another log layout than the log's identity record names (per bucket, or per
+     * partition and bucket): written by a writer that does not read the record, e.g. of an older version.
+     */
+    LOG_LAYOUT_MISMATCH(30, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -3,6 +3,7 @@ package io.lakestream.log;
 import static io.lakestream.common.LakestreamError.LOG_COMMIT_CONFLICT;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
+import static io.lakestream.common.LakestreamError.LOG_LAYOUT_MISMATCH;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_INVALID;
 import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
 import static java.util.Objects.requireNonNull;
@@ -317,6 +318,7 @@ public final class FileStreamLog implements StreamLog {
             Optional<ConflictValidation> conflicts) {
         requireNonNull(segments, "segments is null");
         requireNonNull(idempotencyKey, "idempotencyKey is null");
+        checkLayout(segments);
         StagedSegmentCheck stagedFiles = new StagedSegmentCheck(paths, fileSystem, segments);
         syncSegmentDirectories(segments);
         for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
@@ -363,6 +365,35 @@ public final class FileStreamLog implements StreamLog {
     }
 
     /** Losing a race to a retention commit re-checks here; losing it to an append fails. */
+    /**
+     * Refuses segments of the other log layout than the identity record names (e.g. staged by a writer of an older
+     * version): a key's versions split between a per-bucket log and a partition's log would not meet in one merge. A
+     * log not bound to a table (tools, format tests) has no record and takes either.
+     */
+    private void checkLayout(List<StagedSegment> segments) {
+        Optional<LogIdentity> identity = identity();
+        if (identity.isEmpty()) {
+            return;
+        }
+        boolean partitioned = identity.get().partitionedLog();
+        for (StagedSegment segment : segments) {
+            if (segment.partition().isPresent() != partitioned) {
+                throw new LakestreamException(
+                        LOG_LAYOUT_MISMATCH,
+                        ("Cannot commit to the log at %s: it is %s, but segment %s was written %s. Nothing was committed;"
+                                        + " write with a Lakestream version that reads the log's identity record %s")
+                                .formatted(
+                                        paths.root(),
+                                        partitioned ? "one log per (partition, bucket)" : "one log per bucket",
+                                        segment.path(),
+                                        segment.partition()
+                                                .map(path -> "for partition " + path)
+                                                .orElse("for a bucket without a partition"),
+                                        LogPaths.IDENTITY));
+            }
+        }
+    }
+
     private void checkUnchanged(LogSnapshot current, OffsetMap expectedEnds) {
         for (int bucket = 0; bucket < bucketCount; bucket++) {
             long end = current.bucket(bucket).endOffset();

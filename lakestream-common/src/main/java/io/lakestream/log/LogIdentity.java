@@ -3,6 +3,7 @@ package io.lakestream.log;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.common.collect.ImmutableList;
 import io.lakestream.table.TableDefinition;
@@ -26,6 +27,9 @@ import org.apache.iceberg.SchemaParser;
  * @param primaryKey primary key columns; empty for an append-only table
  * @param bucketKey bucket key columns; empty for an append-only table that spreads rows
  * @param schema the user columns the log is written with, as Iceberg schema JSON (field ids included)
+ * @param partitionedLog whether the log is one log per (partition, bucket) (docs/format.md "The log of a partitioned
+ *     table"); decided when the table is created and never changed, so a log never mixes per-bucket and
+ *     per-(partition, bucket) segments. Absent (false) in the records of per-bucket logs, which stay as written before
  */
 public record LogIdentity(
         int formatVersion,
@@ -33,7 +37,8 @@ public record LogIdentity(
         int bucketCount,
         List<String> primaryKey,
         List<String> bucketKey,
-        JsonNode schema) {
+        JsonNode schema,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean partitionedLog) {
     public static final int FORMAT_VERSION = 1;
 
     public LogIdentity {
@@ -44,8 +49,18 @@ public record LogIdentity(
         requireNonNull(schema, "schema is null");
     }
 
-    /** The identity of a table's log: its UUID and its definition as the table is created. */
+    /** The identity of a per-bucket log of a table: its UUID and its definition as the table is created. */
     public static LogIdentity of(UUID tableUuid, TableDefinition definition) {
+        return of(tableUuid, definition, false);
+    }
+
+    /**
+     * The identity of a table's log; {@code partitionedLog} only for a partitioned table, whose rows the writers then
+     * route to one log per (partition, bucket).
+     */
+    public static LogIdentity of(UUID tableUuid, TableDefinition definition, boolean partitionedLog) {
+        checkArgument(
+                !partitionedLog || definition.isPartitioned(), "an unpartitioned table cannot have a partitioned log");
         JsonNode schema;
         try {
             schema = LogJson.mapper().readTree(SchemaParser.toJson(definition.schema()));
@@ -58,7 +73,8 @@ public record LogIdentity(
                 definition.bucketCount(),
                 definition.primaryKey(),
                 definition.bucketKey(),
-                schema);
+                schema,
+                partitionedLog);
     }
 
     /** The schema the log is written with. */

@@ -104,6 +104,14 @@ public interface StreamLog {
     }
 
     /**
+     * Whether this log is one log per (partition, bucket), as its identity record says; a log without one (created
+     * before records existed, or not bound to a table) is per bucket.
+     */
+    default boolean isPartitionedLog() {
+        return identity().map(LogIdentity::partitionedLog).orElse(false);
+    }
+
+    /**
      * Result of a commit.
      *
      * @param version the version that holds the segments

@@ -271,16 +271,28 @@ public final class UnionReadPlanner {
 
     private static List<BucketFreshness> freshness(ReadPin pin) {
         List<BucketFreshness> result = new ArrayList<>();
-        for (int bucket = 0; bucket < pin.log().bucketCount(); bucket++) {
-            BucketLog log = pin.log().bucket(bucket);
-            long lakeOffset = pin.lake().offsets().offset(bucket);
+        // every bucket of every partition of a partitioned table's log (whose plain buckets stay empty), every
+        // bucket of a per-bucket log or of a partitioned log no row was written to yet
+        boolean partitioned = !pin.log().partitions().isEmpty();
+        for (LogTail tail : LogTail.of(pin.lake().offsets(), pin.log())) {
+            if (partitioned && tail.partition().isEmpty()) {
+                continue;
+            }
+            BucketLog log = tail.log();
+            long lakeOffset = tail.lakeOffset();
             OptionalLong oldest = OptionalLong.empty();
             for (SegmentFile segment : log.segmentsOverlapping(lakeOffset, log.endOffset())) {
                 oldest = OptionalLong.of(segment.committedAtMillis());
                 break;
             }
             result.add(new BucketFreshness(
-                    bucket, lakeOffset, log.endOffset(), Math.max(0, log.endOffset() - lakeOffset), oldest));
+                    tail.partition().map(PartitionLog::path),
+                    tail.partition().map(PartitionLog::id),
+                    tail.bucket(),
+                    lakeOffset,
+                    log.endOffset(),
+                    Math.max(0, log.endOffset() - lakeOffset),
+                    oldest));
         }
         return result;
     }

@@ -1,5 +1,6 @@
 package io.lakestream.table;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
@@ -21,6 +22,8 @@ import org.apache.iceberg.Schema;
  * @param logPath where the log lives; empty means {@code <table location>/log}
  * @param properties extra Iceberg table properties
  * @param partitioning the user's partitioning terms in Trino's spelling ({@link Partitioning}); empty for none
+ * @param partitionedLog whether a partitioned table gets one log per (partition, bucket) rather than per bucket
+ *     (recorded in the log's identity record, {@code LogIdentity.partitionedLog}); only with {@code partitioning}
  */
 public record TableSpec(
         Schema schema,
@@ -29,7 +32,15 @@ public record TableSpec(
         int bucketCount,
         Optional<String> logPath,
         Map<String, String> properties,
-        List<String> partitioning) {
+        List<String> partitioning,
+        boolean partitionedLog) {
+    /**
+     * Whether a partitioned table is created with per-(partition, bucket) logs unless its spec says otherwise: off
+     * until every engine reads and reports such logs (docs/format.md "The log of a partitioned table"). Turning it on
+     * changes only tables created afterwards; existing tables keep the log layout their identity record names.
+     */
+    public static final boolean PARTITIONED_LOG_BY_DEFAULT = false;
+
     public TableSpec {
         partitioning = ImmutableList.copyOf(requireNonNull(partitioning, "partitioning is null"));
         requireNonNull(schema, "schema is null");
@@ -37,6 +48,7 @@ public record TableSpec(
         bucketKey = ImmutableList.copyOf(requireNonNull(bucketKey, "bucketKey is null"));
         requireNonNull(logPath, "logPath is null");
         properties = ImmutableMap.copyOf(requireNonNull(properties, "properties is null"));
+        checkArgument(!partitionedLog || !partitioning.isEmpty(), "a partitioned log needs a partitioned table");
     }
 
     public static Builder builder(Schema schema) {
@@ -51,6 +63,7 @@ public record TableSpec(
         private Optional<String> logPath = Optional.empty();
         private Map<String, String> properties = Map.of();
         private List<String> partitioning = List.of();
+        private Optional<Boolean> partitionedLog = Optional.empty();
 
         private Builder(Schema schema) {
             this.schema = requireNonNull(schema, "schema is null");
@@ -97,8 +110,22 @@ public record TableSpec(
             return this;
         }
 
+        /** Per-(partition, bucket) logs for a partitioned table, or per-bucket ones; {@link #PARTITIONED_LOG_BY_DEFAULT} if unset. */
+        public Builder partitionedLog(boolean partitionedLog) {
+            this.partitionedLog = Optional.of(partitionedLog);
+            return this;
+        }
+
         public TableSpec build() {
-            return new TableSpec(schema, primaryKey, bucketKey, bucketCount, logPath, properties, partitioning);
+            return new TableSpec(
+                    schema,
+                    primaryKey,
+                    bucketKey,
+                    bucketCount,
+                    logPath,
+                    properties,
+                    partitioning,
+                    partitionedLog.orElse(PARTITIONED_LOG_BY_DEFAULT && !partitioning.isEmpty()));
         }
     }
 }

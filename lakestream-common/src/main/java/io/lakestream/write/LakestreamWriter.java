@@ -116,17 +116,7 @@ public final class LakestreamWriter implements AutoCloseable {
     /** With a smaller limit for a variable-width column of one record batch than Arrow's: for tests. */
     LakestreamWriter(
             LakestreamTable table, BufferAllocator allocator, Clock clock, int batchRows, long maxColumnBytes) {
-        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes, false);
-    }
-
-    /**
-     * A writer that writes a partitioned table's rows into per-(partition, bucket) logs. Package-private until the
-     * readers (union read planning, tiering) read such logs: until then every writer keeps writing per-bucket logs
-     * for partitioned tables too (docs/format.md "The log of a partitioned table").
-     */
-    static LakestreamWriter partitionedLogWriter(LakestreamTable table, BufferAllocator allocator, Clock clock) {
-        return new LakestreamWriter(
-                table, allocator, clock, DEFAULT_BATCH_ROWS, Optional.empty(), SegmentWriter.MAX_COLUMN_BYTES, true);
+        this(table, allocator, clock, batchRows, Optional.empty(), maxColumnBytes);
     }
 
     private LakestreamWriter(
@@ -136,17 +126,6 @@ public final class LakestreamWriter implements AutoCloseable {
             int batchRows,
             Optional<String> coordinatorLease,
             long maxColumnBytes) {
-        this(table, allocator, clock, batchRows, coordinatorLease, maxColumnBytes, false);
-    }
-
-    private LakestreamWriter(
-            LakestreamTable table,
-            BufferAllocator allocator,
-            Clock clock,
-            int batchRows,
-            Optional<String> coordinatorLease,
-            long maxColumnBytes,
-            boolean partitionedLog) {
         checkArgument(batchRows >= 1, "batchRows must be at least 1, got %s", batchRows);
         checkArgument(
                 maxColumnBytes >= 1 && maxColumnBytes <= SegmentWriter.MAX_COLUMN_BYTES,
@@ -185,7 +164,9 @@ public final class LakestreamWriter implements AutoCloseable {
                 ThreadLocalRandom.current().nextInt(definition.bucketCount()));
         this.rowBuffer = new RowBuffer(converters, batch);
         this.segments = new SegmentWriter[definition.bucketCount()];
-        this.partitioner = partitionedLog && definition.isPartitioned()
+        // the layout the log was created with (its identity record), never the table's partitioning alone: a
+        // partitioned table created before partitioned logs keeps writing per-bucket logs
+        this.partitioner = definition.isPartitioned() && log.isPartitionedLog()
                 ? Optional.of(new LogPartitioner(definition, converters))
                 : Optional.empty();
     }

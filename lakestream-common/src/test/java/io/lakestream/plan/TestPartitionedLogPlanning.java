@@ -8,7 +8,6 @@ import io.lakestream.table.Partitioning;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -59,10 +58,11 @@ class TestPartitionedLogPlanning {
                             .bucketKey("id")
                             .bucketCount(2)
                             .partitioning(List.of("day(ts)", "region"))
+                            .partitionedLog(true)
                             .build());
             List<Row> written = new java.util.ArrayList<>();
             for (int commit = 0; commit < 4; commit++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     for (int i = 0; i < 200 + random.nextInt(300); i++) {
                         Row row = new Row(
                                 random.nextInt(1000),
@@ -78,6 +78,7 @@ class TestPartitionedLogPlanning {
                     writer.commit();
                 }
             }
+            checkFreshness(table, written);
             LocalDateTime december = LocalDateTime.of(2026, 11, 30, 0, 0);
             long decemberMicros = december.toEpochSecond(ZoneOffset.UTC) * 1_000_000;
             check(table, written, Expressions.alwaysTrue(), row -> true, ReadMode.UNION);
@@ -103,6 +104,26 @@ class TestPartitionedLogPlanning {
         }
     }
 
+    /**
+     * The freshness ($offsets) of a partitioned log: one row per (partition, bucket) with the partition path, whose
+     * log ends add up to the rows written into that partition (nothing tiered yet).
+     */
+    private static void checkFreshness(LakestreamTable table, List<Row> written) {
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        for (Row row : written) {
+            expected.merge("ts_day=%s/region=%s".formatted(row.ts().toLocalDate(), row.region()), 1L, Long::sum);
+        }
+        List<BucketFreshness> freshness = UnionReadPlanner.freshness(table, ReadOptions.UNION);
+        assertThat(freshness).hasSize(expected.size() * 2);
+        Map<String, Long> ends = new java.util.TreeMap<>();
+        for (BucketFreshness bucket : freshness) {
+            assertThat(bucket.lakeOffset()).isZero();
+            assertThat(bucket.recordsBehind()).isEqualTo(bucket.logEndOffset());
+            ends.merge(bucket.partition().orElseThrow(), bucket.logEndOffset(), Long::sum);
+        }
+        assertThat(ends).as("seed %s", SEED).isEqualTo(expected);
+    }
+
     @Test
     void partitionPathsReadBackAsTheTransformsValues() {
         Schema schema = new Schema(
@@ -118,6 +139,7 @@ class TestPartitionedLogPlanning {
             io.lakestream.table.TableDefinition definition = io.lakestream.table.TableLayout.of(
                             TableSpec.builder(schema)
                                     .partitioning(terms)
+                                    .partitionedLog(true)
                                     .bucketCount(1)
                                     .build())
                     .definition();

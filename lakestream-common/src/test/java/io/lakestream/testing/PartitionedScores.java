@@ -26,13 +26,17 @@ public final class PartitionedScores {
     private PartitionedScores() {}
 
     public static LakestreamTable create(TestingWarehouse warehouse, String name, int buckets) {
-        return warehouse.create(
-                name,
-                TableSpec.builder(SCHEMA)
-                        .primaryKey("id", "region")
-                        .bucketCount(buckets)
-                        .partitioning(List.of("region"))
-                        .build());
+        return warehouse.create(name, spec(buckets));
+    }
+
+    /** The table's spec, with a log kept per (partition, bucket): for tests that create it through a catalog. */
+    public static TableSpec spec(int buckets) {
+        return TableSpec.builder(SCHEMA)
+                .primaryKey("id", "region")
+                .bucketCount(buckets)
+                .partitioning(List.of("region"))
+                .partitionedLog(true)
+                .build();
     }
 
     /**

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -60,12 +59,12 @@ class TestPartitionedLogWriter {
                             .bucketKey("id")
                             .bucketCount(3)
                             .partitioning(List.of("day(ts)", "region"))
+                            .partitionedLog(true)
                             .build());
             BucketFunction buckets = table.bucketFunction().orElseThrow();
             Map<String, List<String>> expected = new TreeMap<>();
             for (int commit = 0; commit < 3; commit++) {
-                try (LakestreamWriter writer =
-                        LakestreamWriter.partitionedLogWriter(table, warehouse.allocator(), Clock.systemUTC())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     int rows = 500 + random.nextInt(1500);
                     for (int i = 0; i < rows; i++) {
                         long id = random.nextInt(10_000);
@@ -103,12 +102,12 @@ class TestPartitionedLogWriter {
                             .primaryKey("id", "region")
                             .bucketCount(2)
                             .partitioning(List.of("region"))
+                            .partitionedLog(true)
                             .build());
             BucketFunction buckets = table.bucketFunction().orElseThrow();
             Map<String, List<String>> expected = new TreeMap<>();
             for (int commit = 0; commit < 3; commit++) {
-                try (LakestreamWriter writer =
-                        LakestreamWriter.partitionedLogWriter(table, warehouse.allocator(), Clock.systemUTC())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     int rows = 300 + random.nextInt(700);
                     for (int i = 0; i < rows; i++) {
                         long id = random.nextInt(500);
@@ -134,32 +133,6 @@ class TestPartitionedLogWriter {
             assertThat(logContent(table))
                     .as("seed %s (-Dlakestream.test.seed)", SEED)
                     .isEqualTo(expected);
-        }
-    }
-
-    @Test
-    void theEnginesWriterKeepsPerBucketLogsUntilReadersReadPartitions() {
-        Schema schema = new Schema(
-                Types.NestedField.required(1, "id", Types.LongType.get()),
-                Types.NestedField.optional(2, "region", Types.StringType.get()));
-        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
-            LakestreamTable table = warehouse.create(
-                    "t",
-                    TableSpec.builder(schema)
-                            .bucketCount(2)
-                            .partitioning(List.of("region"))
-                            .build());
-            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
-                writer.append(Map.of("id", 1L, "region", "eu"));
-                writer.append(Map.of("id", 2L, "region", "us"));
-                writer.commit();
-            }
-            LogSnapshot snapshot = table.log().latestSnapshot();
-            assertThat(snapshot.partitions()).isEmpty();
-            assertThat(snapshot.endOffsets().offsets().values().stream()
-                            .mapToLong(Long::longValue)
-                            .sum())
-                    .isEqualTo(2);
         }
     }
 

@@ -7,8 +7,12 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.CommitConflictCheck;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionBucket;
+import io.lakestream.log.PartitionLog;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.plan.BucketPruner;
+import io.lakestream.plan.LogTail;
 import io.lakestream.reader.LogBatch;
 import io.lakestream.reader.LogRangeReader;
 import io.lakestream.table.LakestreamTable;
@@ -16,11 +20,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
@@ -49,7 +53,8 @@ import org.apache.iceberg.types.Types;
  * cannot translate, which only broadens it); {@code alwaysTrue} when the engine knows none, so that
  * every concurrent insert or upsert conflicts. The keys the write publishes are read from its
  * staged segments with the canonical key encoding of the merge ({@link ArrowKeyEncoder}), so the
- * rule does not depend on what an engine reports. Only buckets the write publishes to, or whose
+ * rule does not depend on what an engine reports. Every bucket of the log is checked, and every bucket of
+ * every partition of a partitioned table's log ({@link LogTail}); only those the write publishes to, or whose
  * rows the condition can match, are read; the changed keys of a bucket are held in memory while
  * its staged keys stream past them.
  */
@@ -97,16 +102,22 @@ public final class WriteConflictCheck implements CommitConflictCheck {
 
     @Override
     public Optional<String> findConflict(List<StagedSegment> segments, LogSnapshot checkedFrom, LogSnapshot current) {
-        Map<Integer, List<StagedSegment>> written = segments.stream()
-                .collect(Collectors.groupingBy(StagedSegment::bucket, TreeMap::new, Collectors.toList()));
-        for (int bucket = 0; bucket < current.bucketCount(); bucket++) {
-            List<StagedSegment> writes = written.getOrDefault(bucket, List.of());
+        // every bucket, and every bucket of every partition of a partitioned table's log: a change in any of them
+        // may conflict (a partition new since the read starts at offset 0)
+        Map<WrittenLog, List<StagedSegment>> written = segments.stream()
+                .collect(Collectors.groupingBy(
+                        segment -> new WrittenLog(segment.partition(), segment.bucket()),
+                        LinkedHashMap::new,
+                        Collectors.toList()));
+        for (LogTail tail : LogTail.of(OffsetMap.EMPTY, current)) {
+            List<StagedSegment> writes = written.getOrDefault(
+                    new WrittenLog(tail.partition().map(PartitionLog::path), tail.bucket()), List.of());
             boolean conditionReads = !conditionMatchesNothing
-                    && (conditionBuckets.isEmpty() || conditionBuckets.get().contains(bucket));
+                    && (conditionBuckets.isEmpty() || conditionBuckets.get().contains(tail.bucket()));
             if (writes.isEmpty() && !conditionReads) {
                 continue;
             }
-            Optional<String> conflict = findConflict(bucket, writes, conditionReads, checkedFrom, current);
+            Optional<String> conflict = findConflict(tail, writes, conditionReads, checkedFrom, current);
             if (conflict.isPresent()) {
                 return conflict;
             }
@@ -114,22 +125,28 @@ public final class WriteConflictCheck implements CommitConflictCheck {
         return Optional.empty();
     }
 
+    /** The log a staged segment is written to: a bucket, or a bucket of the partition with this path. */
+    private record WrittenLog(Optional<String> partition, int bucket) {}
+
     private Optional<String> findConflict(
-            int bucket, List<StagedSegment> writes, boolean conditionReads, LogSnapshot from, LogSnapshot current) {
-        long start = from.bucket(bucket).endOffset();
-        BucketLog now = current.bucket(bucket);
+            LogTail tail, List<StagedSegment> writes, boolean conditionReads, LogSnapshot from, LogSnapshot current) {
+        long start = tail.partition()
+                .map(partition -> from.bucket(new PartitionBucket(partition.id(), tail.bucket())))
+                .orElseGet(() -> from.bucket(tail.bucket()))
+                .endOffset();
+        BucketLog now = tail.log();
         if (now.endOffset() == start) {
             return Optional.empty();
         }
         if (now.startOffset() > start) {
             // retention removed changes this write never saw: they cannot be checked, so they may conflict
             return Optional.of(
-                    "to bucket %s (offsets [%s, %s)) was removed by retention before it could be checked for conflicts"
-                            .formatted(bucket, start, now.startOffset()));
+                    "to %s (offsets [%s, %s)) was removed by retention before it could be checked for conflicts"
+                            .formatted(tail.describe(), start, now.startOffset()));
         }
         Set<ByteBuffer> changedKeys = new HashSet<>();
         try (LogRangeReader reader =
-                new LogRangeReader(table.log(), current, bucket, start, now.endOffset(), projection, allocator)) {
+                new LogRangeReader(table.log(), current, tail.range(start, now.endOffset()), projection, allocator)) {
             while (reader.hasNext()) {
                 try (LogBatch batch = reader.next()) {
                     List<FieldVector> columns = userColumns(batch);
@@ -139,13 +156,12 @@ public final class WriteConflictCheck implements CommitConflictCheck {
                     KeyBuffer key = new KeyBuffer();
                     for (int row = 0; row < batch.rowCount(); row++) {
                         if (conditionReads && batch.changeType(row) != ChangeType.DELETE && matches.test(row)) {
-                            return Optional.of(
-                                    "wrote a row (%s, bucket %s offset %s) that matches this write's condition %s"
-                                            .formatted(
-                                                    describeKey(keys, row),
-                                                    bucket,
-                                                    batch.firstOffset() + row,
-                                                    condition));
+                            return Optional.of("wrote a row (%s, %s offset %s) that matches this write's condition %s"
+                                    .formatted(
+                                            describeKey(keys, row),
+                                            tail.describe(),
+                                            batch.firstOffset() + row,
+                                            condition));
                         }
                         if (!writes.isEmpty()) {
                             encoder.encode(row, key);
@@ -155,11 +171,11 @@ public final class WriteConflictCheck implements CommitConflictCheck {
                 }
             }
         }
-        return changedKeys.isEmpty() ? Optional.empty() : findWrittenKey(bucket, writes, changedKeys);
+        return changedKeys.isEmpty() ? Optional.empty() : findWrittenKey(tail, writes, changedKeys);
     }
 
     /** The first key of the staged segments that a concurrent change also changed. */
-    private Optional<String> findWrittenKey(int bucket, List<StagedSegment> writes, Set<ByteBuffer> changedKeys) {
+    private Optional<String> findWrittenKey(LogTail tail, List<StagedSegment> writes, Set<ByteBuffer> changedKeys) {
         KeyBuffer key = new KeyBuffer();
         for (StagedSegment segment : writes) {
             try (LogRangeReader reader = LogRangeReader.staged(table.log(), segment, keyFields, allocator)) {
@@ -170,9 +186,8 @@ public final class WriteConflictCheck implements CommitConflictCheck {
                         for (int row = 0; row < batch.rowCount(); row++) {
                             encoder.encode(row, key);
                             if (changedKeys.contains(ByteBuffer.wrap(key.bytes(), 0, key.length()))) {
-                                return Optional.of(
-                                        "changed the row with key %s (bucket %s), which this write also changes"
-                                                .formatted(describeKey(keys, row), bucket));
+                                return Optional.of("changed the row with key %s (%s), which this write also changes"
+                                        .formatted(describeKey(keys, row), tail.describe()));
                             }
                         }
                     }

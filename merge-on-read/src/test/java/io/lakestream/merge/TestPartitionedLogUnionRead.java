@@ -8,7 +8,6 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +37,7 @@ class TestPartitionedLogUnionRead {
             LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
             for (int commit = 0; commit < 4; commit++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     PartitionedScores.writeRandomChanges(writer, random, 300, 200, oracle);
                     writer.commit();
                 }

@@ -11,6 +11,7 @@ import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
@@ -226,6 +227,58 @@ class TestWriteConflictCheck {
         assertThat(version()).isEqualTo(before);
     }
 
+    @Test
+    void conflictInABucketOfAPartitionIsDetected() {
+        LakestreamTable scores = PartitionedScores.create(warehouse, "scores", 2);
+        commitPartitioned(scores, writer -> {
+            writer.upsert(score(1, "eu", 0));
+            writer.upsert(score(1, "us", 0));
+        });
+        long read = scores.log().latestSnapshot().version();
+        List<StagedSegment> update = stagePartitioned(scores, writer -> writer.upsert(score(1, "eu", 1)));
+        commitPartitioned(scores, writer -> writer.upsert(score(1, "eu", 10)));
+        assertThat(scores.log().latestSnapshot().partitions()).hasSize(2);
+
+        // the key rule: the concurrent upsert is only in the eu partition's log
+        assertThatThrownBy(() -> commitChecked(scores, update, read, Expressions.alwaysFalse()))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining("id=1, region=eu")
+                .hasMessageContaining("partition region=eu");
+    }
+
+    @Test
+    void newRowMatchingTheConditionInANewPartitionConflicts() {
+        LakestreamTable scores = PartitionedScores.create(warehouse, "scores", 2);
+        commitPartitioned(scores, writer -> writer.upsert(score(1, "eu", 0)));
+        long read = scores.log().latestSnapshot().version();
+        List<StagedSegment> delete =
+                stagePartitioned(scores, writer -> writer.delete(Map.of("id", 1L, "region", "eu")));
+        // a row the DELETE WHERE score < 5 would have deleted, in a partition that appeared after its read
+        commitPartitioned(scores, writer -> writer.upsert(score(2, "ap", 3)));
+
+        assertThatThrownBy(() -> commitChecked(scores, delete, read, Expressions.lessThan("score", 5)))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining("id=2, region=ap");
+    }
+
+    @Test
+    void changesOfOtherPartitionsOutsideTheConditionCommit() {
+        LakestreamTable scores = PartitionedScores.create(warehouse, "scores", 2);
+        commitPartitioned(scores, writer -> writer.upsert(score(1, "eu", 0)));
+        long read = scores.log().latestSnapshot().version();
+        List<StagedSegment> update = stagePartitioned(scores, writer -> writer.upsert(score(1, "eu", 1)));
+        // the same id in another partition is another key
+        commitPartitioned(scores, writer -> writer.upsert(score(1, "us", 10)));
+
+        assertThat(commitChecked(scores, update, read, Expressions.equal("region", "eu"))
+                        .version())
+                .isEqualTo(read + 2);
+    }
+
     private void assertConflict(List<StagedSegment> staged, long read, Expression condition, String expected) {
         assertThatThrownBy(() -> commitChecked(staged, read, condition))
                 .isInstanceOfSatisfying(
@@ -236,12 +289,17 @@ class TestWriteConflictCheck {
     }
 
     private CommitResult commitChecked(List<StagedSegment> staged, long read, Expression condition) {
-        return table.log()
+        return commitChecked(table, staged, read, condition);
+    }
+
+    private CommitResult commitChecked(
+            LakestreamTable target, List<StagedSegment> staged, long read, Expression condition) {
+        return target.log()
                 .commitIfNoConflict(
                         staged,
                         Optional.of("write-" + read),
                         read,
-                        new WriteConflictCheck(table, condition, warehouse.allocator()));
+                        new WriteConflictCheck(target, condition, warehouse.allocator()));
     }
 
     private long version() {
@@ -260,6 +318,24 @@ class TestWriteConflictCheck {
             changes.accept(writer);
             return writer.prepare();
         }
+    }
+
+    private void commitPartitioned(LakestreamTable target, Consumer<LakestreamWriter> changes) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
+            changes.accept(writer);
+            writer.commit();
+        }
+    }
+
+    private List<StagedSegment> stagePartitioned(LakestreamTable target, Consumer<LakestreamWriter> changes) {
+        try (LakestreamWriter writer = new LakestreamWriter(target, warehouse.allocator())) {
+            changes.accept(writer);
+            return writer.prepare();
+        }
+    }
+
+    private static Map<String, Object> score(long id, String region, int score) {
+        return Map.of("id", id, "region", region, "score", score);
     }
 
     private static Map<String, Object> row(long id, String name, int score) {

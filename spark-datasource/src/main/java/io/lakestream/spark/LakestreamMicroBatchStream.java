@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
 import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
+import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -63,6 +64,14 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             String checkpointLocation,
             Configuration hadoop) {
         this.table = requireNonNull(table, "table is null");
+        // stream offsets are per bucket: a log kept per (partition, bucket) would be streamed as empty, silently
+        if (table.table().log().isPartitionedLog()) {
+            throw new LakestreamException(
+                    UNSUPPORTED_OPERATION,
+                    ("Cannot stream table %s: its log is kept per (partition, bucket), which streaming reads do not read"
+                                    + " yet. Read it in batch mode (spark.read) instead")
+                            .formatted(table.name()));
+        }
         this.conf = requireNonNull(conf, "conf is null");
         this.batches = requireNonNull(batches, "batches is null");
         this.checkpointLocation = requireNonNull(checkpointLocation, "checkpointLocation is null");

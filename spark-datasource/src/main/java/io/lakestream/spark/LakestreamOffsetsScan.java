@@ -23,14 +23,17 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * The {@code t$offsets} table: per bucket, how far the lake is behind the log (lake offset, log end,
+ * The {@code t$offsets} table: per bucket (per partition and bucket, with the partition path, for a table whose log
+ * is kept per partition and bucket), how far the lake is behind the log (lake offset, log end,
  * records behind, when the oldest change not yet in the lake was committed), at the pinned read
  * state. Computed on the driver from the planner's freshness; one partition carries the rows as JSON.
  */
 final class LakestreamOffsetsScan implements Scan, Batch {
     static final StructType SCHEMA = new StructType()
+            .add("partition", DataTypes.StringType, true)
             .add("bucket", DataTypes.IntegerType, false)
             .add("lake_offset", DataTypes.LongType, false)
             .add("log_end_offset", DataTypes.LongType, false)
@@ -94,7 +97,7 @@ final class LakestreamOffsetsScan implements Scan, Batch {
             List<BucketFreshness> buckets = UnionReadPlanner.freshness(table, ReadOptions.UNION.atLogVersion(version));
             boolean consistent = buckets.stream()
                     .allMatch(bucket ->
-                            bucket.lakeOffset() == pin.lake().offsets().offset(bucket.bucket()));
+                            bucket.lakeOffset() == bucket.offsetIn(pin.lake().offsets()));
             if (consistent || attempt == 3) {
                 return new Rows(buckets, version, pin.lake().snapshotId());
             }
@@ -134,6 +137,7 @@ final class LakestreamOffsetsScan implements Scan, Batch {
                     }
                     BucketFreshness bucket = buckets.next();
                     current = new GenericInternalRow(new Object[] {
+                        bucket.partition().map(UTF8String::fromString).orElse(null),
                         bucket.bucket(),
                         bucket.lakeOffset(),
                         bucket.logEndOffset(),

@@ -6,9 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.PartitionedScores;
+import io.lakestream.write.LakestreamWriter;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -87,6 +93,53 @@ class TestLakestreamSparkPartitionedTables {
                 .containsExactly("ts_day", "region", "id_bucket");
     }
 
+    /**
+     * A table whose log is kept per (partition, bucket) (created through the catalog: Spark's CREATE TABLE does not
+     * choose that layout yet): Spark's INSERT, UPDATE and DELETE and the Java writer write into the partitions'
+     * logs; union and {@code t$lake} reads are exact before and after tiering; {@code t$offsets} has one row per
+     * (partition, bucket); a streaming read is refused rather than reading nothing.
+     */
+    @Test
+    void tableWithAPartitionedLog() {
+        LakestreamTable table = SparkTesting.get()
+                .warehouse()
+                .catalog()
+                .createTable(TableIdentifier.of(Namespace.of(NS), "plog"), PartitionedScores.spec(2));
+        try (LakestreamWriter writer =
+                new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
+            writer.upsert(Map.of("id", 1L, "region", "eu", "score", 1));
+            writer.upsert(Map.of("id", 2L, "region", "us", "score", 2));
+            writer.commit();
+        }
+        testing.sql("INSERT INTO ls.parts.plog VALUES (3, 'eu', 3), (4, 'ap', 4)");
+        testing.sql("UPDATE ls.parts.plog SET score = 10 WHERE id = 1 AND region = 'eu'");
+        testing.sql("DELETE FROM ls.parts.plog WHERE id = 2 AND region = 'us'");
+        assertThat(SparkTables.load(NS, "plog").log().latestSnapshot().partitions())
+                .extracting(partition -> partition.path())
+                .containsExactly("region=eu", "region=us", "region=ap");
+        List<List<Object>> expected = List.of(row(1L, "eu", 10), row(3L, "eu", 3), row(4L, "ap", 4));
+        assertScores("plog", expected);
+        assertThat(rows(testing.sql("SELECT partition, sum(log_end_offset) FROM ls.parts.`plog$offsets`"
+                        + " GROUP BY partition ORDER BY partition")))
+                // eu: two inserts and the update (one upsert of its key); us: an insert and the delete
+                .containsExactly(row("region=ap", 1L), row("region=eu", 3L), row("region=us", 2L));
+
+        tier("plog");
+        assertScores("plog", expected);
+        assertScores("`plog$lake`", expected);
+        assertThat(rows(testing.sql("SELECT count(*), sum(records_behind) FROM ls.parts.`plog$offsets`")))
+                .containsExactly(row(6L, 0L));
+        assertThatThrownBy(() -> testing.spark()
+                        .readStream()
+                        .table("ls.parts.`plog$changes`")
+                        .writeStream()
+                        .format("memory")
+                        .queryName("plog_stream")
+                        .start()
+                        .processAllAvailable())
+                .hasMessageContaining("its log is kept per (partition, bucket)");
+    }
+
     @Test
     void partitioningsTheTableCannotTake() {
         assertThatThrownBy(
@@ -118,6 +171,11 @@ class TestLakestreamSparkPartitionedTables {
 
     private void assertRows(String table, List<List<Object>> expected) {
         assertThat(rows(testing.sql("SELECT id, region, v FROM ls.parts.%s ORDER BY id".formatted(table))))
+                .containsExactlyElementsOf(expected);
+    }
+
+    private void assertScores(String table, List<List<Object>> expected) {
+        assertThat(rows(testing.sql("SELECT id, region, score FROM ls.parts.%s ORDER BY id".formatted(table))))
                 .containsExactlyElementsOf(expected);
     }
 

@@ -6,6 +6,7 @@ import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.plan.LogTail;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -26,9 +27,10 @@ public record TieringLag(long pendingRecords, Optional<Duration> oldestPendingAg
     public static TieringLag of(OffsetMap lakeOffsets, LogSnapshot log, long nowMillis) {
         long pending = 0;
         long oldestCommit = Long.MAX_VALUE;
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            BucketLog bucketLog = log.bucket(bucket);
-            long from = lakeOffsets.offset(bucket);
+        // every bucket, and every bucket of every partition of a partitioned table's log
+        for (LogTail tail : LogTail.of(lakeOffsets, log)) {
+            BucketLog bucketLog = tail.log();
+            long from = tail.lakeOffset();
             if (from >= bucketLog.endOffset()) {
                 continue;
             }

@@ -15,6 +15,7 @@ import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.MutableClock;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.io.IOException;
@@ -23,9 +24,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -119,6 +122,62 @@ class TestOrphanSweeper {
             Table lake = warehouse.load("swept_log").lake();
             assertThat(LakePosition.current(lake).offsets()).isEqualTo(oracle.ends());
             assertThat(LakeOracle.readLake(lake, table.definition().schema())).isEqualTo(oracle.stateAt(oracle.ends()));
+        }
+    }
+
+    /**
+     * The same under the partition directories of a table whose log is kept per (partition, bucket): an abandoned
+     * writer's segments and an interrupted publish's temporary file there go, every published segment stays.
+     */
+    @Test
+    void orphansOfAPartitionedLogGoAndItsPublishedSegmentsStay() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "swept_partitions", 2);
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                PartitionedScores.writeRandomChanges(writer, new Random(5), 60, 30, new HashMap<>());
+                writer.commit();
+            }
+            List<StagedSegment> abandoned;
+            LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator());
+            writer.upsert(Map.of("id", 100L, "region", "eu", "score", 1));
+            writer.upsert(Map.of("id", 101L, "region", "us", "score", 1));
+            abandoned = writer.prepare();
+            writer.close();
+            assertThat(abandoned)
+                    .allSatisfy(segment -> assertThat(segment.path()).startsWith("p/region="));
+            List<Path> staged = abandoned.stream()
+                    .map(segment -> logFile(table, segment.path()))
+                    .toList();
+            Path temporary = logFile(table, "p/region=eu/bucket-0000/.tmp-" + java.util.UUID.randomUUID());
+            Files.createDirectories(temporary.getParent());
+            Files.write(temporary, new byte[] {1});
+            List<Path> published = table.log().latestSnapshot().liveSegments().stream()
+                    .map(segment -> logFile(table, segment.path()))
+                    .toList();
+            assertThat(published)
+                    .isNotEmpty()
+                    .allSatisfy(path -> assertThat(path.toString()).contains("/p/region="));
+
+            MutableClock clock = new MutableClock(Instant.now());
+            TieringConfig config = TieringConfig.builder()
+                    .writerThreads(2)
+                    .orphanAge(ORPHAN_AGE)
+                    .orphanSweepInterval(Duration.ofMinutes(10))
+                    .build();
+            try (TieringService service = new TieringService(warehouse.catalog(), config, TieringHooks.NONE, clock)) {
+                assertThat(service.tierTable(table.identifier()).orphansRemoved())
+                        .isZero();
+                assertThat(staged).allSatisfy(path -> assertThat(path).exists());
+
+                clock.advance(Duration.ofHours(2));
+                TieringResult swept = service.tierTable(table.identifier());
+                assertThat(swept.error()).isEmpty();
+                assertThat(swept.orphansRemoved()).isEqualTo(staged.size() + 1);
+                assertThat(staged).allSatisfy(path -> assertThat(path).doesNotExist());
+                assertThat(temporary).doesNotExist();
+            }
+            // retention (24 h by default) removed none of them, and the sweep neither
+            assertThat(published).allSatisfy(path -> assertThat(path).exists());
         }
     }
 

@@ -11,7 +11,6 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import io.lakestream.write.PartitionedLogWriters;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -38,6 +37,27 @@ class TestPartitionedLogTiering {
     @TempDir
     Path directory;
 
+    /** The lag tiering reports (and its scheduling reads) counts the changes in every partition's logs. */
+    @Test
+    void lagCountsEveryPartitionBucket() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "lag", 2);
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                for (long id = 0; id < 30; id++) {
+                    writer.upsert(
+                            Map.of("id", id, "region", PartitionedScores.REGIONS.get((int) (id % 3)), "score", 1));
+                }
+                writer.commit();
+            }
+            LogSnapshot log = table.log().latestSnapshot();
+            long now = log.committedAtMillis() + 5_000;
+            TieringLag lag = TieringLag.of(OffsetMap.EMPTY, log, now);
+            assertThat(lag.pendingRecords()).isEqualTo(30);
+            assertThat(lag.oldestPendingAge()).contains(Duration.ofSeconds(5));
+            assertThat(TieringLag.of(log.endOffsets(), log, now)).isEqualTo(TieringLag.NONE);
+        }
+    }
+
     @Test
     void primaryKeyTablePartitionedByAKeyColumn() {
         Random random = new Random(SEED);
@@ -45,7 +65,7 @@ class TestPartitionedLogTiering {
             LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
             for (int step = 0; step < 5; step++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     PartitionedScores.writeRandomChanges(writer, random, 60, 50, oracle);
                     writer.commit();
                 }
@@ -74,10 +94,11 @@ class TestPartitionedLogTiering {
                             .bucketKey("id")
                             .bucketCount(2)
                             .partitioning(List.of("day(ts)", "region"))
+                            .partitionedLog(true)
                             .build());
             List<List<Object>> written = new ArrayList<>();
             for (int step = 0; step < 4; step++) {
-                try (LakestreamWriter writer = PartitionedLogWriters.open(table, warehouse.allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     for (int i = 0; i < 80; i++) {
                         long id = random.nextInt(10_000);
                         String region = random.nextInt(8) == 0 ? null : REGIONS[random.nextInt(REGIONS.length)];

@@ -52,7 +52,9 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     /** ALTER TABLE that the log and the lake cannot both take (e.g. a narrowing type change). */
     LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED(28, USER_ERROR),
     /** A partitioning term the table cannot take (unknown transform, wrong type, a key table's non-key column). */
-    LAKESTREAM_PARTITIONING_NOT_ALLOWED(29, USER_ERROR);
+    LAKESTREAM_PARTITIONING_NOT_ALLOWED(29, USER_ERROR),
+    /** A commit of segments of another log layout than the log's identity record names (an older writer). */
+    LAKESTREAM_LOG_LAYOUT_MISMATCH(30, EXTERNAL);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -104,6 +106,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case SCHEMA_CHANGE_NOT_ALLOWED -> LAKESTREAM_SCHEMA_CHANGE_NOT_ALLOWED;
             case SCHEMA_CHANGE_UNSUPPORTED -> LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED;
             case PARTITIONING_NOT_ALLOWED -> LAKESTREAM_PARTITIONING_NOT_ALLOWED;
+            case LOG_LAYOUT_MISMATCH -> LAKESTREAM_LOG_LAYOUT_MISMATCH;
         };
     }
 }

@@ -69,6 +69,11 @@ final class LakestreamMetrics {
     static final String LAKE_FILE_BYTES = "lakestream.lakeFileBytes";
 
     static final String LOG_SEGMENT_BYTES = "lakestream.logSegmentBytes";
+    /**
+     * Log segments a split carries for its log range (each once per split): what pruning whole log partitions by a
+     * filter on a partition column saves, since planning leaves out the (partition, bucket) logs it excludes.
+     */
+    static final String LOG_SEGMENTS = "lakestream.logSegments";
 
     private LakestreamMetrics() {}
 
@@ -85,13 +90,20 @@ final class LakestreamMetrics {
                 .flatMap(List::stream)
                 .mapToLong(SegmentFile::sizeBytes)
                 .sum();
+        long logSegments = split.logSegments().stream()
+                .flatMap(List::stream)
+                .map(SegmentFile::path)
+                .distinct()
+                .count();
         return new Metrics(ImmutableMap.of(
                 LAKE_FILES,
                 new LongCount(dataFiles),
                 LAKE_FILE_BYTES,
                 new LongCount(files.values().stream().mapToLong(Long::longValue).sum()),
                 LOG_SEGMENT_BYTES,
-                new LongCount(logBytes)));
+                new LongCount(logBytes),
+                LOG_SEGMENTS,
+                new LongCount(logSegments)));
     }
 
     /** The counters of a split read by the union split reader. */

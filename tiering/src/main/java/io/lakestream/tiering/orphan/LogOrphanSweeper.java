@@ -38,12 +38,19 @@ import org.slf4j.LoggerFactory;
 final class LogOrphanSweeper {
     private static final Logger log = LoggerFactory.getLogger(LogOrphanSweeper.class);
 
-    /** {@code bucket-0003/<uuid>.arrow}: see {@link LogPaths#newSegmentPath}. */
-    private static final Pattern SEGMENT = Pattern.compile("bucket-\\d+/[^/]+\\.arrow");
+    /**
+     * A bucket's directory: {@code bucket-0003}, or a partition's {@code p/ts_day=2026-12-01/region=eu/bucket-0003}
+     * (one {@code name=value} directory per partition field, values escaped as Iceberg escapes them).
+     */
+    private static final String BUCKET_DIRECTORY =
+            "(?:" + Pattern.quote(LogPaths.PARTITIONS_DIRECTORY) + "/(?:[^/]+=[^/]*/)+)?bucket-\\d+";
+
+    /** {@code bucket-0003/<uuid>.arrow}, also under a partition: see {@link LogPaths#newSegmentPath}. */
+    private static final Pattern SEGMENT = Pattern.compile(BUCKET_DIRECTORY + "/[^/]+\\.arrow");
 
     /** {@code .tmp-<uuid>} next to a commit, checkpoint, hint or lease being published. */
     private static final Pattern TEMPORARY = Pattern.compile("(?:" + LogPaths.COMMITS_DIRECTORY + "|"
-            + LogPaths.LEASES_DIRECTORY + "|bucket-\\d+)/"
+            + LogPaths.LEASES_DIRECTORY + "|" + BUCKET_DIRECTORY + ")/"
             + Pattern.quote(LogPublishing.TEMPORARY_PREFIX) + "[^/]+");
 
     /** {@code _leases/<id>.json}: see {@link LogPaths#lease}. */
@@ -140,14 +147,15 @@ final class LogOrphanSweeper {
         }
     }
 
-    /** Paths, relative to the log root, of the segments of the newest commit (retention removed the older ones). */
+    /**
+     * Paths, relative to the log root, of the live segments of the newest commit, of every bucket and every
+     * partition's bucket (retention removed the older ones).
+     */
     private static Set<String> referencedSegments(LogSnapshot snapshot, LogPaths paths) {
         Set<String> referenced = new HashSet<>();
-        for (int bucket = 0; bucket < snapshot.bucketCount(); bucket++) {
-            for (SegmentFile segment : snapshot.bucket(bucket).segments()) {
-                String relative = relative(segment.path(), paths);
-                referenced.add(relative == null ? segment.path() : relative);
-            }
+        for (SegmentFile segment : snapshot.liveSegments()) {
+            String relative = relative(segment.path(), paths);
+            referenced.add(relative == null ? segment.path() : relative);
         }
         return referenced;
     }

@@ -7,6 +7,7 @@ import static io.trino.spi.type.DateTimeEncoding.packDateTimeWithZone;
 import static io.trino.spi.type.IntegerType.INTEGER;
 import static io.trino.spi.type.TimeZoneKey.UTC_KEY;
 import static io.trino.spi.type.TimestampWithTimeZoneType.TIMESTAMP_TZ_MILLIS;
+import static io.trino.spi.type.VarcharType.VARCHAR;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -31,11 +32,16 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * {@code "t$offsets"}: one row per bucket with how far the lake lags behind the log: the lake's
+ * {@code "t$offsets"}: one row per bucket (per partition and bucket, with the partition path, for a table whose log
+ * is kept per partition and bucket) with how far the lake lags behind the log: the lake's
  * offset, the log's end, the changes in between, and when the oldest of them was committed.
  */
 public final class OffsetsSystemTable implements SystemTable {
     private static final List<ColumnMetadata> COLUMNS = List.of(
+            column(
+                    "partition",
+                    VARCHAR,
+                    "the partition path of the bucket, for a table whose log is kept per partition and bucket; NULL otherwise"),
             column("bucket", INTEGER, "log bucket"),
             column("lake_offset", BIGINT, "next offset of the bucket not yet in the lake"),
             column("log_end_offset", BIGINT, "next offset not yet in the log"),
@@ -99,6 +105,7 @@ public final class OffsetsSystemTable implements SystemTable {
         InMemoryRecordSet.Builder rows = InMemoryRecordSet.builder(metadata);
         for (BucketFreshness bucket : freshness) {
             rows.addRow(
+                    bucket.partition().orElse(null),
                     bucket.bucket(),
                     bucket.lakeOffset(),
                     bucket.logEndOffset(),
