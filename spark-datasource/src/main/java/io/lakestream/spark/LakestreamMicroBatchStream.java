@@ -2,13 +2,13 @@ package io.lakestream.spark;
 
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
 import static io.lakestream.common.LakestreamError.TABLE_DROPPED;
-import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.plan.LakeFile;
+import io.lakestream.plan.LogPartitionPruner;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.UnionReadPlanner;
@@ -32,7 +32,8 @@ import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow
 
 /**
  * A Lakestream table as a Spark micro-batch stream. Offsets are log positions ({@link
- * LakestreamStreamOffset}); a batch reads, per bucket, the log range between its start and end offsets
+ * LakestreamStreamOffset}); a batch reads, per bucket (per bucket of each partition of a log kept per (partition,
+ * bucket)), the log range between its start and end offsets
  * (whole commits), or, first of all in start mode {@code full}, the table's state at the start version.
  * Tiering and compaction change no log offset, so a checkpointed position stays meaningful across them;
  * a range that retention removed is an error ({@code LOG_RANGE_REMOVED}), never skipped.
@@ -64,14 +65,6 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             String checkpointLocation,
             Configuration hadoop) {
         this.table = requireNonNull(table, "table is null");
-        // stream offsets are per bucket: a log kept per (partition, bucket) would be streamed as empty, silently
-        if (table.table().log().isPartitionedLog()) {
-            throw new LakestreamException(
-                    UNSUPPORTED_OPERATION,
-                    ("Cannot stream table %s: its log is kept per (partition, bucket), which streaming reads do not read"
-                                    + " yet. Read it in batch mode (spark.read) instead")
-                            .formatted(table.name()));
-        }
         this.conf = requireNonNull(conf, "conf is null");
         this.batches = requireNonNull(batches, "batches is null");
         this.checkpointLocation = requireNonNull(checkpointLocation, "checkpointLocation is null");
@@ -197,24 +190,24 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     }
 
     /**
-     * Each bucket's range read per key; for the changelog with the bucket's state at the start version (the
+     * Each log's range read per key; for the changelog with that log's state at the start version (the
      * version whose ends the range starts at), planned here on the driver, whose table follows the lake.
      */
     private InputPartition[] keyedPartitions(
             Position start, List<UnionSplit> changes, LogSnapshot log, StreamOutput output) {
-        Map<Integer, UnionSplit> stateByBucket = new HashMap<>();
+        Map<StateKey, UnionSplit> stateByLog = new HashMap<>();
         if (output == StreamOutput.CHANGELOG && !changes.isEmpty()) {
             String needed =
                     "the rows its changed keys held at log version %s (the before images of stream.output 'changelog')"
                             .formatted(start.logVersion());
             for (UnionSplit split : stateSplits(ReadOptions.UNION.atLogVersion(start.logVersion()), log, needed)) {
-                stateByBucket.put(split.bucket().orElseThrow(), split);
+                stateByLog.put(StateKey.of(split, log), split);
             }
         }
         return changes.stream()
                 .map(split -> new LakestreamKeyedChangesPartition(
                         LakestreamInputPartition.of(split),
-                        Optional.ofNullable(stateByBucket.get(split.bucket().orElseThrow()))
+                        Optional.ofNullable(stateByLog.get(StateKey.of(split, log)))
                                 .map(LakestreamInputPartition::of)
                                 .stream()
                                 .toList(),
@@ -222,11 +215,29 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                 .toArray(InputPartition[]::new);
     }
 
+    /**
+     * The log a split of a primary-key table belongs to: its bucket, and for a log kept per (partition, bucket) its
+     * partition (every version of a key lives in one, since the partition columns are key columns). A state split
+     * without a log tail names its partition by its lake files' partition path.
+     */
+    private record StateKey(Optional<Integer> partitionId, int bucket) {
+        static StateKey of(UnionSplit split, LogSnapshot log) {
+            Optional<Integer> partitionId = split.logRange().flatMap(LogRange::partitionId);
+            if (partitionId.isEmpty() && !log.partitions().isEmpty()) {
+                partitionId = split.lakeFiles().stream()
+                        .findFirst()
+                        .flatMap(LakeFile::partition)
+                        .flatMap(log::partitionId);
+            }
+            return new StateKey(partitionId, split.bucket().orElseThrow());
+        }
+    }
+
     /** Where each log commit of a range ends (its segments carry their commit's version). */
     private static List<Long> commitEnds(LogSnapshot log, LogRange range) {
         List<Long> ends = new ArrayList<>();
         long version = -1;
-        for (SegmentFile segment : log.bucket(range.bucket()).segmentsOverlapping(range.from(), range.to())) {
+        for (SegmentFile segment : range.in(log).segmentsOverlapping(range.from(), range.to())) {
             long end = Math.min(range.to(), segment.endOffset());
             if (!ends.isEmpty() && segment.version() == version) {
                 ends.set(ends.size() - 1, end);
@@ -286,53 +297,62 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             if (tail.isEmpty()) {
                 continue;
             }
-            long start = newest.bucket(tail.get().bucket()).startOffset();
+            long start = StreamRanges.liveStart(newest, tail.get());
             if (tail.get().from() < start) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
                         ("The stream on %s cannot continue: it needs %s, read from the lake plus log offsets [%s, %s) of "
-                                        + "bucket %s, but retention removed the log before offset %s, and the lake holds the "
-                                        + "table only at later versions. %s")
+                                        + "%s, but retention removed the log %s, and the lake holds the table only at later "
+                                        + "versions. %s")
                                 .formatted(
                                         table.name(),
                                         needed,
                                         tail.get().from(),
                                         tail.get().to(),
-                                        tail.get().bucket(),
-                                        start,
+                                        StreamRanges.describe(newest, tail.get()),
+                                        removedPart(start),
                                         RESTART_ADVICE));
             }
         }
         return splits;
     }
 
-    /** Per bucket, the log range from the start offset to the end offset, read at the newest log version. */
+    /**
+     * Per log (bucket, or bucket of a partition), the range from the start offset to the end offset, read at the
+     * newest log version. Logs of partitions the pushed filter cannot match are left out: every row of theirs would
+     * fail it.
+     */
     private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log, StreamBatches batches) {
         // the newest version still lists every segment the range needs, unless retention removed it
+        LogPartitionPruner pruner = new LogPartitionPruner(table.table().definition(), batches.filter());
         List<UnionSplit> splits = new ArrayList<>();
-        for (int bucket = 0; bucket < log.bucketCount(); bucket++) {
-            long from = start.offsets().offset(bucket);
-            long to = end.offsets().offset(bucket);
-            if (to <= from) {
-                continue;
-            }
-            BucketLog bucketLog = log.bucket(bucket);
-            if (from < bucketLog.startOffset()) {
+        for (LogRange range : StreamRanges.between(start.offsets(), end.offsets())) {
+            long liveStart = StreamRanges.liveStart(log, range);
+            if (range.from() < liveStart) {
                 throw new LakestreamException(
                         LOG_RANGE_REMOVED,
-                        ("The stream on %s cannot continue: offsets [%s, %s) of bucket %s, which it has not read yet, were removed by "
-                                        + "log retention (the log now starts at %s). %s")
+                        ("The stream on %s cannot continue: offsets [%s, %s) of %s, which it has not read yet, were removed by "
+                                        + "log retention (%s). %s")
                                 .formatted(
                                         table.name(),
-                                        from,
-                                        bucketLog.startOffset(),
-                                        bucket,
-                                        bucketLog.startOffset(),
+                                        range.from(),
+                                        Math.min(liveStart, range.to()),
+                                        StreamRanges.describe(log, range),
+                                        liveStart == Long.MAX_VALUE
+                                                ? "the partition is gone from the log"
+                                                : "the log now starts at " + liveStart,
                                         RESTART_ADVICE));
             }
-            splits.add(batches.logSplit(new LogRange(bucket, from, to), log.version()));
+            if (StreamRanges.partition(log, range).map(pruner::mayMatch).orElse(true)) {
+                splits.add(batches.logSplit(range, log.version()));
+            }
         }
         return splits;
+    }
+
+    /** What retention removed of a log whose live part starts at {@code liveStart}. */
+    private static String removedPart(long liveStart) {
+        return liveStart == Long.MAX_VALUE ? "(the whole partition)" : "before offset " + liveStart;
     }
 
     @Override
@@ -342,7 +362,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
 
     /**
      * In each query progress ({@code StreamingQueryProgress.sources[].metrics}): {@code recordsBehindLatest},
-     * the changes committed to the log that the stream has not read yet, summed over buckets.
+     * the changes committed to the log that the stream has not read yet, summed over every log (bucket, or bucket of a partition).
      */
     @Override
     public Map<String, String> metrics(Optional<Offset> latestConsumedOffset) {
@@ -351,11 +371,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         }
         Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
         LogSnapshot newest = newestSince(consumed.logVersion());
-        long behind = 0;
-        for (int bucket = 0; bucket < newest.bucketCount(); bucket++) {
-            behind += Math.max(
-                    0, newest.bucket(bucket).endOffset() - consumed.offsets().offset(bucket));
-        }
+        long behind = StreamRanges.rows(consumed.offsets(), newest.endOffsets());
         return Map.of("recordsBehindLatest", Long.toString(behind), "logVersion", Long.toString(consumed.logVersion()));
     }
 

@@ -59,7 +59,7 @@ record LakestreamStreamReaderFactory(
     /** What a split of a stream reads, for its errors. */
     private static String describe(UnionSplit split) {
         String range = split.logRange()
-                .map(log -> "log offsets [%s, %s) of bucket %s".formatted(log.from(), log.to(), log.bucket()))
+                .map(log -> "log offsets [%s, %s) of %s".formatted(log.from(), log.to(), log.describeLog()))
                 .orElse("no log range");
         return split.mode() == ReadMode.CHANGES
                 ? range

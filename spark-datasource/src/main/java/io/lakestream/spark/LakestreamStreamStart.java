@@ -6,7 +6,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.OffsetMap;
 import io.lakestream.log.StreamLog;
+import io.lakestream.plan.LogTail;
 import io.lakestream.plan.ReadOptions;
 import io.lakestream.plan.ReadPin;
 import io.lakestream.spark.LakestreamStreamOffset.Phase;
@@ -74,16 +76,28 @@ final class LakestreamStreamStart {
             case LATEST -> Position.changesAt(uuid, log.latestSnapshot(), OptionalLong.empty());
             case EARLIEST -> {
                 LogSnapshot latest = log.latestSnapshot();
-                for (int bucket = 0; bucket < latest.bucketCount(); bucket++) {
-                    long start = latest.bucket(bucket).startOffset();
+                for (LogTail tail : LogTail.of(OffsetMap.EMPTY, latest)) {
+                    long start = tail.log().startOffset();
                     if (start > 0) {
                         throw new LakestreamException(
                                 LOG_RANGE_REMOVED,
                                 ("Cannot stream every change of table %s from the start (startup.mode 'earliest'): retention removed offsets "
-                                                + "[0, %s) of bucket %s (they are in the lake). Start the stream with startup.mode 'full' "
+                                                + "[0, %s) of %s (they are in the lake). Start the stream with startup.mode 'full' "
                                                 + "(the table's state, then every change after it)")
-                                        .formatted(table, start, bucket));
+                                        .formatted(table, start, tail.describe()));
                     }
+                }
+                if (latest.partitions().size() < latest.nextPartitionId()) {
+                    // partition ids are dense and never reused: a missing one was removed whole once tiered
+                    throw new LakestreamException(
+                            LOG_RANGE_REMOVED,
+                            ("Cannot stream every change of table %s from the start (startup.mode 'earliest'): %s of its %s "
+                                            + "log partitions were removed (they are in the lake). Start the stream with "
+                                            + "startup.mode 'full' (the table's state, then every change after it)")
+                                    .formatted(
+                                            table,
+                                            latest.nextPartitionId() - latest.partitions().size(),
+                                            latest.nextPartitionId()));
                 }
                 yield Position.changesAt(uuid, log.snapshot(0), OptionalLong.empty());
             }

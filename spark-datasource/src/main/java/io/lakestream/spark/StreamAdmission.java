@@ -10,7 +10,7 @@ import org.apache.spark.sql.connector.read.streaming.ReadMaxRows;
 
 /**
  * How far one micro-batch reads: whole log commits, at least one that adds rows, and no more than the
- * limits allow (rows summed over buckets; commits that add no rows, e.g. retention, are free). A commit
+ * limits allow (rows summed over buckets, and over the buckets of every partition of a partitioned log; commits that add no rows, e.g. retention, are free). A commit
  * is never split, so a batch never shows half of one; a single commit larger than the row limit is a
  * batch of its own.
  *
@@ -63,11 +63,7 @@ record StreamAdmission(OptionalLong maxRows, OptionalLong maxCommits) {
     }
 
     private static long addedRows(LogSnapshot before, LogSnapshot after) {
-        long rows = 0;
-        for (int bucket = 0; bucket < after.bucketCount(); bucket++) {
-            rows += Math.max(
-                    0, after.bucket(bucket).endOffset() - before.bucket(bucket).endOffset());
-        }
-        return rows;
+        // every bucket of every partition too; a partition new in after counts from offset 0
+        return StreamRanges.rows(before.endOffsets(), after.endOffsets());
     }
 }

@@ -1,0 +1,409 @@
+package io.lakestream.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.TableSpec;
+import io.lakestream.testing.Seeds;
+import io.lakestream.write.LakestreamWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Structured Streaming of tables whose log is kept per (partition, bucket) (docs/format.md "The log of a partitioned
+ * table"): Java-writer and Spark commits into several partitions, new partitions appearing while the stream runs and
+ * while it is stopped, tiering at random points, a restart from the checkpoint in the middle and a last run with
+ * {@code Trigger.AvailableNow}, all in batches bounded by {@code max-rows-per-trigger} and {@code max-commits-per-trigger}. The stream's rows equal an
+ * oracle built from what the test wrote: the {@code changelog} and {@code upsert} outputs of a primary-key table, and
+ * the rows of an append-only table.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(Seeds.class)
+class TestLakestreamSparkStreamPartitionedLog {
+    private static final String NS = "stream_plog";
+    private static final Trigger FAST = Trigger.ProcessingTime("50 milliseconds");
+    private static final Schema SCHEMA = new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "region", Types.StringType.get()),
+            Types.NestedField.optional(3, "score", Types.IntegerType.get()));
+    /** Regions in the order they appear: the first two from the start, each later one new mid-stream. */
+    private static final List<String> REGIONS = List.of("eu", "us", "ap", "sa", "af");
+
+    private static final int KEYS = 30;
+    /** Admission limits of every stream: whole commits, at most two and at most 25 rows (unless one is larger). */
+    private static final Map<String, String> LIMITS =
+            Map.of("max-rows-per-trigger", "25", "max-commits-per-trigger", "2");
+    // rows of t$changes: _change_type, _bucket, _offset, _commit_timestamp, id, region, score
+    private static final int TYPE = 0;
+    private static final int OFFSET = 2;
+    private static final int FIRST_COLUMN = 4;
+
+    private final SparkTesting testing = SparkTesting.get();
+
+    @BeforeAll
+    void createNamespace() {
+        testing.sql("CREATE NAMESPACE IF NOT EXISTS ls." + NS);
+    }
+
+    /** {@code stream.output=changelog}: the state at the start, then each key's net change per commit, in order. */
+    @Test
+    void changelogOfAPartitionedLogMatchesTheOracle() throws Exception {
+        long seed = Seeds.seed(4101);
+        KeyedOracle oracle = new KeyedOracle();
+        String name = "changelog-" + seed;
+        LakestreamTable table = createTable("changelog_t", true);
+        run(seed, table, oracle, changes("changelog_t", "changelog"), name);
+
+        Map<List<Object>, List<Object>> applied = new HashMap<>();
+        Map<List<Object>, List<List<Object>>> emitted = new LinkedHashMap<>();
+        for (Row row : StreamCollector.rows(name)) {
+            List<Object> values = values(row);
+            List<Object> key = values.subList(0, 2);
+            String type = row.getString(TYPE);
+            if (row.isNullAt(OFFSET)) {
+                assertThat(type).as("a state row").isEqualTo("insert");
+                assertThat(applied.put(key, values)).as("state row of %s twice", key).isNull();
+                continue;
+            }
+            List<Object> change = new ArrayList<>();
+            change.add(type);
+            change.addAll(values);
+            emitted.computeIfAbsent(key, ignored -> new ArrayList<>()).add(change);
+            switch (type) {
+                case "insert" ->
+                    assertThat(applied.put(key, values))
+                            .as("insert of present key %s", key)
+                            .isNull();
+                case "update_before" ->
+                    assertThat(applied.get(key))
+                            .as("update_before of %s is the current row", key)
+                            .isEqualTo(values);
+                case "update_after" ->
+                    assertThat(applied.put(key, values))
+                            .as("update_after of absent %s", key)
+                            .isNotNull();
+                case "delete" ->
+                    assertThat(applied.remove(key))
+                            .as("delete of %s carries the removed row", key)
+                            .isEqualTo(values);
+                default -> throw new AssertionError("change type " + type);
+            }
+        }
+        assertThat(new HashMap<>(emitted)).isEqualTo(oracle.changelog);
+        assertThat(applied).isEqualTo(oracle.state);
+    }
+
+    /**
+     * {@code stream.output=upsert}: the state at the start, then per batch at most one row per key (its last change);
+     * applied in order they give the oracle's state.
+     */
+    @Test
+    void upsertsOfAPartitionedLogGiveTheOracleState() throws Exception {
+        long seed = Seeds.seed(4102);
+        KeyedOracle oracle = new KeyedOracle();
+        String name = "upsert-" + seed;
+        LakestreamTable table = createTable("upsert_t", true);
+        run(seed, table, oracle, changes("upsert_t", "upsert"), name);
+
+        Map<List<Object>, List<Object>> applied = new HashMap<>();
+        for (StreamCollector.Batch batch : StreamCollector.batches(name)) {
+            Set<List<Object>> keys = new HashSet<>();
+            for (Row row : batch.rows()) {
+                List<Object> values = values(row);
+                List<Object> key = values.subList(0, 2);
+                if (!row.isNullAt(OFFSET)) {
+                    assertThat(keys.add(key)).as("batch %s: key %s once", batch.id(), key).isTrue();
+                }
+                switch (row.getString(TYPE)) {
+                    case "upsert" -> applied.put(key, values);
+                    case "delete" -> applied.remove(key);
+                    default -> throw new AssertionError("change type " + row.getString(TYPE));
+                }
+            }
+        }
+        assertThat(applied).isEqualTo(oracle.state);
+    }
+
+    /** An append-only table streams every row written once (each row has its own id, so a duplicate shows). */
+    @Test
+    void rowsOfAnAppendOnlyPartitionedLogMatchTheOracle() throws Exception {
+        long seed = Seeds.seed(4103);
+        AppendOracle oracle = new AppendOracle();
+        String name = "append-" + seed;
+        LakestreamTable table = createTable("append_t", false);
+        Dataset<Row> stream = testing.spark()
+                .readStream()
+                .options(LIMITS)
+                .table("ls.%s.append_t".formatted(NS));
+        run(seed, table, oracle, stream, name);
+
+        List<List<Object>> streamed = new ArrayList<>();
+        for (Row row : StreamCollector.rows(name)) {
+            streamed.add(Arrays.asList(row.get(0), row.get(1), row.get(2)));
+        }
+        assertThat(streamed).containsExactlyInAnyOrderElementsOf(oracle.rows);
+    }
+
+    /**
+     * The schedule every test runs: writes into the first regions and a tiering pass, then a {@code full} stream
+     * while commits (into new regions too) and tiering happen, stopped; commits into a new region and tiering while
+     * it is down; the stream restarted on its checkpoint; more commits into another new region; a last run with
+     * {@code Trigger.AvailableNow} on the same checkpoint.
+     */
+    private void run(long seed, LakestreamTable created, Oracle oracle, Dataset<Row> stream, String name)
+            throws Exception {
+        Random random = new Random(seed);
+        String qualified = "ls.%s.%s".formatted(NS, created.identifier().name());
+        int regions = 2;
+        for (int commit = 0; commit < 2; commit++) {
+            oracle.write(load(created), qualified, random, regions);
+        }
+        SparkTables.tierAll(testing.tiering(), load(created));
+        oracle.write(load(created), qualified, random, regions);
+        oracle.startRecording();
+        Path checkpoint = Files.createTempDirectory("lakestream-plog-checkpoint");
+
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
+        try {
+            query.processAllAvailable();
+            for (int round = 0; round < 2; round++) {
+                regions = round == 1 ? 3 : regions;
+                for (int commit = random.nextInt(2); commit >= 0; commit--) {
+                    oracle.write(load(created), qualified, random, regions);
+                }
+                if (random.nextBoolean()) {
+                    testing.tiering().tier(load(created));
+                }
+                query.processAllAvailable();
+            }
+        } finally {
+            query.stop();
+        }
+        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+
+        // while the stream is down: a new partition, tiering of everything
+        regions = 4;
+        oracle.write(load(created), qualified, random, regions);
+        SparkTables.tierAll(testing.tiering(), load(created));
+        oracle.write(load(created), qualified, random, regions);
+
+        query = StreamCollector.start(stream, name, checkpoint, FAST);
+        try {
+            query.processAllAvailable();
+            oracle.write(load(created), qualified, random, regions);
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+
+        regions = 5;
+        for (int commit = 0; commit < 3; commit++) {
+            oracle.write(load(created), qualified, random, regions);
+        }
+        int batchesBefore = StreamCollector.batches(name).size();
+        query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow());
+        assertThat(query.awaitTermination(TimeUnit.SECONDS.toMillis(50)))
+                .as("AvailableNow stops")
+                .isTrue();
+        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+        assertThat(StreamCollector.batches(name).size() - batchesBefore)
+                .as("AvailableNow reads the three commits since the last run in batches of at most two commits")
+                .isGreaterThan(1);
+
+        List<Long> ids = StreamCollector.batches(name).stream()
+                .map(StreamCollector.Batch::id)
+                .toList();
+        assertThat(ids).as("no batch delivered twice").doesNotHaveDuplicates();
+        assertThat(load(created).log().latestSnapshot().partitions())
+                .as("every region is a partition of the log")
+                .hasSize(REGIONS.size());
+    }
+
+    private LakestreamTable createTable(String name, boolean primaryKey) {
+        TableSpec.Builder spec = TableSpec.builder(SCHEMA)
+                .bucketCount(2)
+                .partitioning(List.of("region"))
+                .partitionedLog(true);
+        if (primaryKey) {
+            spec.primaryKey("id", "region");
+        }
+        return testing.warehouse().catalog().createTable(TableIdentifier.of(Namespace.of(NS), name), spec.build());
+    }
+
+    private static LakestreamTable load(LakestreamTable created) {
+        return SparkTables.load(NS, created.identifier().name());
+    }
+
+    private Dataset<Row> changes(String table, String output) {
+        return testing.spark()
+                .readStream()
+                .option("stream.output", output)
+                .options(LIMITS)
+                .table("ls.%s.`%s$changes`".formatted(NS, table));
+    }
+
+    /** id, region, score of a {@code t$changes} row. */
+    private static List<Object> values(Row row) {
+        return Arrays.asList(row.get(FIRST_COLUMN), row.get(FIRST_COLUMN + 1), row.get(FIRST_COLUMN + 2));
+    }
+
+    /** What the test wrote, built only from its writes. */
+    private interface Oracle {
+        /** One commit, by the Java writer or a Spark {@code INSERT}, into the first {@code regions} regions. */
+        void write(LakestreamTable table, String qualified, Random random, int regions);
+
+        /** The commits from now on are what the stream emits after its {@code full} state. */
+        void startRecording();
+    }
+
+    /**
+     * A primary-key table: the state by key {@code (id, region)} and, once recording starts, each key's net change
+     * per commit (insert, update_before + update_after, delete with the removed row).
+     */
+    private static final class KeyedOracle implements Oracle {
+        final Map<List<Object>, List<Object>> state = new HashMap<>();
+        final Map<List<Object>, List<List<Object>>> changelog = new HashMap<>();
+        private boolean recording;
+
+        @Override
+        public void startRecording() {
+            recording = true;
+        }
+
+        @Override
+        public void write(LakestreamTable table, String qualified, Random random, int regions) {
+            // key -> row after the commit (null: deleted), in the commit's order
+            Map<List<Object>, List<Object>> commit = new LinkedHashMap<>();
+            if (random.nextInt(3) == 0) {
+                List<String> values = new ArrayList<>();
+                for (int i = 1 + random.nextInt(8); i > 0; i--) {
+                    List<Object> row = randomRow(random, regions);
+                    if (commit.putIfAbsent(row.subList(0, 2), row) == null) {
+                        values.add("(%s, '%s', %s)".formatted(row.get(0), row.get(1), row.get(2)));
+                    }
+                }
+                SparkTesting.get().sql("INSERT INTO %s VALUES %s".formatted(qualified, String.join(", ", values)));
+            } else {
+                try (LakestreamWriter writer =
+                        new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
+                    for (int i = 1 + random.nextInt(20); i > 0; i--) {
+                        List<Object> row = randomRow(random, regions);
+                        List<Object> key = row.subList(0, 2);
+                        if (random.nextInt(4) == 0) {
+                            writer.delete(Map.of("id", key.get(0), "region", key.get(1)));
+                            commit.remove(key);
+                            commit.put(key, null);
+                        } else {
+                            Map<String, Object> values = new HashMap<>();
+                            values.put("id", row.get(0));
+                            values.put("region", row.get(1));
+                            values.put("score", row.get(2));
+                            writer.upsert(values);
+                            commit.remove(key);
+                            commit.put(key, row);
+                        }
+                    }
+                    writer.commit();
+                }
+            }
+            commit.forEach((key, after) -> {
+                List<Object> before = after == null ? state.remove(key) : state.put(key, after);
+                if (!recording) {
+                    return;
+                }
+                List<List<Object>> keyLog = changelog.computeIfAbsent(key, ignored -> new ArrayList<>());
+                if (before == null && after != null) {
+                    keyLog.add(change("insert", after));
+                } else if (before != null && after != null) {
+                    keyLog.add(change("update_before", before));
+                    keyLog.add(change("update_after", after));
+                } else if (before != null) {
+                    keyLog.add(change("delete", before));
+                }
+                if (keyLog.isEmpty()) {
+                    changelog.remove(key);
+                }
+            });
+        }
+
+        private static List<Object> change(String type, List<Object> row) {
+            List<Object> change = new ArrayList<>();
+            change.add(type);
+            change.addAll(row);
+            return change;
+        }
+
+        private static List<Object> randomRow(Random random, int regions) {
+            Integer score = random.nextInt(5) == 0 ? null : random.nextInt(1000);
+            return Arrays.asList((long) random.nextInt(KEYS), REGIONS.get(random.nextInt(regions)), score);
+        }
+    }
+
+    /** An append-only table: every row written, each with its own id. */
+    private static final class AppendOracle implements Oracle {
+        final List<List<Object>> rows = new ArrayList<>();
+        private long nextId;
+
+        @Override
+        public void startRecording() {
+            // a full start emits the rows written before it as its state: every row is expected either way
+        }
+
+        @Override
+        public void write(LakestreamTable table, String qualified, Random random, int regions) {
+            List<List<Object>> commit = new ArrayList<>();
+            for (int i = 1 + random.nextInt(15); i > 0; i--) {
+                Integer score = random.nextInt(5) == 0 ? null : random.nextInt(1000);
+                commit.add(Arrays.asList(nextId++, REGIONS.get(random.nextInt(regions)), score));
+            }
+            if (random.nextInt(3) == 0) {
+                SparkTesting.get()
+                        .sql("INSERT INTO %s VALUES %s"
+                                .formatted(
+                                        qualified,
+                                        String.join(
+                                                ", ",
+                                                commit.stream()
+                                                        .map(row -> "(%s, '%s', %s)"
+                                                                .formatted(row.get(0), row.get(1), row.get(2)))
+                                                        .toList())));
+            } else {
+                try (LakestreamWriter writer =
+                        new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
+                    for (List<Object> row : commit) {
+                        Map<String, Object> values = new HashMap<>();
+                        values.put("id", row.get(0));
+                        values.put("region", row.get(1));
+                        values.put("score", row.get(2));
+                        writer.append(values);
+                    }
+                    writer.commit();
+                }
+            }
+            rows.addAll(commit);
+        }
+    }
+}
