@@ -19,6 +19,7 @@ public final class LakestreamMetrics {
     static final String RETURNED_VALUES = "returnedValues";
     static final String LAKE_COLUMN_CHUNKS = "lakeColumnChunks";
     static final String LAKE_COLUMN_BYTES = "lakeColumnBytes";
+    static final String LOG_SEGMENTS = "logSegments";
 
     private LakestreamMetrics() {}
 
@@ -32,7 +33,8 @@ public final class LakestreamMetrics {
             new ParquetRowGroupsSkipped(),
             new ReturnedValues(),
             new LakeColumnChunks(),
-            new LakeColumnBytes()
+            new LakeColumnBytes(),
+            new LogSegments()
         };
     }
 
@@ -42,7 +44,7 @@ public final class LakestreamMetrics {
     }
 
     static CustomTaskMetric[] values(
-            SplitBatchReader reader, io.lakestream.merge.LakeReadPath path, long returnedValues) {
+            SplitBatchReader reader, io.lakestream.merge.LakeReadPath path, long returnedValues, long logSegments) {
         return new CustomTaskMetric[] {
             new TaskValue(LAKE_ROWS, reader.lakeRows()),
             new TaskValue(LOG_ROWS, reader.logRows()),
@@ -52,8 +54,26 @@ public final class LakestreamMetrics {
             new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped()),
             new TaskValue(RETURNED_VALUES, returnedValues),
             new TaskValue(LAKE_COLUMN_CHUNKS, reader.lakeColumnChunks()),
-            new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes())
+            new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes()),
+            new TaskValue(LOG_SEGMENTS, logSegments)
         };
+    }
+
+    /**
+     * Log segments a split reads for its log range (those holding any of its offsets), as Trino's {@code
+     * lakestream.logSegments}: what pruning whole log partitions by a filter on a partition column saves, in batch
+     * reads and in the batches of a stream.
+     */
+    public static final class LogSegments extends CustomSumMetric {
+        @Override
+        public String name() {
+            return LOG_SEGMENTS;
+        }
+
+        @Override
+        public String description() {
+            return "log segments read";
+        }
     }
 
     /** Parquet column chunks the union split reader read from lake files (nested schema pruning reads fewer). */

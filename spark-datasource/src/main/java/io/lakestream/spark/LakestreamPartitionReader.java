@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import io.lakestream.merge.LakeReadPath;
+import io.lakestream.plan.LogRange;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
 import org.apache.iceberg.expressions.Expression;
@@ -16,6 +17,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> {
     private final LakeReadPath path;
     private final SplitBatchReader reader;
+    private final long logSegments;
     private long returnedValues;
 
     LakestreamPartitionReader(LakestreamReaderFactory factory, UnionSplit split) {
@@ -24,6 +26,18 @@ final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> 
                 factory.filterJson(), table.definition().schema());
         this.path = SplitBatchReaders.readPath(table, split, factory.columns(), filter, factory.maxIndexRows());
         this.reader = SplitBatchReaders.open(path, table, split, factory, filter);
+        this.logSegments = logSegments(table, split);
+    }
+
+    /** The segments holding the split's log range, from the segments it carries or the log at its version. */
+    private static long logSegments(LakestreamTable table, UnionSplit split) {
+        if (split.logRange().isEmpty() || split.logRange().get().isEmpty()) {
+            return 0;
+        }
+        LogRange range = split.logRange().get();
+        return range.in(split.logSnapshot(table.log()))
+                .segmentsOverlapping(range.from(), range.to())
+                .size();
     }
 
     @Override
@@ -40,7 +54,7 @@ final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> 
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return LakestreamMetrics.values(reader, path, returnedValues);
+        return LakestreamMetrics.values(reader, path, returnedValues, logSegments);
     }
 
     @Override

@@ -96,7 +96,8 @@ final class LakestreamStreamStart {
                                             + "startup.mode 'full' (the table's state, then every change after it)")
                                     .formatted(
                                             table,
-                                            latest.nextPartitionId() - latest.partitions().size(),
+                                            latest.nextPartitionId()
+                                                    - latest.partitions().size(),
                                             latest.nextPartitionId()));
                 }
                 yield Position.changesAt(uuid, log.snapshot(0), OptionalLong.empty());

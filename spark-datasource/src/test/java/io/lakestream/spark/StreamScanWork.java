@@ -15,7 +15,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * What the Lakestream scans of a stream returned to Spark, summed over its micro-batches, by {@link StreamCollector}
- * name: rows (Spark's {@code numOutputRows}) and values ({@code returnedValues}, rows times columns). Counted after
+ * name: rows (Spark's {@code numOutputRows}), values ({@code returnedValues}, rows times columns) and log
+ * segments ({@code logSegments}). Counted after
  * each batch from the executed plan of the query that delivered it, so run one query at a time.
  */
 final class StreamScanWork {
@@ -25,7 +26,7 @@ final class StreamScanWork {
 
     /** Counts the scan work of every batch collector {@code name} keeps from now on (replaces its batch hook). */
     static void count(String name) {
-        WORK.putIfAbsent(name, new long[2]);
+        WORK.putIfAbsent(name, new long[3]);
         StreamCollector.onBatch(name, (batch, id) -> {
             for (StreamingQuery query : SparkTesting.get().spark().streams().active()) {
                 StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
@@ -39,6 +40,9 @@ final class StreamScanWork {
                                 scan.metrics().apply("numOutputRows").value();
                         WORK.get(name)[1] += scan.metrics()
                                 .apply(LakestreamMetrics.RETURNED_VALUES)
+                                .value();
+                        WORK.get(name)[2] += scan.metrics()
+                                .apply(LakestreamMetrics.LOG_SEGMENTS)
                                 .value();
                     }
                 }
@@ -58,10 +62,15 @@ final class StreamScanWork {
     }
 
     static long rows(String name) {
-        return WORK.getOrDefault(name, new long[2])[0];
+        return WORK.getOrDefault(name, new long[3])[0];
     }
 
     static long values(String name) {
-        return WORK.getOrDefault(name, new long[2])[1];
+        return WORK.getOrDefault(name, new long[3])[1];
+    }
+
+    /** Log segments the scans read ({@code logSegments}). */
+    static long logSegments(String name) {
+        return WORK.getOrDefault(name, new long[3])[2];
     }
 }

@@ -9,12 +9,15 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.PartitionedScores;
 import io.lakestream.write.LakestreamWriter;
+import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -97,10 +100,10 @@ class TestLakestreamSparkPartitionedTables {
      * A table whose log is kept per (partition, bucket) (created through the catalog: Spark's CREATE TABLE does not
      * choose that layout yet): Spark's INSERT, UPDATE and DELETE and the Java writer write into the partitions'
      * logs; union and {@code t$lake} reads are exact before and after tiering; {@code t$offsets} has one row per
-     * (partition, bucket); a streaming read is refused rather than reading nothing.
+     * (partition, bucket); a stream of its changelog returns every change of every partition once.
      */
     @Test
-    void tableWithAPartitionedLog() {
+    void tableWithAPartitionedLog() throws Exception {
         LakestreamTable table = SparkTesting.get()
                 .warehouse()
                 .catalog()
@@ -124,20 +127,67 @@ class TestLakestreamSparkPartitionedTables {
                 // eu: two inserts and the update (one upsert of its key); us: an insert and the delete
                 .containsExactly(row("region=ap", 1L), row("region=eu", 3L), row("region=us", 2L));
 
+        // a stream of the partitioned log (refused before streams kept offsets per (partition, bucket)): every change
+        // of every partition once, as the batch changelog shows them
+        Dataset<Row> stream = testing.spark()
+                .readStream()
+                .option("startup.mode", "version")
+                .option("startup.version", "0")
+                .table("ls.parts.`plog$changes`");
+        StreamScanWork.runToEnd(stream, "plog-stream", Files.createTempDirectory("plog-stream"), "append");
+        assertThat(StreamCollector.rows("plog-stream")).hasSize(6);
+        assertThat(changes(StreamCollector.rows("plog-stream")))
+                .containsExactlyInAnyOrderElementsOf(changes(
+                        testing.sql("SELECT * FROM ls.parts.`plog$changes`").collectAsList()));
+
         tier("plog");
         assertScores("plog", expected);
         assertScores("`plog$lake`", expected);
         assertThat(rows(testing.sql("SELECT count(*), sum(records_behind) FROM ls.parts.`plog$offsets`")))
                 .containsExactly(row(6L, 0L));
-        assertThatThrownBy(() -> testing.spark()
-                        .readStream()
-                        .table("ls.parts.`plog$changes`")
-                        .writeStream()
-                        .format("memory")
-                        .queryName("plog_stream")
-                        .start()
-                        .processAllAvailable())
-                .hasMessageContaining("its log is kept per (partition, bucket)");
+    }
+
+    /** _change_type, _bucket, _offset, id, region, score of change rows. */
+    private static List<List<Object>> changes(List<Row> rows) {
+        return rows.stream()
+                .map(row -> row(row.get(0), row.get(1), row.get(2), row.get(4), row.get(5), row.get(6)))
+                .toList();
+    }
+
+    /**
+     * Spark's {@code logSegments} metric counts the log segments a read opens: a filter on the partition column of a
+     * table whose log is kept per (partition, bucket) opens only that partition's (before tiering, every row is in
+     * the log).
+     */
+    @Test
+    void filterOnThePartitionColumnOpensOnlyThatPartitionsLogSegments() {
+        LakestreamTable table = SparkTesting.get()
+                .warehouse()
+                .catalog()
+                .createTable(TableIdentifier.of(Namespace.of(NS), "plog_segments"), PartitionedScores.spec(2));
+        for (int commit = 0; commit < 3; commit++) {
+            testing.sql("INSERT INTO ls.parts.plog_segments VALUES (%s, 'eu', 1), (%s, 'us', 2), (%s, 'ap', 3)"
+                    .formatted(commit * 10, commit * 10 + 1, commit * 10 + 2));
+        }
+        long euSegments = table.log().latestSnapshot().partitions().stream()
+                .filter(partition -> partition.path().equals("region=eu"))
+                .flatMap(partition -> partition.buckets().stream())
+                .mapToLong(bucket -> bucket.segments().size())
+                .sum();
+        long allSegments = SparkTables.load(NS, "plog_segments")
+                .log()
+                .latestSnapshot()
+                .liveSegments()
+                .size();
+        assertThat(euSegments).isEqualTo(3);
+        assertThat(allSegments).isEqualTo(9);
+
+        Dataset<Row> all = testing.sql("SELECT * FROM ls.parts.plog_segments");
+        assertThat(all.collectAsList()).hasSize(9);
+        assertThat(SparkTables.metric(all, LakestreamMetrics.LOG_SEGMENTS)).isEqualTo(allSegments);
+        Dataset<Row> eu = testing.sql("SELECT * FROM ls.parts.plog_segments WHERE region = 'eu'");
+        assertThat(eu.collectAsList()).hasSize(3);
+        assertThat(SparkTables.metric(eu, LakestreamMetrics.LOG_SEGMENTS)).isEqualTo(euSegments);
     }
 
     @Test

@@ -84,7 +84,9 @@ class TestLakestreamSparkStreamPartitionedLog {
             String type = row.getString(TYPE);
             if (row.isNullAt(OFFSET)) {
                 assertThat(type).as("a state row").isEqualTo("insert");
-                assertThat(applied.put(key, values)).as("state row of %s twice", key).isNull();
+                assertThat(applied.put(key, values))
+                        .as("state row of %s twice", key)
+                        .isNull();
                 continue;
             }
             List<Object> change = new ArrayList<>();
@@ -134,7 +136,9 @@ class TestLakestreamSparkStreamPartitionedLog {
                 List<Object> values = values(row);
                 List<Object> key = values.subList(0, 2);
                 if (!row.isNullAt(OFFSET)) {
-                    assertThat(keys.add(key)).as("batch %s: key %s once", batch.id(), key).isTrue();
+                    assertThat(keys.add(key))
+                            .as("batch %s: key %s once", batch.id(), key)
+                            .isTrue();
                 }
                 switch (row.getString(TYPE)) {
                     case "upsert" -> applied.put(key, values);
@@ -153,10 +157,7 @@ class TestLakestreamSparkStreamPartitionedLog {
         AppendOracle oracle = new AppendOracle();
         String name = "append-" + seed;
         LakestreamTable table = createTable("append_t", false);
-        Dataset<Row> stream = testing.spark()
-                .readStream()
-                .options(LIMITS)
-                .table("ls.%s.append_t".formatted(NS));
+        Dataset<Row> stream = testing.spark().readStream().options(LIMITS).table("ls.%s.append_t".formatted(NS));
         run(seed, table, oracle, stream, name);
 
         List<List<Object>> streamed = new ArrayList<>();
@@ -164,6 +165,53 @@ class TestLakestreamSparkStreamPartitionedLog {
             streamed.add(Arrays.asList(row.get(0), row.get(1), row.get(2)));
         }
         assertThat(streamed).containsExactlyInAnyOrderElementsOf(oracle.rows);
+    }
+
+    /**
+     * A filter on the partition column prunes whole log partitions of a stream's batches: the filtered stream reads
+     * exactly the segments of that partition ({@code logSegments}, counted from the batches' scans), fewer than the
+     * whole stream, and returns exactly the changes the oracle wrote into it.
+     */
+    @Test
+    void filterOnThePartitionColumnReadsOnlyThatPartitionsSegments() throws Exception {
+        long seed = Seeds.seed(4104);
+        Random random = new Random(seed);
+        LakestreamTable created = createTable("pruned_t", true);
+        KeyedOracle oracle = new KeyedOracle();
+        oracle.startRecording();
+        List<List<Object>> euChanges = new ArrayList<>();
+        for (int commit = 0; commit < 4; commit++) {
+            euChanges.addAll(oracle.writeWithJavaWriter(load(created), random, 3));
+        }
+        euChanges.removeIf(change -> !change.get(2).equals("eu"));
+        long euSegments = load(created).log().latestSnapshot().partitions().stream()
+                .filter(partition -> partition.path().equals("region=eu"))
+                .flatMap(partition -> partition.buckets().stream())
+                .mapToLong(bucket -> bucket.segments().size())
+                .sum();
+        long allSegments = load(created).log().latestSnapshot().liveSegments().size();
+        assertThat(euSegments).isPositive().isLessThan(allSegments);
+
+        Dataset<Row> all = testing.spark()
+                .readStream()
+                .option("startup.mode", "earliest")
+                .table("ls.%s.`pruned_t$changes`".formatted(NS));
+        String allName = "pruned-all-" + seed;
+        StreamScanWork.runToEnd(all, allName, Files.createTempDirectory("lakestream-plog-all"), "append");
+        String euName = "pruned-eu-" + seed;
+        StreamScanWork.runToEnd(
+                all.where("region = 'eu'"), euName, Files.createTempDirectory("lakestream-plog-eu"), "append");
+
+        assertThat(StreamScanWork.logSegments(allName)).isEqualTo(allSegments);
+        assertThat(StreamScanWork.logSegments(euName)).isEqualTo(euSegments);
+        List<List<Object>> streamed = new ArrayList<>();
+        for (Row row : StreamCollector.rows(euName)) {
+            List<Object> change = new ArrayList<>();
+            change.add(row.getString(TYPE));
+            change.addAll(values(row));
+            streamed.add(change);
+        }
+        assertThat(streamed).containsExactlyInAnyOrderElementsOf(euChanges);
     }
 
     /**
@@ -201,7 +249,9 @@ class TestLakestreamSparkStreamPartitionedLog {
         } finally {
             query.stop();
         }
-        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+        assertThat(query.exception().isEmpty())
+                .as("the query did not fail: %s", query.exception())
+                .isTrue();
 
         // while the stream is down: a new partition, tiering of everything
         regions = 4;
@@ -217,7 +267,9 @@ class TestLakestreamSparkStreamPartitionedLog {
         } finally {
             query.stop();
         }
-        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+        assertThat(query.exception().isEmpty())
+                .as("the query did not fail: %s", query.exception())
+                .isTrue();
 
         regions = 5;
         for (int commit = 0; commit < 3; commit++) {
@@ -228,7 +280,9 @@ class TestLakestreamSparkStreamPartitionedLog {
         assertThat(query.awaitTermination(TimeUnit.SECONDS.toMillis(50)))
                 .as("AvailableNow stops")
                 .isTrue();
-        assertThat(query.exception().isEmpty()).as("the query did not fail: %s", query.exception()).isTrue();
+        assertThat(query.exception().isEmpty())
+                .as("the query did not fail: %s", query.exception())
+                .isTrue();
         assertThat(StreamCollector.batches(name).size() - batchesBefore)
                 .as("AvailableNow reads the three commits since the last run in batches of at most two commits")
                 .isGreaterThan(1);
@@ -306,29 +360,48 @@ class TestLakestreamSparkStreamPartitionedLog {
                     }
                 }
                 SparkTesting.get().sql("INSERT INTO %s VALUES %s".formatted(qualified, String.join(", ", values)));
+                apply(commit);
             } else {
-                try (LakestreamWriter writer =
-                        new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
-                    for (int i = 1 + random.nextInt(20); i > 0; i--) {
-                        List<Object> row = randomRow(random, regions);
-                        List<Object> key = row.subList(0, 2);
-                        if (random.nextInt(4) == 0) {
-                            writer.delete(Map.of("id", key.get(0), "region", key.get(1)));
-                            commit.remove(key);
-                            commit.put(key, null);
-                        } else {
-                            Map<String, Object> values = new HashMap<>();
-                            values.put("id", row.get(0));
-                            values.put("region", row.get(1));
-                            values.put("score", row.get(2));
-                            writer.upsert(values);
-                            commit.remove(key);
-                            commit.put(key, row);
-                        }
-                    }
-                    writer.commit();
-                }
+                writeWithJavaWriter(table, random, regions);
             }
+        }
+
+        /**
+         * One Java-writer commit of random upserts and deletes; returns its changes as the log holds them: type
+         * ({@code upsert}, {@code delete}), id, region, score (NULL for a delete).
+         */
+        List<List<Object>> writeWithJavaWriter(LakestreamTable table, Random random, int regions) {
+            Map<List<Object>, List<Object>> commit = new LinkedHashMap<>();
+            List<List<Object>> changes = new ArrayList<>();
+            try (LakestreamWriter writer =
+                    new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
+                for (int i = 1 + random.nextInt(20); i > 0; i--) {
+                    List<Object> row = randomRow(random, regions);
+                    List<Object> key = row.subList(0, 2);
+                    if (random.nextInt(4) == 0) {
+                        writer.delete(Map.of("id", key.get(0), "region", key.get(1)));
+                        commit.remove(key);
+                        commit.put(key, null);
+                        changes.add(Arrays.asList("delete", key.get(0), key.get(1), null));
+                    } else {
+                        Map<String, Object> values = new HashMap<>();
+                        values.put("id", row.get(0));
+                        values.put("region", row.get(1));
+                        values.put("score", row.get(2));
+                        writer.upsert(values);
+                        commit.remove(key);
+                        commit.put(key, row);
+                        changes.add(Arrays.asList("upsert", row.get(0), row.get(1), row.get(2)));
+                    }
+                }
+                writer.commit();
+            }
+            apply(commit);
+            return changes;
+        }
+
+        /** Applies one commit: key to row after it (null: deleted), in the commit's order. */
+        private void apply(Map<List<Object>, List<Object>> commit) {
             commit.forEach((key, after) -> {
                 List<Object> before = after == null ? state.remove(key) : state.put(key, after);
                 if (!recording) {
@@ -391,8 +464,8 @@ class TestLakestreamSparkStreamPartitionedLog {
                                                                 .formatted(row.get(0), row.get(1), row.get(2)))
                                                         .toList())));
             } else {
-                try (LakestreamWriter writer =
-                        new LakestreamWriter(table, SparkTesting.get().warehouse().allocator())) {
+                try (LakestreamWriter writer = new LakestreamWriter(
+                        table, SparkTesting.get().warehouse().allocator())) {
                     for (List<Object> row : commit) {
                         Map<String, Object> values = new HashMap<>();
                         values.put("id", row.get(0));
