@@ -2,6 +2,7 @@ package io.lakestream.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.lake.LakePosition;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.Seeds;
@@ -212,6 +213,58 @@ class TestLakestreamSparkStreamPartitionedLog {
             streamed.add(change);
         }
         assertThat(streamed).containsExactlyInAnyOrderElementsOf(euChanges);
+    }
+
+    /**
+     * Retention removed, while the stream was stopped, changes it had not read: of a partition it had read before and
+     * of a partition that appeared meanwhile (offset 0 is gone). The restarted stream fails with {@code
+     * LOG_RANGE_REMOVED} naming the (partition, bucket) and delivers nothing more; so does a new {@code earliest}
+     * stream.
+     */
+    @Test
+    void unreadRangeOfAPartitionRemovedWhileStoppedFails() throws Exception {
+        long seed = Seeds.seed(4105);
+        Random random = new Random(seed);
+        LakestreamTable created = createTable("retention_t", true);
+        KeyedOracle oracle = new KeyedOracle();
+        oracle.writeWithJavaWriter(load(created), random, 2);
+        Dataset<Row> stream = testing.spark().readStream().table("ls.%s.`retention_t$changes`".formatted(NS));
+        String name = "retention-" + seed;
+        Path checkpoint = Files.createTempDirectory("lakestream-plog-retention");
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, FAST);
+        try {
+            query.processAllAvailable();
+        } finally {
+            query.stop();
+        }
+        int delivered = StreamCollector.batches(name).size();
+
+        oracle.writeWithJavaWriter(load(created), random, 3);
+        LakestreamTable table = load(created);
+        SparkTables.tierAll(testing.tiering(), table);
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+
+        StreamCollector.assertQueryFails(
+                stream,
+                name,
+                checkpoint,
+                FAST,
+                "[LOG_RANGE_REMOVED]",
+                "which it has not read yet",
+                "of partition region=",
+                "startup.mode 'full'");
+        assertThat(StreamCollector.batches(name)).hasSize(delivered);
+        StreamCollector.assertQueryFails(
+                testing.spark()
+                        .readStream()
+                        .option("startup.mode", "earliest")
+                        .table("ls.%s.`retention_t$changes`".formatted(NS)),
+                name + "-earliest",
+                Files.createTempDirectory("lakestream-plog-earliest"),
+                FAST,
+                "[LOG_RANGE_REMOVED]",
+                "of partition region=");
     }
 
     /**
