@@ -17,7 +17,9 @@ import org.apache.spark.sql.connector.read.streaming.Offset;
  * such as {@code {"format":1,"tableUuid":"...","phase":"CHANGES","logVersion":42,"lakeSnapshotId":null,
  * "offsets":{"0":120,"1":97}}}.
  *
- * <p>{@code offsets} is, per bucket, the next log offset the stream has not emitted; {@code logVersion}
+ * <p>{@code offsets} is, per bucket, the next log offset the stream has not emitted (per (partition, bucket) too, as
+ * {@code "<partitionId>/<bucket>"} keys, for a log kept per (partition, bucket); a partition absent from it is at
+ * offset 0); {@code logVersion}
  * the log version whose end offsets they are (every commit up to it has been emitted). In the {@code
  * SNAPSHOT} phase (start mode {@code full}, before the first batch) nothing has been emitted yet: the
  * next batch is the table's state at {@code logVersion} (lake snapshot {@code lakeSnapshotId}, pinned
@@ -46,7 +48,7 @@ final class LakestreamStreamOffset extends Offset {
      * @param logVersion the log version whose end offsets {@code offsets} are
      * @param lakeSnapshotId in the snapshot phase, the lake snapshot pinned at the start (informational
      *     afterwards)
-     * @param offsets next offset per bucket not yet emitted
+     * @param offsets next offset per bucket (and per (partition, bucket)) not yet emitted
      */
     record Position(
             int format, UUID tableUuid, Phase phase, long logVersion, OptionalLong lakeSnapshotId, OffsetMap offsets) {

@@ -377,6 +377,15 @@ class TestLakestreamSparkStreamPartitionedLog {
         return Arrays.asList(row.get(FIRST_COLUMN), row.get(FIRST_COLUMN + 1), row.get(FIRST_COLUMN + 2));
     }
 
+    /** A row {@code [id, region, score]} as the Java writer takes it (score may be NULL). */
+    private static Map<String, Object> columns(List<Object> row) {
+        Map<String, Object> columns = new HashMap<>();
+        columns.put("id", row.get(0));
+        columns.put("region", row.get(1));
+        columns.put("score", row.get(2));
+        return columns;
+    }
+
     /** What the test wrote, built only from its writes. */
     private interface Oracle {
         /** One commit, by the Java writer or a Spark {@code INSERT}, into the first {@code regions} regions. */
@@ -437,11 +446,7 @@ class TestLakestreamSparkStreamPartitionedLog {
                         commit.put(key, null);
                         changes.add(Arrays.asList("delete", key.get(0), key.get(1), null));
                     } else {
-                        Map<String, Object> values = new HashMap<>();
-                        values.put("id", row.get(0));
-                        values.put("region", row.get(1));
-                        values.put("score", row.get(2));
-                        writer.upsert(values);
+                        writer.upsert(columns(row));
                         commit.remove(key);
                         commit.put(key, row);
                         changes.add(Arrays.asList("upsert", row.get(0), row.get(1), row.get(2)));
@@ -520,11 +525,7 @@ class TestLakestreamSparkStreamPartitionedLog {
                 try (LakestreamWriter writer = new LakestreamWriter(
                         table, SparkTesting.get().warehouse().allocator())) {
                     for (List<Object> row : commit) {
-                        Map<String, Object> values = new HashMap<>();
-                        values.put("id", row.get(0));
-                        values.put("region", row.get(1));
-                        values.put("score", row.get(2));
-                        writer.append(values);
+                        writer.append(columns(row));
                     }
                     writer.commit();
                 }

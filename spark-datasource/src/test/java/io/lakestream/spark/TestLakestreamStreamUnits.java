@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionBucket;
+import io.lakestream.plan.LogRange;
 import io.lakestream.spark.LakestreamStreamConf.StartMode;
 import io.lakestream.spark.LakestreamStreamOffset.Phase;
 import io.lakestream.spark.LakestreamStreamOffset.Position;
@@ -39,6 +41,34 @@ class TestLakestreamStreamUnits {
         assertThat(snapshot.json()).contains("\"phase\":\"SNAPSHOT\"", "\"lakeSnapshotId\":null");
         assertThat(LakestreamStreamOffset.fromJson(snapshot.json()).isSnapshot())
                 .isTrue();
+    }
+
+    /**
+     * A log kept per (partition, bucket): the offsets hold {@code "<partitionId>/<bucket>"} keys in format 1, and a
+     * batch's ranges cover every (partition, bucket) of its end, a partition new since its start from offset 0.
+     */
+    @Test
+    void offsetsOfAPartitionedLogAndTheRangesBetweenThem() {
+        OffsetMap start = new OffsetMap(
+                Map.of(0, 0L, 1, 0L), Map.of(new PartitionBucket(0, 0), 5L, new PartitionBucket(0, 1), 3L));
+        LakestreamStreamOffset offset = new LakestreamStreamOffset(
+                new Position(LakestreamStreamOffset.FORMAT, TABLE, Phase.CHANGES, 9, OptionalLong.empty(), start));
+        assertThat(offset.json())
+                .isEqualTo(
+                        "{\"format\":1,\"tableUuid\":\"6f1c1d40-0000-4000-8000-000000000022\",\"phase\":\"CHANGES\",\"logVersion\":9,\"lakeSnapshotId\":null,\"offsets\":{\"0\":0,\"1\":0,\"0/0\":5,\"0/1\":3}}");
+        assertThat(LakestreamStreamOffset.fromJson(offset.json())).isEqualTo(offset);
+
+        OffsetMap end = new OffsetMap(
+                Map.of(0, 0L, 1, 0L),
+                Map.of(
+                        new PartitionBucket(0, 0), 8L,
+                        new PartitionBucket(0, 1), 3L,
+                        new PartitionBucket(1, 1), 4L));
+        assertThat(StreamRanges.between(start, end))
+                .containsExactly(
+                        new LogRange(new PartitionBucket(0, 0), 5, 8), new LogRange(new PartitionBucket(1, 1), 0, 4));
+        assertThat(StreamRanges.rows(start, end)).isEqualTo(7);
+        assertThat(StreamRanges.between(end, end)).isEmpty();
     }
 
     @Test
