@@ -205,14 +205,7 @@ class TestLakestreamSparkStreamPartitionedLog {
 
         assertThat(StreamScanWork.logSegments(allName)).isEqualTo(allSegments);
         assertThat(StreamScanWork.logSegments(euName)).isEqualTo(euSegments);
-        List<List<Object>> streamed = new ArrayList<>();
-        for (Row row : StreamCollector.rows(euName)) {
-            List<Object> change = new ArrayList<>();
-            change.add(row.getString(TYPE));
-            change.addAll(values(row));
-            streamed.add(change);
-        }
-        assertThat(streamed).containsExactlyInAnyOrderElementsOf(euChanges);
+        assertThat(logChanges(StreamCollector.rows(euName))).containsExactlyInAnyOrderElementsOf(euChanges);
     }
 
     /**
@@ -265,6 +258,85 @@ class TestLakestreamSparkStreamPartitionedLog {
                 FAST,
                 "[LOG_RANGE_REMOVED]",
                 "of partition region=");
+    }
+
+    /**
+     * Start modes {@code latest}, {@code version} and {@code timestamp} on a partitioned log: exactly the changes
+     * committed after the start, of partitions the log had then and of partitions that appeared afterwards (from their
+     * offset 0), and a {@code latest} stream restarted on its checkpoint continues with the new partitions.
+     */
+    @Test
+    void laterStartsReadTheChangesAfterThemInEveryPartition() throws Exception {
+        LakestreamTable created = createTable("starts_t", true);
+        upserts(created, List.of(Arrays.asList(1L, "eu", 1), Arrays.asList(2L, "us", 2)));
+        Dataset<Row> latest = changesFrom("starts_t", Map.of("startup.mode", "latest"));
+        Path checkpoint = Files.createTempDirectory("lakestream-plog-latest");
+        runAvailableNow(latest, "starts-latest", checkpoint);
+        assertThat(StreamCollector.rows("starts-latest")).isEmpty();
+
+        List<List<Object>> second = upserts(created, List.of(Arrays.asList(3L, "eu", 3), Arrays.asList(4L, "ap", 4)));
+        long secondVersion = load(created).log().latestSnapshot().version();
+        long secondCommitted = load(created).log().latestSnapshot().committedAtMillis();
+        List<List<Object>> third = upserts(
+                created, List.of(Arrays.asList(5L, "sa", 5), Arrays.asList(2L, "us", 6), Arrays.asList(6L, "ap", 7)));
+        assertThat(load(created).log().latestSnapshot().partitions()).hasSize(4);
+
+        runAvailableNow(latest, "starts-latest", checkpoint);
+        List<List<Object>> both = new ArrayList<>(second);
+        both.addAll(third);
+        assertThat(logChanges(StreamCollector.rows("starts-latest"))).containsExactlyInAnyOrderElementsOf(both);
+
+        runAvailableNow(
+                changesFrom(
+                        "starts_t", Map.of("startup.mode", "version", "startup.version", Long.toString(secondVersion))),
+                "starts-version",
+                Files.createTempDirectory("lakestream-plog-version"));
+        assertThat(logChanges(StreamCollector.rows("starts-version"))).containsExactlyInAnyOrderElementsOf(third);
+        runAvailableNow(
+                changesFrom(
+                        "starts_t",
+                        Map.of("startup.mode", "timestamp", "startup.timestamp", Long.toString(secondCommitted))),
+                "starts-timestamp",
+                Files.createTempDirectory("lakestream-plog-timestamp"));
+        assertThat(logChanges(StreamCollector.rows("starts-timestamp"))).containsExactlyInAnyOrderElementsOf(third);
+    }
+
+    /** One Java-writer commit of upserts of rows {@code [id, region, score]}; returns them as log changes. */
+    private static List<List<Object>> upserts(LakestreamTable created, List<List<Object>> rows) {
+        List<List<Object>> changes = new ArrayList<>();
+        try (LakestreamWriter writer = new LakestreamWriter(
+                load(created), SparkTesting.get().warehouse().allocator())) {
+            for (List<Object> row : rows) {
+                writer.upsert(columns(row));
+                changes.add(Arrays.asList("upsert", row.get(0), row.get(1), row.get(2)));
+            }
+            writer.commit();
+        }
+        return changes;
+    }
+
+    private Dataset<Row> changesFrom(String table, Map<String, String> options) {
+        return testing.spark().readStream().options(options).table("ls.%s.`%s$changes`".formatted(NS, table));
+    }
+
+    private static void runAvailableNow(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
+        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow());
+        assertThat(query.awaitTermination(TimeUnit.SECONDS.toMillis(50))).isTrue();
+        assertThat(query.exception().isEmpty())
+                .as("the query did not fail: %s", query.exception())
+                .isTrue();
+    }
+
+    /** type, id, region, score of {@code t$changes} rows. */
+    private static List<List<Object>> logChanges(List<Row> rows) {
+        List<List<Object>> changes = new ArrayList<>();
+        for (Row row : rows) {
+            List<Object> change = new ArrayList<>();
+            change.add(row.getString(TYPE));
+            change.addAll(values(row));
+            changes.add(change);
+        }
+        return changes;
     }
 
     /**
