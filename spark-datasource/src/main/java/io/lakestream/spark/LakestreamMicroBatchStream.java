@@ -6,6 +6,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.PartitionBucket;
+import io.lakestream.log.PartitionLog;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogPartitionPruner;
@@ -19,6 +21,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.expressions.Expression;
@@ -324,6 +328,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
      */
     private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log, StreamBatches batches) {
         // the newest version still lists every segment the range needs, unless retention removed it
+        checkRemovedPartitions(start, end);
         LogPartitionPruner pruner = new LogPartitionPruner(table.table().definition(), batches.filter());
         List<UnionSplit> splits = new ArrayList<>();
         for (LogRange range : StreamRanges.between(start.offsets(), end.offsets())) {
@@ -348,6 +353,44 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
             }
         }
         return splits;
+    }
+
+    /**
+     * A partition that the start position has and the end position lacks was removed from the log in between (expiry
+     * removes a partition whole once it is tiered): harmless if the stream had read all of it, a gap otherwise, so its
+     * last ends are looked up in the newest version before the end that still has it (only when a partition went).
+     */
+    private void checkRemovedPartitions(Position start, Position end) {
+        Set<Integer> removed = new TreeSet<>();
+        start.offsets().partitionOffsets().keySet().forEach(log -> removed.add(log.partitionId()));
+        end.offsets().partitionOffsets().keySet().forEach(log -> removed.remove(log.partitionId()));
+        for (long version = end.logVersion() - 1; version >= start.logVersion() && !removed.isEmpty(); version--) {
+            LogSnapshot before = table.table().log().snapshot(version);
+            for (PartitionLog partition : before.partitions()) {
+                if (!removed.remove(partition.id())) {
+                    continue;
+                }
+                for (int bucket = 0; bucket < partition.buckets().size(); bucket++) {
+                    long read = start.offsets().offset(new PartitionBucket(partition.id(), bucket));
+                    long last = partition.bucket(bucket).endOffset();
+                    if (read < last) {
+                        throw new LakestreamException(
+                                LOG_RANGE_REMOVED,
+                                ("The stream on %s cannot continue: offsets [%s, %s) of bucket %s of partition %s, which it "
+                                                + "has not read yet, were removed from the log with the partition (after log "
+                                                + "version %s). %s")
+                                        .formatted(
+                                                table.name(),
+                                                read,
+                                                last,
+                                                bucket,
+                                                partition.path(),
+                                                version,
+                                                RESTART_ADVICE));
+                    }
+                }
+            }
+        }
     }
 
     /** What retention removed of a log whose live part starts at {@code liveStart}. */
