@@ -2,6 +2,7 @@ package io.lakestream.tiering.expiry;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
@@ -61,8 +62,18 @@ public final class PartitionExpiry {
             return Result.NONE;
         }
         table.lake().refresh();
-        Optional<PartitionExpiration> expiration = PartitionExpiration.of(
-                table.identifier().toString(), table.definition(), table.lake().properties());
+        Optional<PartitionExpiration> expiration = Optional.empty();
+        Optional<LakestreamException> invalid = Optional.empty();
+        try {
+            expiration = PartitionExpiration.of(
+                    table.identifier().toString(),
+                    table.definition(),
+                    table.lake().properties());
+        } catch (LakestreamException e) {
+            // a value set through Iceberg directly, past CREATE TABLE's check: reported after the lake step, which
+            // finishes earlier expiries whatever the property says now
+            invalid = Optional.of(e);
+        }
         List<String> expired = List.of();
         if (expiration.isPresent()) {
             expired = expireFromLog(table, expiration.get());
@@ -70,7 +81,11 @@ public final class PartitionExpiry {
                 hooks.reached(table.identifier(), TieringStep.PARTITIONS_EXPIRED_FROM_LOG, -1);
             }
         }
-        return new Result(expired, ExpiredPartitionLakeDelete.run(table, hooks));
+        ExpiredPartitionLakeDelete.Result lake = ExpiredPartitionLakeDelete.run(table, hooks);
+        if (invalid.isPresent()) {
+            throw invalid.get();
+        }
+        return new Result(expired, lake);
     }
 
     private List<String> expireFromLog(LakestreamTable table, PartitionExpiration expiration) {
