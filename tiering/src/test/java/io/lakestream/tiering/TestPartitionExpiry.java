@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Partition expiry (docs/tiering.md "Partition expiry") on tables with a log per (partition, bucket), the service's
- * clock a {@link MutableClock}: writes over ten days, tiering, the clock moved past the retention, then the log and the
+ * clock a {@link MutableClock}: writes over six days, tiering, the clock moved past the retention, then the log and the
  * lake equal an oracle of what was written minus the expired partitions; a partition not completely tiered stays; a
  * crash between the log step and the lake step is finished by the next round; late data written into an expired
  * partition's path (a new partition id) is never deleted with the expired rows.
@@ -55,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TestPartitionExpiry {
     private static final long SEED = Long.getLong("lakestream.test.seed", 33L);
     private static final LocalDate FIRST_DAY = LocalDate.of(2026, 11, 1);
-    private static final int DAYS = 10;
+    private static final int DAYS = 6;
     private static final String[] REGIONS = {"eu", "us"};
     private static final Schema EVENTS = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -87,8 +87,8 @@ class TestPartitionExpiry {
                             .properties(Map.of(PartitionExpiration.PROPERTY, "3d"))
                             .build());
             Map<List<Object>, List<Object>> oracle = new HashMap<>();
-            TieringService service = service(warehouse, 20);
-            for (int step = 0; step < 6; step++) {
+            TieringService service = service(warehouse, 50);
+            for (int step = 0; step < 4; step++) {
                 try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                     for (int i = 0; i < 60; i++) {
                         long id = random.nextInt(12);
@@ -198,7 +198,7 @@ class TestPartitionExpiry {
             assertThat(lakeOffsets(table)).isEqualTo(before);
 
             // a round that tiers new rows and fails inside the expiry's lake commit: tiering keeps the keys
-            writeEvents(table, warehouse, new Random(SEED + 3), 8, DAYS, 30, written);
+            writeEvents(table, warehouse, new Random(SEED + 3), 4, DAYS, 30, written);
             TieringResult failed = tier(service, table, TieringStep.EXPIRY_COMMITTING);
             assertThat(failed.outcome()).isEqualTo(TieringResult.Outcome.TIERED);
             assertThat(failed.error()).isPresent();
