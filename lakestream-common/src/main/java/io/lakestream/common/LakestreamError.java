@@ -57,7 +57,12 @@ public enum LakestreamError {
      * A commit whose segments are of another log layout than the log's identity record names (per bucket, or per
      * partition and bucket): written by a writer that does not read the record, e.g. of an older version.
      */
-    LOG_LAYOUT_MISMATCH(30, Kind.EXTERNAL);
+    LOG_LAYOUT_MISMATCH(30, Kind.EXTERNAL),
+    /**
+     * The table property {@code lakestream.partition.expiration} is not a duration, or the table has no partition
+     * field expiry can date (a year, month, day or hour transform, or the identity of a date column).
+     */
+    PARTITION_EXPIRATION_INVALID(33, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -470,18 +470,7 @@ public final class FileStreamLog implements StreamLog {
                 ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
                 remember(current.apply(commit, paths.commit(version)));
                 checkpointIfDue(version);
-                // Files are deleted only after the commit: a crash in between leaves unreferenced files, never a
-                // dangling reference.
-                for (SegmentFile segment : removed) {
-                    try {
-                        fileSystem.delete(paths.resolve(segment.path()));
-                    } catch (IOException e) {
-                        log.warn(
-                                "Could not delete removed log segment {}; it is no longer referenced",
-                                segment.path(),
-                                e);
-                    }
-                }
+                deleteRemoved(removed);
                 return removed.size();
             }
             backOff(attempt);
@@ -489,6 +478,71 @@ public final class FileStreamLog implements StreamLog {
         throw new LakestreamException(
                 LOG_COMMIT_CONFLICT,
                 "Could not commit log retention at %s: too many concurrent writers".formatted(paths.root()));
+    }
+
+    @Override
+    public List<Integer> expirePartitions(Collection<Integer> partitionIds, OffsetMap lakeOffsets) {
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            ownership.ifPresent(LogOwnership::checkOwnedBeforePublish);
+            // decided on the state the commit publishes on: a write into a partition since makes the publish lose
+            // the race, and the re-check finds the partition no longer completely in the lake
+            LogSnapshot current = latestSnapshot();
+            List<Integer> expired = new ArrayList<>();
+            List<SegmentFile> removed = new ArrayList<>();
+            for (PartitionLog partition : current.partitions()) {
+                if (partitionIds.contains(partition.id()) && completelyIn(partition, lakeOffsets)) {
+                    expired.add(partition.id());
+                    partition.buckets().forEach(bucket -> removed.addAll(bucket.segments()));
+                }
+            }
+            if (expired.isEmpty()) {
+                return List.of();
+            }
+            long version = current.version() + 1;
+            LogCommit commit = new LogCommit(
+                    LogCommit.PARTITIONED_FORMAT_VERSION,
+                    version,
+                    Math.max(clock.millis(), current.committedAtMillis()),
+                    Optional.empty(),
+                    LogCommit.Operation.RETENTION,
+                    List.of(),
+                    removed,
+                    List.of(),
+                    Optional.empty(),
+                    expired);
+            if (publish(commit)) {
+                ownership.ifPresent(owner -> owner.checkOwnedAfterPublish(version));
+                remember(current.apply(commit, paths.commit(version)));
+                checkpointIfDue(version);
+                deleteRemoved(removed);
+                return expired;
+            }
+            backOff(attempt);
+        }
+        throw new LakestreamException(
+                LOG_COMMIT_CONFLICT,
+                "Could not commit partition expiry at %s: too many concurrent writers".formatted(paths.root()));
+    }
+
+    private static boolean completelyIn(PartitionLog partition, OffsetMap lakeOffsets) {
+        for (int bucket = 0; bucket < partition.buckets().size(); bucket++) {
+            if (lakeOffsets.offset(new PartitionBucket(partition.id(), bucket))
+                    != partition.bucket(bucket).endOffset()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Files are deleted only after the commit: a crash in between leaves unreferenced files, never a dangling reference. */
+    private void deleteRemoved(List<SegmentFile> removed) {
+        for (SegmentFile segment : removed) {
+            try {
+                fileSystem.delete(paths.resolve(segment.path()));
+            } catch (IOException e) {
+                log.warn("Could not delete removed log segment {}; it is no longer referenced", segment.path(), e);
+            }
+        }
     }
 
     /** The leading segments of a bucket that lie entirely below {@code keepFrom} and were committed before the cut-off. */

@@ -3,6 +3,7 @@ package io.lakestream.log;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.google.common.collect.ImmutableList;
 import java.util.List;
 import java.util.Optional;
@@ -25,6 +26,9 @@ import java.util.UUID;
  *     later is refused (format version 2; absent, hence empty, in version 1)
  * @param tableUuid the table whose log this commit was published for (see {@link LogIdentity}); absent in
  *     commits written before logs had an identity
+ * @param expiredPartitions ids of partitions this {@code RETENTION} commit removes from the log state (partition
+ *     expiry): {@code removed} holds every live segment of each; the id is never used again. Absent (empty) in every
+ *     other commit, so their files are unchanged
  */
 public record LogCommit(
         int formatVersion,
@@ -35,7 +39,8 @@ public record LogCommit(
         List<SegmentFile> added,
         List<SegmentFile> removed,
         List<String> swept,
-        Optional<UUID> tableUuid) {
+        Optional<UUID> tableUuid,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Integer> expiredPartitions) {
     /** 2: the {@code SWEEP} operation and {@code swept}; version-1 files are read as they are. */
     public static final int FORMAT_VERSION = 2;
 
@@ -72,6 +77,31 @@ public record LogCommit(
         swept = swept == null ? List.of() : ImmutableList.copyOf(swept);
         // a commit written before logs had an identity names no table
         tableUuid = tableUuid == null ? Optional.empty() : tableUuid;
+        // only partition expiry's commits have them
+        expiredPartitions = expiredPartitions == null ? List.of() : ImmutableList.copyOf(expiredPartitions);
+    }
+
+    public LogCommit(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            Optional<String> idempotencyKey,
+            Operation operation,
+            List<SegmentFile> added,
+            List<SegmentFile> removed,
+            List<String> swept,
+            Optional<UUID> tableUuid) {
+        this(
+                formatVersion,
+                version,
+                committedAtMillis,
+                idempotencyKey,
+                operation,
+                added,
+                removed,
+                swept,
+                tableUuid,
+                List.of());
     }
 
     /** A commit not bound to a table; {@link FileStreamLog} binds it with {@link #withTableUuid} when it publishes. */
@@ -106,6 +136,7 @@ public record LogCommit(
                 added,
                 removed,
                 swept,
-                Optional.of(uuid));
+                Optional.of(uuid),
+                expiredPartitions);
     }
 }

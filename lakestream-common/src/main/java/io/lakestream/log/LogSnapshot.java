@@ -32,6 +32,8 @@ import java.util.UUID;
  *     stay empty); empty, and absent from the checkpoint file, for an unpartitioned table
  * @param nextPartitionId the id the next partition new to the log gets: ids are dense in commit order and never
  *     reused, also after a partition is removed; 0 (absent) for an unpartitioned table
+ * @param expiredPartitions the partitions partition expiry removed, oldest first, the last {@link
+ *     #RETAINED_EXPIRED_PARTITIONS}; absent (empty) until the first expiry
  */
 public record LogSnapshot(
         int formatVersion,
@@ -42,7 +44,8 @@ public record LogSnapshot(
         Map<String, Long> swept,
         Optional<UUID> tableUuid,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PartitionLog> partitions,
-        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nextPartitionId) {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nextPartitionId,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ExpiredPartition> expiredPartitions) {
     /** How many keyed commits a retried commit is recognized within. */
     public static final int RETAINED_IDEMPOTENCY_KEYS = 10_000;
 
@@ -52,6 +55,12 @@ public record LogSnapshot(
      * docs/format.md, "Orphan sweeps").
      */
     public static final int RETAINED_SWEPT_PATHS = 10_000;
+
+    /**
+     * How many expired partitions the state remembers: an entry is needed only until the lake commit that completes
+     * the expiry, normally the same tiering round (docs/tiering.md "Partition expiry").
+     */
+    public static final int RETAINED_EXPIRED_PARTITIONS = 10_000;
 
     public LogSnapshot {
         checkArgument(version >= 0, "version is negative");
@@ -66,6 +75,7 @@ public record LogSnapshot(
         // checkpoints of unpartitioned tables have no partitions
         partitions = partitions == null ? List.of() : ImmutableList.copyOf(partitions);
         checkArgument(nextPartitionId >= 0, "nextPartitionId is negative");
+        expiredPartitions = expiredPartitions == null ? List.of() : ImmutableList.copyOf(expiredPartitions);
         for (int i = 0; i < partitions.size(); i++) {
             checkArgument(
                     partitions.get(i).id() < nextPartitionId
@@ -76,6 +86,29 @@ public record LogSnapshot(
                     nextPartitionId,
                     partitions);
         }
+    }
+
+    public LogSnapshot(
+            int formatVersion,
+            long version,
+            long committedAtMillis,
+            List<BucketLog> buckets,
+            Map<String, Long> idempotencyKeys,
+            Map<String, Long> swept,
+            Optional<UUID> tableUuid,
+            List<PartitionLog> partitions,
+            int nextPartitionId) {
+        this(
+                formatVersion,
+                version,
+                committedAtMillis,
+                buckets,
+                idempotencyKeys,
+                swept,
+                tableUuid,
+                partitions,
+                nextPartitionId,
+                List.of());
     }
 
     public LogSnapshot(
@@ -110,7 +143,8 @@ public record LogSnapshot(
                 swept,
                 Optional.of(uuid),
                 partitions,
-                nextPartitionId);
+                nextPartitionId,
+                expiredPartitions);
     }
 
     /**
@@ -130,7 +164,8 @@ public record LogSnapshot(
                 swept,
                 tableUuid,
                 partitions,
-                nextPartitionId);
+                nextPartitionId,
+                expiredPartitions);
     }
 
     public static LogSnapshot empty(int bucketCount) {
@@ -158,6 +193,16 @@ public record LogSnapshot(
         for (PartitionLog partition : partitions) {
             if (partition.id() == partitionId) {
                 return Optional.of(partition);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The path of a partition that partition expiry removed, while the state remembers it. */
+    public Optional<String> expiredPartitionPath(int partitionId) {
+        for (ExpiredPartition expired : expiredPartitions) {
+            if (expired.id() == partitionId) {
+                return Optional.of(expired.path());
             }
         }
         return Optional.empty();
@@ -218,6 +263,7 @@ public record LogSnapshot(
             }
             next.set(removed.bucket(), removePrefixSegment(next.get(removed.bucket()), removed, commitFile));
         }
+        commit.expiredPartitions().forEach(nextPartitions::expire);
         for (SegmentFile added : commit.added()) {
             if (added.partitionId().isPresent()) {
                 nextPartitions.add(added);
@@ -257,7 +303,8 @@ public record LogSnapshot(
                 sweptPaths,
                 tableUuid,
                 partitionsAfter,
-                nextPartitions.nextId());
+                nextPartitions.nextId(),
+                nextPartitions.expired(expiredPartitions, RETAINED_EXPIRED_PARTITIONS));
     }
 
     /** {@code bucket} with {@code added} appended; {@code name} names the bucket in the error of a gap. */

@@ -2,6 +2,7 @@ package io.lakestream.log;
 
 import static io.lakestream.log.LogSnapshot.corrupt;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -15,6 +16,7 @@ final class PartitionChanges {
     private final TreeMap<Integer, PartitionLog> partitions = new TreeMap<>();
     private final int bucketCount;
     private final String commitFile;
+    private final List<ExpiredPartition> expired = new ArrayList<>();
     private int nextId;
 
     PartitionChanges(List<PartitionLog> partitions, int nextId, int bucketCount, String commitFile) {
@@ -68,6 +70,37 @@ final class PartitionChanges {
         }
         BucketLog bucket = LogSnapshot.removePrefixSegment(partition.bucket(removed.bucket()), removed, commitFile);
         partitions.put(id, partition.withBucket(removed.bucket(), bucket));
+    }
+
+    /**
+     * Removes a partition from the state (partition expiry): the commit's removals, applied before, must have taken
+     * every live segment of it. Its id stays used ({@code nextId} does not move back).
+     */
+    void expire(int id) {
+        PartitionLog partition = partitions.get(id);
+        if (partition == null) {
+            throw corrupt(commitFile, "expires partition %s, which the log does not have".formatted(id));
+        }
+        for (int bucket = 0; bucket < partition.buckets().size(); bucket++) {
+            if (!partition.bucket(bucket).segments().isEmpty()) {
+                throw corrupt(
+                        commitFile,
+                        "expires partition %s (%s) but leaves segments in its bucket %s"
+                                .formatted(id, partition.path(), bucket));
+            }
+        }
+        partitions.remove(id);
+        expired.add(new ExpiredPartition(id, partition.path()));
+    }
+
+    /** {@code before} plus the partitions this commit expired, the newest {@code limit}. */
+    List<ExpiredPartition> expired(List<ExpiredPartition> before, int limit) {
+        if (expired.isEmpty()) {
+            return before;
+        }
+        List<ExpiredPartition> all = new ArrayList<>(before);
+        all.addAll(expired);
+        return all.subList(Math.max(0, all.size() - limit), all.size());
     }
 
     List<PartitionLog> partitions() {

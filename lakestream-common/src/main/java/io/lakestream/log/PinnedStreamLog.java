@@ -97,6 +97,11 @@ public final class PinnedStreamLog implements StreamLog {
     }
 
     @Override
+    public List<Integer> expirePartitions(Collection<Integer> partitionIds, OffsetMap lakeOffsets) {
+        throw readOnly();
+    }
+
+    @Override
     public List<String> removeOrphans(Collection<String> candidates) {
         throw readOnly();
     }

@@ -82,6 +82,17 @@ public interface StreamLog {
     int removeSegments(OffsetMap keepFrom, long committedBeforeMillis);
 
     /**
+     * Partition expiry's log step: removes whole partitions of a partitioned log, every live segment of each and the
+     * partition itself from the state, in one {@code RETENTION} commit. Only those of {@code partitionIds} that are
+     * live and completely in the lake ({@code lakeOffsets} equals the end of each of their buckets) on the very state
+     * the commit is published on; a write into one since (or a lost publish race) is re-checked, so untiered changes
+     * are never removed. Returns the ids removed; nothing is published when none qualifies.
+     */
+    default List<Integer> expirePartitions(Collection<Integer> partitionIds, OffsetMap lakeOffsets) {
+        throw new UnsupportedOperationException("this log cannot expire partitions");
+    }
+
+    /**
      * Deletes staged segment files that will never be committed (the orphan sweep): publishes a {@code
      * SWEEP} commit naming those of {@code candidates} (paths relative to the log root) that the newest
      * version does not reference, then deletes them. From then on a commit naming one of them is refused

@@ -50,7 +50,7 @@ public record TableLayout(
                             .formatted(bucketKey, spec.primaryKey()));
         }
         for (String key : spec.properties().keySet()) {
-            if (key.startsWith("lakestream.")) {
+            if (key.startsWith("lakestream.") && !key.equals(PartitionExpiration.PROPERTY)) {
                 throw invalid(
                         "table property '%s' is reserved: use the table spec (primary key, bucket key, bucket count, log path) instead"
                                 .formatted(key));
@@ -66,6 +66,8 @@ public record TableLayout(
                 bucketKey,
                 spec.bucketCount(),
                 TableDefinition.userPartitionFields(partitionSpec, !bucketKey.isEmpty()));
+        // refused at CREATE TABLE, so the tiering service never meets a value it cannot apply
+        PartitionExpiration.of("to create", definition, spec.properties());
 
         ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
         properties.putAll(spec.properties());

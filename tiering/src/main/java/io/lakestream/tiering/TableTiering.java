@@ -7,6 +7,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.compaction.BucketCompactor;
+import io.lakestream.tiering.expiry.PartitionExpiry;
 import io.lakestream.tiering.orphan.OrphanSweeper;
 import java.time.Clock;
 import java.util.List;
@@ -30,6 +31,7 @@ public final class TableTiering {
     private final Clock clock;
     private final BucketCompactor compactor;
     private final OrphanSweeper sweeper;
+    private final PartitionExpiry expiry;
 
     public TableTiering(
             TieringConfig config, BufferAllocator allocator, ExecutorService writers, TieringHooks hooks, Clock clock) {
@@ -41,6 +43,7 @@ public final class TableTiering {
         this.clock = requireNonNull(clock, "clock is null");
         this.compactor = new BucketCompactor(config, hooks);
         this.sweeper = new OrphanSweeper(config, clock);
+        this.expiry = new PartitionExpiry(hooks, clock);
     }
 
     /** Runs one round; bad states and failures are thrown as {@link LakestreamException}. */
@@ -76,11 +79,28 @@ public final class TableTiering {
         List<Integer> compacted = List.of();
         Optional<String> error = Optional.empty();
         try {
+            PartitionExpiry.Result expired = expiry.expire(table);
+            if (expired.didSomething()) {
+                log.info(
+                        "Tiering {}: partitions expired from the log {}, deleted from the lake {}, waiting {}",
+                        table,
+                        expired.expiredFromLog(),
+                        expired.lake().deleted(),
+                        expired.lake().waiting());
+            }
+        } catch (RuntimeException e) {
+            // each step of an expiry is complete or not done, and the next round finishes it: never hold back tiering
+            log.warn("Partition expiry of {} failed; tiering continues and expiry is retried next round", table, e);
+            error = Optional.of("partition expiry failed: " + e.getMessage());
+        }
+        try {
             compacted = compactor.compact(table);
         } catch (RuntimeException e) {
             // Compaction only improves read performance: its failure must not hold back tiering.
             log.warn("Compaction of {} failed; tiering continues and compaction is retried next round", table, e);
-            error = Optional.of("compaction failed: " + e.getMessage());
+            String compactionError = "compaction failed: " + e.getMessage();
+            error = Optional.of(
+                    error.map(previous -> previous + "; " + compactionError).orElse(compactionError));
         }
         int orphans = 0;
         try {

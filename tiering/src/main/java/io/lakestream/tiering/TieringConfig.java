@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static io.lakestream.common.LakestreamError.INVALID_CATALOG_CONFIG;
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.common.Durations;
 import io.lakestream.common.LakestreamException;
 import java.time.Duration;
 import java.util.Locale;
@@ -155,20 +156,7 @@ public record TieringConfig(
     }
 
     static Duration parseDuration(String value) {
-        String text = value.trim().toLowerCase(Locale.ROOT);
-        long amount;
-        if (text.endsWith("ms")) {
-            return Duration.ofMillis(
-                    Long.parseLong(text.substring(0, text.length() - 2).trim()));
-        }
-        amount = Long.parseLong(text.substring(0, text.length() - 1).trim());
-        return switch (text.charAt(text.length() - 1)) {
-            case 's' -> Duration.ofSeconds(amount);
-            case 'm' -> Duration.ofMinutes(amount);
-            case 'h' -> Duration.ofHours(amount);
-            case 'd' -> Duration.ofDays(amount);
-            default -> throw new NumberFormatException("not a duration: " + value);
-        };
+        return Durations.parse(value);
     }
 
     static long parseBytes(String value) {

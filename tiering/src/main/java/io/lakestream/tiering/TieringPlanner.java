@@ -89,6 +89,14 @@ public final class TieringPlanner {
                         partitionId.orElse(0)));
             }
         }
+        // partitions expiry removed from the log whose lake files are not deleted yet: their keys stay until the
+        // expiry's lake commit drops them together with the files (docs/tiering.md "Partition expiry")
+        lakeOffsets.partitionOffsets().forEach((key, offset) -> {
+            if (key.partitionId() < log.nextPartitionId()
+                    && log.partition(key.partitionId()).isEmpty()) {
+                newPartitionOffsets.put(key, offset);
+            }
+        });
         return new TieringPlan(lake, log, tasks, new OffsetMap(newOffsets, newPartitionOffsets));
     }
 }

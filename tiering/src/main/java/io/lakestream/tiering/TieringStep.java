@@ -11,5 +11,9 @@ public enum TieringStep {
     /** The lake commit succeeded; log retention has not run yet. */
     COMMITTED,
     /** Inside a compaction commit, before the new metadata is swapped in. */
-    COMPACTION_COMMITTING
+    COMPACTION_COMMITTING,
+    /** Partition expiry removed partitions from the log; their lake files are not deleted yet. */
+    PARTITIONS_EXPIRED_FROM_LOG,
+    /** Inside partition expiry's lake commit, before the new metadata is swapped in. */
+    EXPIRY_COMMITTING
 }

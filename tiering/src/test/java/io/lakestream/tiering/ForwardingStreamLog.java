@@ -82,6 +82,11 @@ class ForwardingStreamLog implements StreamLog {
     }
 
     @Override
+    public List<Integer> expirePartitions(Collection<Integer> partitionIds, OffsetMap lakeOffsets) {
+        return log.expirePartitions(partitionIds, lakeOffsets);
+    }
+
+    @Override
     public List<String> removeOrphans(Collection<String> candidates) {
         return log.removeOrphans(candidates);
     }

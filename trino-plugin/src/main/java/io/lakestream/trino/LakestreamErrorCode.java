@@ -54,7 +54,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     /** A partitioning term the table cannot take (unknown transform, wrong type, a key table's non-key column). */
     LAKESTREAM_PARTITIONING_NOT_ALLOWED(29, USER_ERROR),
     /** A commit of segments of another log layout than the log's identity record names (an older writer). */
-    LAKESTREAM_LOG_LAYOUT_MISMATCH(30, EXTERNAL);
+    LAKESTREAM_LOG_LAYOUT_MISMATCH(30, EXTERNAL),
+    LAKESTREAM_PARTITION_EXPIRATION_INVALID(33, USER_ERROR);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -107,6 +108,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case SCHEMA_CHANGE_UNSUPPORTED -> LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED;
             case PARTITIONING_NOT_ALLOWED -> LAKESTREAM_PARTITIONING_NOT_ALLOWED;
             case LOG_LAYOUT_MISMATCH -> LAKESTREAM_LOG_LAYOUT_MISMATCH;
+            case PARTITION_EXPIRATION_INVALID -> LAKESTREAM_PARTITION_EXPIRATION_INVALID;
         };
     }
 }
