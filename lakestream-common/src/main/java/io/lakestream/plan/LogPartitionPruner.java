@@ -28,21 +28,21 @@ import org.apache.iceberg.types.Types;
  * evaluated on each partition's values, read back from its partition path (docs/format.md "The log of a partitioned
  * table"). Inclusive: a partition is kept unless no row of it can match.
  */
-final class LogPartitionPruner {
+public final class LogPartitionPruner {
     private static final LocalDate EPOCH = LocalDate.of(1970, 1, 1);
 
     private final PartitionSpec spec;
     private final Evaluator evaluator;
     private final boolean everything;
 
-    LogPartitionPruner(TableDefinition definition, Expression filter) {
+    public LogPartitionPruner(TableDefinition definition, Expression filter) {
         this.spec = Partitioning.userSpec(definition);
         Expression projected = Projections.inclusive(spec, false).project(filter);
         this.everything = projected.op() == Expression.Operation.TRUE || filter.equals(Expressions.alwaysTrue());
         this.evaluator = new Evaluator(spec.partitionType(), projected, false);
     }
 
-    boolean mayMatch(PartitionLog partition) {
+    public boolean mayMatch(PartitionLog partition) {
         if (everything) {
             return true;
         }
@@ -54,8 +54,12 @@ final class LogPartitionPruner {
         }
     }
 
-    /** The partition's values (Iceberg's internal representation of each field's result type) from its path. */
-    StructLike values(String path) {
+    /**
+     * The partition's values (Iceberg's internal representation of each field's result type) from its path, as a
+     * struct of {@link Partitioning#userSpec}'s partition type; also used to decide whether a delete selects whole
+     * partitions (tiering's {@code PartitionDelete}).
+     */
+    public StructLike values(String path) {
         List<PartitionField> fields = spec.fields();
         String[] parts = path.split("/", -1);
         if (parts.length != fields.size()) {
