@@ -10,11 +10,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
@@ -30,7 +32,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * behind the log. A table loaded with {@code VERSION AS OF} or {@code
  * TIMESTAMP AS OF} reads that state and takes no writes.
  */
-public final class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+public final class LakestreamTable
+        implements SupportsRead, SupportsWrite, SupportsRowLevelOperations, SupportsDeleteV2 {
     /** Which view of the table this is, from the name suffix. */
     enum View {
         DATA(""),
@@ -163,6 +166,23 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         requireWritable();
         LakestreamRowLevelOperation operation = LakestreamRowLevelOperation.create(this, info);
         return () -> operation;
+    }
+
+    /**
+     * Whether a {@code DELETE} with these predicates is a delete of whole partitions of a table whose log is kept per
+     * (partition, bucket) ({@link LakestreamPartitionDeletes}); Spark then calls {@link #deleteWhere} instead of the
+     * row-level operation.
+     */
+    @Override
+    public boolean canDeleteWhere(Predicate[] predicates) {
+        return isWritable() && LakestreamPartitionDeletes.canDelete(table, predicates);
+    }
+
+    /** The delete of whole partitions as one lake commit. */
+    @Override
+    public void deleteWhere(Predicate[] predicates) {
+        requireWritable();
+        LakestreamPartitionDeletes.delete(table, predicates);
     }
 
     private void requireWritable() {
