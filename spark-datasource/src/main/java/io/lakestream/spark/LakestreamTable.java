@@ -10,13 +10,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.Transform;
-import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
@@ -32,8 +30,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * behind the log. A table loaded with {@code VERSION AS OF} or {@code
  * TIMESTAMP AS OF} reads that state and takes no writes.
  */
-public final class LakestreamTable
-        implements SupportsRead, SupportsWrite, SupportsRowLevelOperations, SupportsDeleteV2 {
+public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
     /** Which view of the table this is, from the name suffix. */
     enum View {
         DATA(""),
@@ -72,6 +69,19 @@ public final class LakestreamTable
         this.view = requireNonNull(view, "view is null");
         this.logVersion = requireNonNull(logVersion, "logVersion is null");
         this.asOfTimestampMillis = requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
+    }
+
+    /**
+     * The table as the catalog loads it: a table whose log is kept per (partition, bucket) also takes deletes of whole
+     * partitions ({@link LakestreamPartitionedLogTable}). Only there: Spark hands a {@code DELETE} without a condition
+     * on any table that takes such deletes to them alone, never to the row-level operation.
+     */
+    static LakestreamTable of(
+            String catalogName, LakestreamTableRef ref, io.lakestream.table.LakestreamTable table, View view) {
+        if (view == View.DATA && table.log().isPartitionedLog()) {
+            return new LakestreamPartitionedLogTable(catalogName, ref, table);
+        }
+        return new LakestreamTable(catalogName, ref, table, view, OptionalLong.empty(), OptionalLong.empty());
     }
 
     LakestreamTable atLogVersion(long version) {
@@ -168,24 +178,7 @@ public final class LakestreamTable
         return () -> operation;
     }
 
-    /**
-     * Whether a {@code DELETE} with these predicates is a delete of whole partitions of a table whose log is kept per
-     * (partition, bucket) ({@link LakestreamPartitionDeletes}); Spark then calls {@link #deleteWhere} instead of the
-     * row-level operation.
-     */
-    @Override
-    public boolean canDeleteWhere(Predicate[] predicates) {
-        return isWritable() && LakestreamPartitionDeletes.canDelete(table, predicates);
-    }
-
-    /** The delete of whole partitions as one lake commit. */
-    @Override
-    public void deleteWhere(Predicate[] predicates) {
-        requireWritable();
-        LakestreamPartitionDeletes.delete(table, predicates);
-    }
-
-    private void requireWritable() {
+    final void requireWritable() {
         if (!isWritable()) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
@@ -207,7 +200,7 @@ public final class LakestreamTable
         return view == View.CHANGES && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
     }
 
-    private boolean isWritable() {
+    final boolean isWritable() {
         return view == View.DATA && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
     }
 

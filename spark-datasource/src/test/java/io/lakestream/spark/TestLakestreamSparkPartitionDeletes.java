@@ -87,6 +87,10 @@ class TestLakestreamSparkPartitionDeletes {
 
         tier("ao_days");
         assertReads("ao_days", oracle, true);
+
+        // without a condition: every partition, still one lake commit
+        assertPartitionDelete("ao_days", "true");
+        assertReads("ao_days", List.of(), true);
     }
 
     /** The DELETE commits nothing to the log and one lake snapshot that only removes files. */
