@@ -12,6 +12,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.PartitionBucket;
 import io.lakestream.log.PartitionLog;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.compaction.TableCompaction;
 import java.util.HashMap;
@@ -132,6 +133,7 @@ public final class PartitionDelete {
             LakePosition.summary(pinnedOffsets(base.offsets(), selection), Math.max(base.logVersion(), pin.version()))
                     .forEach(delete::set);
             delete.set(SUMMARY_DELETE_ID, deleteId);
+            delete.set(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION, Long.toString(pin.version()));
             delete.validateWith(validator);
             CommitOnCallingThread.configure(delete);
             try {

@@ -10,6 +10,9 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.PartitionBucket;
 import io.lakestream.log.PartitionLog;
+import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadOptions;
+import io.lakestream.plan.ReadPin;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.PartitionedScores;
@@ -237,6 +240,45 @@ class TestPartitionDelete {
             assertThat(LakeOracle.readLake(table.lake(), table.definition().schema()))
                     .as("seed %s (-Dlakestream.test.seed)", SEED)
                     .isEqualTo(LakeOracle.sorted(new ArrayList<>(oracle.values())));
+        }
+    }
+
+    /**
+     * Time travel to a version before the delete whose log ends in the deleted partition equal the pin's (only another
+     * partition was written since) reads the snapshot before the delete; a version at or after the pin reads the
+     * delete's snapshot, never an older one that still has the partition's files.
+     */
+    @Test
+    void timeTravelSeesThePartitionBeforeTheDeleteAndNotAfter() {
+        Random random = new Random(SEED + 4);
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
+            Map<List<Object>, List<Object>> oracle = new HashMap<>();
+            write(warehouse, table, random, 60, oracle);
+            try (TieringService service = new TieringService(warehouse.catalog(), TieringConfig.defaults())) {
+                assertThat(service.tierTable(table.identifier()).error()).isEmpty();
+            }
+            table.lake().refresh();
+            long tiered = table.lake().currentSnapshot().snapshotId();
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                writer.upsert(Map.of("id", 1L, "region", "us", "score", 7));
+                writer.commit();
+            }
+            long beforeDelete = table.log().latestSnapshot().version();
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                writer.upsert(Map.of("id", 2L, "region", "us", "score", 8));
+                writer.commit();
+            }
+            long pinned = table.log().latestSnapshot().version();
+            long deleted =
+                    new PartitionDelete().delete(table, EU, pinned).snapshotId().getAsLong();
+
+            ReadPin before =
+                    ReadPin.resolve(table, ReadOptions.of(ReadMode.UNION).atLogVersion(beforeDelete));
+            assertThat(before.lake().snapshotId()).hasValue(tiered);
+            ReadPin after =
+                    ReadPin.resolve(table, ReadOptions.of(ReadMode.UNION).atLogVersion(pinned));
+            assertThat(after.lake().snapshotId()).hasValue(deleted);
         }
     }
 
