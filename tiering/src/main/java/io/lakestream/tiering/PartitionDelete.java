@@ -114,7 +114,7 @@ public final class PartitionDelete {
             Snapshot snapshot = lake.currentSnapshot();
             LogSnapshot pin = table.log().snapshot(readLogVersion);
             PartitionSelection selection = select(table, filter, snapshot, pin);
-            if (lakeAhead(base.offsets(), selection)) {
+            if (lakeAhead(base.offsets(), selection) || lakeHasNewerPartition(table, filter, snapshot, base, pin)) {
                 // tiering already holds changes written after the pin in these partitions, in the lake files about
                 // to be dropped: delete up to the newest version instead, as if the statement ran now (a delete of
                 // whole partitions reads no row, so it may be ordered at any point after it started)
@@ -177,6 +177,25 @@ public final class PartitionDelete {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the lake holds a partition the filter selects that the pinned log does not have yet (written and tiered
+     * after the pin): the row filter drops its files, so the delete must be ordered after its changes too.
+     */
+    private static boolean lakeHasNewerPartition(
+            LakestreamTable table, Expression filter, Snapshot snapshot, LakePosition base, LogSnapshot pin) {
+        boolean newer = base.offsets().partitionOffsets().entrySet().stream()
+                .anyMatch(entry -> entry.getValue() > 0
+                        && pin.partition(entry.getKey().partitionId()).isEmpty());
+        if (!newer) {
+            return false;
+        }
+        return select(table, filter, snapshot, table.log().latestSnapshot()).partitions().stream()
+                .anyMatch(partition -> pin.partition(partition.id()).isEmpty()
+                        && partition.buckets().stream().anyMatch(bucket -> bucket.endOffset() > 0)
+                        && base.offsets().partitionOffsets().keySet().stream()
+                                .anyMatch(key -> key.partitionId() == partition.id()));
     }
 
     /** The base offsets with every bucket of the selected partitions at its pinned log end. */

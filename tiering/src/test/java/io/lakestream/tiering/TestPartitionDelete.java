@@ -282,6 +282,42 @@ class TestPartitionDelete {
         }
     }
 
+    /**
+     * A partition that appeared after the pin and was tiered: the row filter drops its lake files, so the delete is
+     * ordered after its changes (pinned at the newest version) and none of its rows stays, tiered or not.
+     */
+    @Test
+    void partitionTieredAfterThePinIsDeletedWhole() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
+            upsertRegion(warehouse, table, "us", 0, 10);
+            long pinned = table.log().latestSnapshot().version();
+            upsertRegion(warehouse, table, "eu", 0, 10);
+            tier(warehouse, table, 1_000);
+            upsertRegion(warehouse, table, "eu", 10, 20);
+
+            PartitionDelete.Result result = new PartitionDelete().delete(table, EU, pinned);
+
+            tierUntilUpToDate(warehouse, table);
+            assertThat(LakeOracle.readLake(table.lake(), table.definition().schema()))
+                    .as("the eu rows tiered before the delete went, so the later ones must go too")
+                    .allMatch(row -> row.get(1).equals("us"))
+                    .hasSize(10);
+            assertThat(result.pinnedLogVersion()).isGreaterThan(pinned);
+            assertThat(result.partitions()).containsExactly("region=eu");
+        }
+    }
+
+    private static void upsertRegion(
+            TestingWarehouse warehouse, LakestreamTable table, String region, long from, long to) {
+        try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+            for (long id = from; id < to; id++) {
+                writer.upsert(Map.of("id", id, "region", region, "score", (int) id));
+            }
+            writer.commit();
+        }
+    }
+
     private static void write(
             TestingWarehouse warehouse,
             LakestreamTable table,
