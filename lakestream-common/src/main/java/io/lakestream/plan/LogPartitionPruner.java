@@ -41,8 +41,12 @@ public final class LogPartitionPruner {
         }
     }
 
-    /** The partition's values (Iceberg's internal representation of each field's result type) from its path. */
-    StructLike values(String path) {
+    /**
+     * The partition's values (Iceberg's internal representation of each field's result type) from its path, as a
+     * struct of {@link Partitioning#userSpec}'s partition type; also used to decide whether a delete selects whole
+     * partitions (tiering's {@code PartitionDelete}).
+     */
+    public StructLike values(String path) {
         return PartitionPathValues.values(spec, path);
     }
 }

@@ -11,6 +11,8 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -129,18 +131,56 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
                 current == null ? OptionalLong.empty() : OptionalLong.of(current.timestampMillis()));
     }
 
-    /** The newest lake snapshot (of the current ancestry) that holds no change at or after the log's ends. */
+    /**
+     * The newest lake snapshot (of the current ancestry) that holds no change at or after the log's ends and has
+     * exactly the partition deletes made at or before the version: a delete of whole partitions moves their offsets
+     * to its pinned log ends, which a version before it may have too, so offsets alone cannot tell.
+     */
     private static ReadPin atLogVersion(LakestreamTable table, LogSnapshot log) {
         Snapshot current = table.lake().currentSnapshot();
         if (current != null) {
-            for (Snapshot snapshot : SnapshotUtil.ancestorsOf(current.snapshotId(), table.lake()::snapshot)) {
+            List<Snapshot> ancestry = new ArrayList<>();
+            SnapshotUtil.ancestorsOf(current.snapshotId(), table.lake()::snapshot)
+                    .forEach(ancestry::add);
+            // index (newest first) of the oldest partition delete made after the version, and of the newest made
+            // at or before it: a snapshot must be older than the first and not older than the second
+            int oldestLaterDelete = -1;
+            int newestEarlierDelete = ancestry.size();
+            for (int i = ancestry.size() - 1; i >= 0; i--) {
+                OptionalLong deleted = partitionDeleteVersion(ancestry.get(i));
+                if (deleted.isPresent() && deleted.getAsLong() > log.version() && oldestLaterDelete < 0) {
+                    oldestLaterDelete = i;
+                }
+                if (deleted.isPresent() && deleted.getAsLong() <= log.version()) {
+                    newestEarlierDelete = i;
+                }
+            }
+            for (int i = oldestLaterDelete + 1; i < ancestry.size() && i <= newestEarlierDelete; i++) {
+                Snapshot snapshot = ancestry.get(i);
                 LakePosition position = LakePosition.at(table.lake(), snapshot.snapshotId());
                 if (notPast(position, log)) {
                     return new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis()));
                 }
             }
+            if (newestEarlierDelete < ancestry.size()) {
+                // the log from offset 0 would still hold the deleted partitions' rows
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        "Table %s as of log version %s cannot be read: no lake snapshot holds the table at that version after the delete of whole partitions in snapshot %s. Read a newer version"
+                                .formatted(
+                                        table,
+                                        log.version(),
+                                        ancestry.get(newestEarlierDelete).snapshotId()));
+            }
         }
         return new ReadPin(log, LakePosition.EMPTY, OptionalLong.empty());
+    }
+
+    private static OptionalLong partitionDeleteVersion(Snapshot snapshot) {
+        String version = snapshot.summary() == null
+                ? null
+                : snapshot.summary().get(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION);
+        return version == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(version));
     }
 
     private static boolean notPast(LakePosition position, LogSnapshot log) {

@@ -27,6 +27,13 @@ public final class LakestreamProperties {
     /** Snapshot summary: the log commit version tiering read up to. */
     public static final String SUMMARY_LOG_VERSION = "lakestream.log-version";
 
+    /**
+     * Snapshot summary key of a delete of whole partitions: the log version whose ends became the partitions' lake
+     * offsets. Time travel to an earlier version must not read the snapshot (or its descendants), a later one must not
+     * read its ancestors (docs/writes.md "Deleting whole partitions").
+     */
+    public static final String SUMMARY_PARTITION_DELETE_VERSION = "lakestream.partition-delete-log-version";
+
     /** Hidden identity-partition column that carries the bucket of a multi-column bucket key. */
     public static final String BUCKET_COLUMN = "__bucket";
 

@@ -13,7 +13,6 @@ import io.lakestream.table.TableSpec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -98,13 +97,7 @@ public final class LakestreamCatalog implements TableCatalog, SupportsNamespaces
         TableIdentifier identifier = TableIdentifier.of(Namespace.of(ident.namespace()), tableName);
         try {
             io.lakestream.table.LakestreamTable table = catalog.loadTable(identifier);
-            return new LakestreamTable(
-                    name,
-                    LakestreamTableRef.of(name, options, table),
-                    table,
-                    view,
-                    OptionalLong.empty(),
-                    OptionalLong.empty());
+            return LakestreamTable.of(name, LakestreamTableRef.of(name, options, table), table, view);
         } catch (LakestreamException e) {
             if (e.error() == TABLE_NOT_FOUND) {
                 throw new NoSuchTableException(ident);

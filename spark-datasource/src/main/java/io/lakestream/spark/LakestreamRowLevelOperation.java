@@ -51,13 +51,31 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
         RowLevelOperation.Command command = info.command();
         io.lakestream.table.LakestreamTable lakestream = table.table();
         if (!lakestream.definition().hasPrimaryKey()) {
-            throw new LakestreamException(
-                    UNSUPPORTED_OPERATION,
-                    "%s on %s is not supported: it is an append-only table (no primary key), whose log only takes inserts; "
-                                    .formatted(command, table.name())
-                            + "deletes and updates need a table created with TBLPROPERTIES ('primary-key'='...')");
+            if (command == Command.DELETE && lakestream.log().isPartitionedLog()) {
+                // Spark asks for the row-level operation before it offers the DELETE to canDeleteWhere: a delete of
+                // whole partitions of such a table works (LakestreamPartitionDeletes); any other fails when planned
+                return new LakestreamRowLevelOperation(table, command);
+            }
+            throw appendOnly(table, command);
         }
         return new LakestreamRowLevelOperation(table, command);
+    }
+
+    private static LakestreamException appendOnly(LakestreamTable table, Command command) {
+        return new LakestreamException(
+                UNSUPPORTED_OPERATION,
+                "%s on %s is not supported: it is an append-only table (no primary key), whose log only takes inserts; "
+                                .formatted(command, table.name())
+                        + "deletes and updates need a table created with TBLPROPERTIES ('primary-key'='...')"
+                        + (table.table().log().isPartitionedLog()
+                                ? " (a DELETE whose condition selects whole partitions works on this table)"
+                                : ""));
+    }
+
+    private void requirePrimaryKey() {
+        if (!table.table().definition().hasPrimaryKey()) {
+            throw appendOnly(table, command);
+        }
     }
 
     @Override
@@ -72,6 +90,7 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        requirePrimaryKey();
         Map<String, String> union = new HashMap<>(options.asCaseSensitiveMap());
         union.put(LakestreamReadConf.READ_MODE, ReadMode.UNION.name().toLowerCase(Locale.ROOT));
         return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union), built -> scan = built);
@@ -91,6 +110,13 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
 
     @Override
     public NamedReference[] rowId() {
+        if (!table.table().definition().hasPrimaryKey()) {
+            // never read: the row-level path of an append-only table fails when its scan is built
+            return new NamedReference[] {
+                Expressions.column(
+                        table.table().definition().schema().columns().getFirst().name())
+            };
+        }
         return table.table().definition().primaryKey().stream()
                 .map(Expressions::column)
                 .toArray(NamedReference[]::new);
@@ -98,6 +124,7 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
 
     @Override
     public DeltaWriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+        requirePrimaryKey();
         String queryId = requireNonNull(info.queryId(), "queryId is null");
         return new DeltaWriteBuilder() {
             @Override

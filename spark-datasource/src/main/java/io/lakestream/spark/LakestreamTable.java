@@ -30,7 +30,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * behind the log. A table loaded with {@code VERSION AS OF} or {@code
  * TIMESTAMP AS OF} reads that state and takes no writes.
  */
-public final class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRowLevelOperations {
     /** Which view of the table this is, from the name suffix. */
     enum View {
         DATA(""),
@@ -69,6 +69,19 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         this.view = requireNonNull(view, "view is null");
         this.logVersion = requireNonNull(logVersion, "logVersion is null");
         this.asOfTimestampMillis = requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
+    }
+
+    /**
+     * The table as the catalog loads it: a table whose log is kept per (partition, bucket) also takes deletes of whole
+     * partitions ({@link LakestreamPartitionedLogTable}). Only there: Spark hands a {@code DELETE} without a condition
+     * on any table that takes such deletes to them alone, never to the row-level operation.
+     */
+    static LakestreamTable of(
+            String catalogName, LakestreamTableRef ref, io.lakestream.table.LakestreamTable table, View view) {
+        if (view == View.DATA && table.log().isPartitionedLog()) {
+            return new LakestreamPartitionedLogTable(catalogName, ref, table);
+        }
+        return new LakestreamTable(catalogName, ref, table, view, OptionalLong.empty(), OptionalLong.empty());
     }
 
     LakestreamTable atLogVersion(long version) {
@@ -165,7 +178,7 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         return () -> operation;
     }
 
-    private void requireWritable() {
+    final void requireWritable() {
         if (!isWritable()) {
             throw new LakestreamException(
                     UNSUPPORTED_OPERATION,
@@ -187,7 +200,7 @@ public final class LakestreamTable implements SupportsRead, SupportsWrite, Suppo
         return view == View.CHANGES && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
     }
 
-    private boolean isWritable() {
+    final boolean isWritable() {
         return view == View.DATA && logVersion.isEmpty() && asOfTimestampMillis.isEmpty();
     }
 

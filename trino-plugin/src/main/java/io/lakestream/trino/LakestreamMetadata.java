@@ -60,6 +60,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -509,7 +510,34 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     @Override
     public ColumnHandle getMergeRowIdColumnHandle(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "DELETE");
+        Optional<LakestreamColumnHandle> partitionDeletesOnly =
+                call(() -> LakestreamPartitionDeletes.appendOnlyRowId(catalog.loadTable(handle)));
+        if (partitionDeletesOnly.isPresent()) {
+            return partitionDeletesOnly.get();
+        }
         return LakestreamColumns.rowId(writes.requirePrimaryKey(handle));
+    }
+
+    /** A DELETE of whole partitions of a table with a per-(partition, bucket) log is one lake commit, no merge. */
+    @Override
+    public Optional<ConnectorTableHandle> applyDelete(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        return call(() -> LakestreamPartitionDeletes.apply(handle, catalog.loadTable(handle))
+                .map(ConnectorTableHandle.class::cast));
+    }
+
+    @Override
+    public OptionalLong executeDelete(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        return call(() -> {
+            try {
+                // a live table from the catalog: the cache's tables are read-only snapshots of their metadata
+                return LakestreamPartitionDeletes.execute(
+                        handle, catalog.catalog().loadTable(LakestreamCatalogAccess.identifier(handle.baseTable())));
+            } finally {
+                catalog.invalidate(handle.baseTable());
+            }
+        });
     }
 
     @Override
