@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -108,7 +109,13 @@ class TestIndexedTail {
 
         // the winners, filtered, and the counters equal those of the tail-only split read on its own
         UnionSplit tailOnly = new UnionSplit(
-                split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
+                split.bucket(),
+                split.mode(),
+                List.of(),
+                split.logRange(),
+                split.logVersion(),
+                split.mergeByKey(),
+                Optional.empty());
         Expression filter = Expressions.greaterThanOrEqual("score", 100);
         MergeCounters indexedCounters = new MergeCounters();
         MergeCounters ownCounters = new MergeCounters();
