@@ -19,6 +19,7 @@ public final class LakestreamMetrics {
     static final String RETURNED_VALUES = "returnedValues";
     static final String LAKE_COLUMN_CHUNKS = "lakeColumnChunks";
     static final String LAKE_COLUMN_BYTES = "lakeColumnBytes";
+    static final String TAILS_OPENED = "tailsOpened";
 
     private LakestreamMetrics() {}
 
@@ -32,7 +33,8 @@ public final class LakestreamMetrics {
             new ParquetRowGroupsSkipped(),
             new ReturnedValues(),
             new LakeColumnChunks(),
-            new LakeColumnBytes()
+            new LakeColumnBytes(),
+            new TailsOpened()
         };
     }
 
@@ -52,7 +54,8 @@ public final class LakestreamMetrics {
             new TaskValue(PARQUET_ROW_GROUPS_SKIPPED, reader.rowGroupsSkipped()),
             new TaskValue(RETURNED_VALUES, returnedValues),
             new TaskValue(LAKE_COLUMN_CHUNKS, reader.lakeColumnChunks()),
-            new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes())
+            new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes()),
+            new TaskValue(TAILS_OPENED, reader.tailsOpened())
         };
     }
 
@@ -176,6 +179,23 @@ public final class LakestreamMetrics {
         @Override
         public String description() {
             return "values returned (rows x columns)";
+        }
+    }
+
+    /**
+     * Splits merged on Spark's Parquet batches whose tail's winners were read after their lake rows: a limit met in
+     * the lake rows leaves the tail unopened, and its winners are not read from the log. (The tail's changed keys,
+     * which hide lake rows, are read before the lake.)
+     */
+    public static final class TailsOpened extends CustomSumMetric {
+        @Override
+        public String name() {
+            return TAILS_OPENED;
+        }
+
+        @Override
+        public String description() {
+            return "log tails read after the lake rows";
         }
     }
 
