@@ -109,7 +109,8 @@ public final class UnionReadPlanner {
                                     files,
                                     Optional.empty(),
                                     pin.log().version(),
-                                    true)
+                                    true,
+                                    Optional.empty())
                             : UnionSplit.withLog(
                                     OptionalInt.of(log.bucket()), ReadMode.UNION, files, tail, pin.log(), true));
         }
@@ -123,7 +124,8 @@ public final class UnionReadPlanner {
                         files,
                         Optional.empty(),
                         pin.log().version(),
-                        true));
+                        true,
+                        Optional.empty()));
             }
         });
         return splits;
@@ -165,7 +167,8 @@ public final class UnionReadPlanner {
                         List.of(file),
                         Optional.empty(),
                         pin.log().version(),
-                        false));
+                        false,
+                        Optional.empty()));
             }
         });
         if (withLog) {
@@ -213,7 +216,8 @@ public final class UnionReadPlanner {
                         List.of(),
                         Optional.of(range),
                         end.version(),
-                        false));
+                        false,
+                        Optional.empty()));
             }
         }
         return splits;

@@ -73,17 +73,6 @@ public record UnionSplit(
         }
     }
 
-    /** A split that does not carry its log segments: its reader finds them in the log. */
-    public UnionSplit(
-            OptionalInt bucket,
-            ReadMode mode,
-            List<LakeFile> lakeFiles,
-            Optional<LogRange> logRange,
-            long logVersion,
-            boolean mergeByKey) {
-        this(bucket, mode, lakeFiles, logRange, logVersion, mergeByKey, Optional.empty());
-    }
-
     /**
      * {@code range} of {@code log} (the log at {@code logVersion}) as a split of {@code mode}, carrying the segments
      * that hold it when there are at most {@link #MAX_CARRIED_SEGMENTS}.

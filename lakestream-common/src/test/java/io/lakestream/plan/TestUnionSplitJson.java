@@ -33,7 +33,13 @@ class TestUnionSplitJson {
                                 2,
                                 100)));
         UnionSplit split = new UnionSplit(
-                OptionalInt.of(3), ReadMode.UNION, List.of(file), Optional.of(new LogRange(3, 10, 25)), 42, true);
+                OptionalInt.of(3),
+                ReadMode.UNION,
+                List.of(file),
+                Optional.of(new LogRange(3, 10, 25)),
+                42,
+                true,
+                Optional.empty());
         byte[] json = LogJson.write(split);
         assertThat(new String(json, java.nio.charset.StandardCharsets.UTF_8))
                 .doesNotContain("@class")
@@ -64,8 +70,8 @@ class TestUnionSplitJson {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("does not hold offsets of the range");
 
-        UnionSplit lakeOnly =
-                new UnionSplit(OptionalInt.empty(), ReadMode.LAKE, List.of(file), Optional.empty(), 0, false);
+        UnionSplit lakeOnly = new UnionSplit(
+                OptionalInt.empty(), ReadMode.LAKE, List.of(file), Optional.empty(), 0, false, Optional.empty());
         assertThat(LogJson.read(LogJson.write(lakeOnly), UnionSplit.class)).isEqualTo(lakeOnly);
         assertThat(split.estimatedRows()).isEqualTo(77 + 15);
         assertThat(lakeOnly.isLakeOnly()).isTrue();

@@ -16,9 +16,11 @@ import io.lakestream.tiering.TieringHooks;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -69,6 +71,8 @@ class TestIndexedTail {
         // random upserts (some of a key several times) and deletes, of lake keys and new ones
         Random random = Seeds.random(5);
         Set<Long> changed = new HashSet<>();
+        // the oracle: each changed key's last change as written (null for a delete)
+        Map<Long, List<Object>> lastChange = new HashMap<>();
         for (int commit = 0; commit < 3; commit++) {
             try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
                 for (int i = 0; i < 40; i++) {
@@ -76,9 +80,12 @@ class TestIndexedTail {
                     changed.add(id);
                     if (random.nextInt(4) == 0) {
                         writer.delete(Map.of("id", id));
+                        lastChange.put(id, null);
                     } else {
-                        writer.upsert(
-                                Map.of("id", id, "name", "tail-" + commit + "-" + i, "score", random.nextInt(200)));
+                        String name = "tail-" + commit + "-" + i;
+                        int score = random.nextInt(200);
+                        writer.upsert(Map.of("id", id, "name", name, "score", score));
+                        lastChange.put(id, List.of(id, name, score));
                     }
                 }
                 writer.commit();
@@ -108,7 +115,13 @@ class TestIndexedTail {
 
         // the winners, filtered, and the counters equal those of the tail-only split read on its own
         UnionSplit tailOnly = new UnionSplit(
-                split.bucket(), split.mode(), List.of(), split.logRange(), split.logVersion(), split.mergeByKey());
+                split.bucket(),
+                split.mode(),
+                List.of(),
+                split.logRange(),
+                split.logVersion(),
+                split.mergeByKey(),
+                Optional.empty());
         Expression filter = Expressions.greaterThanOrEqual("score", 100);
         MergeCounters indexedCounters = new MergeCounters();
         MergeCounters ownCounters = new MergeCounters();
@@ -122,7 +135,12 @@ class TestIndexedTail {
                 table, tailOnly, COLUMNS, filter, MergeConfig.DEFAULT, ownCounters, warehouse.allocator())) {
             onItsOwn = UnionReads.drain(reader, table, COLUMNS);
         }
-        assertThat(fromIndex).isNotEmpty().containsExactlyInAnyOrderElementsOf(onItsOwn);
+        List<List<Object>> winners = lastChange.values().stream()
+                .filter(row -> row != null && (int) row.get(2) >= 100)
+                .toList();
+        assertThat(winners).isNotEmpty();
+        assertThat(fromIndex).containsExactlyInAnyOrderElementsOf(winners);
+        assertThat(onItsOwn).containsExactlyInAnyOrderElementsOf(winners);
         assertThat(indexedCounters.logRows()).isEqualTo(ownCounters.logRows()).isEqualTo(120);
         assertThat(indexedCounters.logRowsSuperseded()).isEqualTo(ownCounters.logRowsSuperseded());
 

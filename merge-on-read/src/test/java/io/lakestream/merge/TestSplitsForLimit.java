@@ -43,10 +43,17 @@ class TestSplitsForLimit {
                 List.of(whole(40), withDeletes(40)),
                 Optional.of(new LogRange(0, 10, 25)),
                 3,
-                false);
+                false,
+                Optional.empty());
         assertThat(SplitsForLimit.guaranteedRows(appendOnly)).isEqualTo(55);
         UnionSplit changes = new UnionSplit(
-                OptionalInt.of(0), ReadMode.CHANGES, List.of(), Optional.of(new LogRange(0, 0, 7)), 3, false);
+                OptionalInt.of(0),
+                ReadMode.CHANGES,
+                List.of(),
+                Optional.of(new LogRange(0, 0, 7)),
+                3,
+                false,
+                Optional.empty());
         assertThat(SplitsForLimit.guaranteedRows(changes)).isEqualTo(7);
     }
 
@@ -67,7 +74,13 @@ class TestSplitsForLimit {
 
     private static UnionSplit keyed(List<LakeFile> files, long changes) {
         return new UnionSplit(
-                OptionalInt.of(0), ReadMode.UNION, files, Optional.of(new LogRange(0, 50, 50 + changes)), 3, true);
+                OptionalInt.of(0),
+                ReadMode.UNION,
+                files,
+                Optional.of(new LogRange(0, 50, 50 + changes)),
+                3,
+                true,
+                Optional.empty());
     }
 
     private static LakeFile whole(long rows) {

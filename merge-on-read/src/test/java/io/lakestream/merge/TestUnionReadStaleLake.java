@@ -87,7 +87,9 @@ class TestUnionReadStaleLake {
 
         assertThat(read(stale, ReadOptions.UNION)).containsExactlyInAnyOrderElementsOf(oracle.values());
         // t$offsets and the CLI's status pin the same way: the lake they report holds what the log lost
-        for (BucketFreshness bucket : UnionReadPlanner.freshness(stale, ReadOptions.UNION)) {
+        List<BucketFreshness> freshness = UnionReadPlanner.freshness(stale, ReadOptions.UNION);
+        assertThat(freshness).hasSize(stale.definition().bucketCount());
+        for (BucketFreshness bucket : freshness) {
             assertThat(bucket.lakeOffset())
                     .isEqualTo(
                             stale.log().latestSnapshot().bucket(bucket.bucket()).startOffset());

@@ -108,7 +108,8 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
                     rowRead.readSchema(),
                     ExpressionParser.toJson(filter),
                     rowRead.maxIndexRows(),
-                    -1);
+                    -1,
+                    LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
             for (LakestreamInputPartition state : partition.stateBefore()) {
                 try (LakestreamPartitionReader reader = new LakestreamPartitionReader(stateRead, state.split())) {
                     while (reader.next()) {

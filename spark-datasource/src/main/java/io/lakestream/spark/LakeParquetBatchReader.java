@@ -71,6 +71,11 @@ final class LakeParquetBatchReader implements SplitBatchReader {
     }
 
     @Override
+    public long tailsOpened() {
+        return split.inTail() ? 1 : 0;
+    }
+
+    @Override
     public long rowGroupsSkipped() {
         return lake.rowGroupsSkipped();
     }

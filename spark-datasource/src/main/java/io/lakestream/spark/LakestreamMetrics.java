@@ -20,6 +20,7 @@ public final class LakestreamMetrics {
     static final String LAKE_COLUMN_CHUNKS = "lakeColumnChunks";
     static final String LAKE_COLUMN_BYTES = "lakeColumnBytes";
     static final String LOG_SEGMENTS = "logSegments";
+    static final String TAILS_OPENED = "tailsOpened";
 
     private LakestreamMetrics() {}
 
@@ -34,7 +35,8 @@ public final class LakestreamMetrics {
             new ReturnedValues(),
             new LakeColumnChunks(),
             new LakeColumnBytes(),
-            new LogSegments()
+            new LogSegments(),
+            new TailsOpened()
         };
     }
 
@@ -55,7 +57,8 @@ public final class LakestreamMetrics {
             new TaskValue(RETURNED_VALUES, returnedValues),
             new TaskValue(LAKE_COLUMN_CHUNKS, reader.lakeColumnChunks()),
             new TaskValue(LAKE_COLUMN_BYTES, reader.lakeColumnBytes()),
-            new TaskValue(LOG_SEGMENTS, logSegments)
+            new TaskValue(LOG_SEGMENTS, logSegments),
+            new TaskValue(TAILS_OPENED, reader.tailsOpened())
         };
     }
 
@@ -196,6 +199,23 @@ public final class LakestreamMetrics {
         @Override
         public String description() {
             return "values returned (rows x columns)";
+        }
+    }
+
+    /**
+     * Splits merged on Spark's Parquet batches whose tail's winners were read after their lake rows: a limit met in
+     * the lake rows leaves the tail unopened, and its winners are not read from the log. (The tail's changed keys,
+     * which hide lake rows, are read before the lake.)
+     */
+    public static final class TailsOpened extends CustomSumMetric {
+        @Override
+        public String name() {
+            return TAILS_OPENED;
+        }
+
+        @Override
+        public String description() {
+            return "log tails read after the lake rows";
         }
     }
 

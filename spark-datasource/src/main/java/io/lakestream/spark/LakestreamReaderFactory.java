@@ -36,7 +36,8 @@ record LakestreamReaderFactory(
         long limit,
         String lakePruningJson)
         implements PartitionReaderFactory {
-    private static final String ALWAYS_TRUE_JSON = ExpressionParser.toJson(Expressions.alwaysTrue());
+    /** The {@code lakePruningJson} of a factory that prunes the lake with its filter alone. */
+    static final String NO_LAKE_PRUNING_JSON = ExpressionParser.toJson(Expressions.alwaysTrue());
 
     LakestreamReaderFactory {
         requireNonNull(table, "table is null");
@@ -44,17 +45,6 @@ record LakestreamReaderFactory(
         requireNonNull(readSchema, "readSchema is null");
         requireNonNull(filterJson, "filterJson is null");
         requireNonNull(lakePruningJson, "lakePruningJson is null");
-    }
-
-    /** A factory that prunes with its filter alone. */
-    LakestreamReaderFactory(
-            LakestreamTableRef table,
-            List<String> columns,
-            StructType readSchema,
-            String filterJson,
-            long maxIndexRows,
-            long limit) {
-        this(table, columns, readSchema, filterJson, maxIndexRows, limit, ALWAYS_TRUE_JSON);
     }
 
     /** The lake pruning expression over the table's schema. */

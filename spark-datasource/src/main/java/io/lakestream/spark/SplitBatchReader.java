@@ -36,6 +36,14 @@ interface SplitBatchReader extends Closeable {
         return 0;
     }
 
+    /**
+     * 1 if the split read its log tail's winners after its lake rows ({@link io.lakestream.merge.LakeThenTailSplit}),
+     * 0 if it has none or a limit met in its lake rows left the tail unopened; only the lake-first reader counts it.
+     */
+    default long tailsOpened() {
+        return 0;
+    }
+
     @Override
     void close();
 }

@@ -52,7 +52,8 @@ record StreamBatches(
                 List.of(),
                 Optional.of(range),
                 logVersion,
-                false);
+                false,
+                Optional.empty());
     }
 
     /** Whether rows carry the change columns. */
@@ -81,10 +82,22 @@ record StreamBatches(
         // bound, so literals are written with their column types (as LakestreamScan writes them)
         String filterJson = ExpressionParser.toJson(
                 Binder.bind(table.table().definition().schema().asStruct(), filter, false));
-        LakestreamReaderFactory rows =
-                new LakestreamReaderFactory(table.ref(), columns, rowSchema(), filterJson, merge.maxIndexRows(), -1);
-        LakestreamReaderFactory changes =
-                new LakestreamReaderFactory(table.ref(), columns, readSchema(), filterJson, merge.maxIndexRows(), -1);
+        LakestreamReaderFactory rows = new LakestreamReaderFactory(
+                table.ref(),
+                columns,
+                rowSchema(),
+                filterJson,
+                merge.maxIndexRows(),
+                -1,
+                LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
+        LakestreamReaderFactory changes = new LakestreamReaderFactory(
+                table.ref(),
+                columns,
+                readSchema(),
+                filterJson,
+                merge.maxIndexRows(),
+                -1,
+                LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
         return new LakestreamStreamReaderFactory(
                 rows,
                 changes,

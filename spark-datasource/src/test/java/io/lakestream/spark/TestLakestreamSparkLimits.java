@@ -66,7 +66,19 @@ class TestLakestreamSparkLimits {
                 .as("splits read")
                 .isEqualTo(1);
         // the limit was met in the lake rows: the tail's winners were never read from the log
+        assertThat(SparkTables.metric(limited, LakestreamMetrics.TAILS_OPENED))
+                .as("tails opened")
+                .isZero();
         assertThat(SparkTables.metric(limited, LakestreamMetrics.LOG_ROWS)).isZero();
+        // without the limit, every split reads its tail after its lake rows (no sort: Spark would scan twice)
+        Dataset<Row> all = testing.sql("SELECT id, v FROM %s".formatted(table));
+        assertLive(all, oracle, oracle.size());
+        assertThat(SparkTables.metric(all, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isEqualTo(4);
+        assertThat(SparkTables.metric(all, LakestreamMetrics.TAILS_OPENED))
+                .as("tails opened without a limit")
+                .isEqualTo(4);
+        assertThat(SparkTables.metric(all, LakestreamMetrics.LOG_ROWS)).isPositive();
 
         assertAllRowsForLargeLimits(table, oracle);
         // filters: every split is read (a filtered split may return nothing), and the tail hides what it changed

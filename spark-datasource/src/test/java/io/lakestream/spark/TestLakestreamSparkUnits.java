@@ -136,12 +136,19 @@ class TestLakestreamSparkUnits {
                                 "file:/w/data/d.parquet", LakeDeleteFile.Content.EQUALITY, List.of(1), 2, 300)))),
                 Optional.of(new LogRange(3, 10, 20)),
                 7,
-                true);
+                true,
+                Optional.empty());
         LakestreamInputPartition partition = LakestreamInputPartition.of(split);
         assertThat(partition.splitJson()).contains("a.parquet").doesNotContain("rO0");
         assertThat(partition.split()).isEqualTo(split);
         assertThat(LakestreamInputPartition.of(new UnionSplit(
-                                OptionalInt.empty(), ReadMode.LAKE, List.of(), Optional.empty(), 0, false))
+                                OptionalInt.empty(),
+                                ReadMode.LAKE,
+                                List.of(),
+                                Optional.empty(),
+                                0,
+                                false,
+                                Optional.empty()))
                         .split()
                         .bucket())
                 .isEmpty();
@@ -200,7 +207,8 @@ class TestLakestreamSparkUnits {
                 new StructType().add("id", DataTypes.LongType),
                 "true",
                 10,
-                -1);
+                -1,
+                LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(factory);

@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -25,15 +24,17 @@ import org.junit.jupiter.api.Test;
  * the freshness benchmark). Here Iceberg commits (the catalog update every tiering round makes) follow
  * each other through our copy while both Trino connectors and Spark read the catalog in tight loops:
  * every commit and every read must succeed, and no reader may see a committed value go back.
+ *
+ * <p>The run ends on counts, not on time: after each commit the writer waits until some reader has finished a
+ * query (so readers always get the catalog between commits, as between tiering rounds, however slow the machine),
+ * and it stops once it made {@link #MIN_COMMITS} commits and every reader ran {@link #MIN_QUERIES_PER_READER}
+ * queries while commits went on. A reader that fails ends the run at once.
  */
 final class TestEmbeddedCatalogConcurrency {
     // enough overlap to fail without the fix (it failed within 5 s, here and in TestSqliteCatalogUri within 2 s)
     private static final int MIN_COMMITS = 60;
     private static final int MIN_QUERIES_PER_READER = 3;
-    // on a loaded machine the minimums take longer: give up (and fail) only after this
-    private static final long MAX_STRESS_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final String COUNTER = "stress.commits";
-    private static final long PAUSE_MILLIS = 20;
 
     private final CrossEngine engines = CrossEngine.get();
 
@@ -54,29 +55,30 @@ final class TestEmbeddedCatalogConcurrency {
                 new Reader(engines::trino, "SELECT count(*) FROM " + s + ".\"events$lake\""),
                 new Reader(engines::spark, "SELECT count(*) FROM " + s + ".`events$lake`"));
         for (Reader reader : readers) {
-            // first queries (plugin class loading, Spark's catalog) out of the timed window
+            // first queries (plugin class loading, Spark's catalog) before the commits
             reader.engine().apply(reader.query());
         }
         AtomicBoolean writing = new AtomicBoolean(true);
         ConcurrentLinkedQueue<String> wentBack = new ConcurrentLinkedQueue<>();
+        Progress progress = new Progress();
         ExecutorService threads = Executors.newFixedThreadPool(readers.size());
         try {
             List<Future<?>> reads = new ArrayList<>();
             for (Reader reader : readers) {
-                reads.add(threads.submit(() -> reader.readUntilStopped(writing, wentBack)));
+                reads.add(threads.submit(() -> reader.readUntilStopped(writing, wentBack, progress)));
             }
             long commits = 0;
-            long deadline = System.nanoTime() + MAX_STRESS_NANOS;
             try {
                 while ((commits < MIN_COMMITS || !readers.stream().allMatch(Reader::readEnough))
-                        && System.nanoTime() < deadline) {
+                        && !progress.aReaderStopped()) {
+                    long queries = progress.queries();
                     lake.updateProperties()
                             .set(COUNTER, Long.toString(commits + 1))
                             .commit();
                     commits++;
-                    // a moment between commits, as between tiering rounds: SQLite's lock is not fair, and a writer
-                    // that takes it back at once would starve the readers (they wait, but this test needs them to read)
-                    Thread.sleep(PAUSE_MILLIS);
+                    // SQLite's lock is not fair: a writer that takes it back at once would starve the readers (they
+                    // wait, but this test needs them to read), so the next commit waits for a reader to get through
+                    progress.awaitQueryAfter(queries);
                 }
             } finally {
                 writing.set(false);
@@ -95,6 +97,37 @@ final class TestEmbeddedCatalogConcurrency {
         }
     }
 
+    /** Queries finished by all readers, and whether a reader stopped (it failed), for the writer to wait on. */
+    private static final class Progress {
+        private long queries;
+        private boolean readerStopped;
+
+        synchronized long queries() {
+            return queries;
+        }
+
+        synchronized boolean aReaderStopped() {
+            return readerStopped;
+        }
+
+        synchronized void queried() {
+            queries++;
+            notifyAll();
+        }
+
+        synchronized void stopped() {
+            readerStopped = true;
+            notifyAll();
+        }
+
+        /** Waits until a reader finished a query after {@code seen} queries in all, or a reader stopped. */
+        synchronized void awaitQueryAfter(long seen) throws InterruptedException {
+            while (queries <= seen && !readerStopped) {
+                wait();
+            }
+        }
+    }
+
     /** One engine running one query whose single value only grows; counts how often it ran while commits went on. */
     private record Reader(Function<String, List<List<Object>>> engine, String query, AtomicInteger queries) {
         Reader(Function<String, List<List<Object>>> engine, String query) {
@@ -106,15 +139,20 @@ final class TestEmbeddedCatalogConcurrency {
         }
 
         /** Runs the query until the writer stops, noting every value lower than the one before. */
-        void readUntilStopped(AtomicBoolean writing, ConcurrentLinkedQueue<String> wentBack) {
-            long last = 0;
-            while (writing.get()) {
-                long value = ((Number) engine.apply(query).getFirst().getFirst()).longValue();
-                if (value < last) {
-                    wentBack.add("%s: %d after %d".formatted(query, value, last));
+        void readUntilStopped(AtomicBoolean writing, ConcurrentLinkedQueue<String> wentBack, Progress progress) {
+            try {
+                long last = 0;
+                while (writing.get()) {
+                    long value = ((Number) engine.apply(query).getFirst().getFirst()).longValue();
+                    if (value < last) {
+                        wentBack.add("%s: %d after %d".formatted(query, value, last));
+                    }
+                    last = value;
+                    queries.incrementAndGet();
+                    progress.queried();
                 }
-                last = value;
-                queries.incrementAndGet();
+            } finally {
+                progress.stopped();
             }
         }
     }

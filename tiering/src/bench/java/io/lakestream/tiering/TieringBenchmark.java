@@ -17,11 +17,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.DoubleStream;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -133,7 +135,7 @@ public final class TieringBenchmark {
 
     /** Appends {@code rows} rows (seed 42), upserts over {@code keys} keys for a primary key, distinct ids otherwise. */
     static Appended append(LakestreamTable table, BufferAllocator allocator, int rows, boolean upsert, int keys) {
-        Random random = new Random(42);
+        Iterator<Map<String, Object>> generated = rows(rows, upsert, keys);
         long startCpu = processCpuNanos();
         long start = System.nanoTime();
         int written = 0;
@@ -141,10 +143,7 @@ public final class TieringBenchmark {
             try (LakestreamWriter writer = new LakestreamWriter(table, allocator)) {
                 int batch = Math.min(COMMIT_ROWS, rows - written);
                 for (int i = 0; i < batch; i++) {
-                    Map<String, Object> row = new HashMap<>();
-                    row.put("id", upsert ? (long) random.nextInt(keys) : (long) written + i);
-                    row.put("name", "name-" + random.nextInt(1_000_000));
-                    row.put("score", random.nextInt(1000));
+                    Map<String, Object> row = generated.next();
                     if (upsert) {
                         writer.upsert(row);
                     } else {
@@ -157,6 +156,23 @@ public final class TieringBenchmark {
         }
         double seconds = seconds(start);
         return new Appended(rows / seconds, (processCpuNanos() - startCpu) / 1e9);
+    }
+
+    /**
+     * The rows {@link #append} writes, in order (seed 42): ids {@code 0..rows-1}, or for upserts ids drawn from
+     * {@code keys} keys. A smoke test draws them again as its oracle of what the benchmark wrote.
+     */
+    static Iterator<Map<String, Object>> rows(int rows, boolean upsert, int keys) {
+        Random random = new Random(42);
+        return IntStream.range(0, rows)
+                .mapToObj(index -> {
+                    Map<String, Object> row = new HashMap<>();
+                    row.put("id", upsert ? (long) random.nextInt(keys) : (long) index);
+                    row.put("name", "name-" + random.nextInt(1_000_000));
+                    row.put("score", random.nextInt(1000));
+                    return row;
+                })
+                .iterator();
     }
 
     /** {@code writerCpuSeconds}: CPU of the tiering writer threads alone, the part the file writers change. */

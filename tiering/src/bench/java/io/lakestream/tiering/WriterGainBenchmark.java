@@ -9,9 +9,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.Namespace;
@@ -35,10 +35,26 @@ public final class WriterGainBenchmark {
 
     private WriterGainBenchmark() {}
 
+    /** Called with each tiered table before the benchmark drops it (a smoke test reads its lake back). */
+    @FunctionalInterface
+    interface TieredTableCheck {
+        TieredTableCheck NONE = (table, primaryKey, iceberg, rows, buckets) -> {};
+
+        void check(LakestreamTable table, boolean primaryKey, boolean iceberg, int rows, int buckets) throws Exception;
+    }
+
+    /** Medians over the repeats of a table kind of the ratios Iceberg's writer / the columnar writer. */
+    record Medians(double time, double processCpu, double writerThreadsCpu) {}
+
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int buckets = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         int repeats = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        run(rows, buckets, repeats, TieredTableCheck.NONE);
+    }
+
+    /** Measures, prints each repeat and the medians, and returns the medians by table kind. */
+    static Map<String, Medians> run(int rows, int buckets, int repeats, TieredTableCheck check) throws Exception {
         Path directory = Files.createTempDirectory("writer-gain");
         System.out.printf(
                 "Writer gain: %,d rows, %d buckets, %d repeats, %d cores, load average %.2f%n",
@@ -47,7 +63,7 @@ public final class WriterGainBenchmark {
                 repeats,
                 Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        Map<String, List<double[]>> ratios = new HashMap<>();
+        Map<String, List<double[]>> ratios = new TreeMap<>();
         try (LakestreamCatalog catalog = LakestreamCatalog.open(CatalogConfig.embedded(directory));
                 BufferAllocator allocator = new RootAllocator()) {
             catalog.createNamespace(Namespace.of("bench"));
@@ -56,9 +72,9 @@ public final class WriterGainBenchmark {
                     String kind = primaryKey ? "primary-key" : "append-only";
                     boolean icebergFirst = repeat % 2 != 0;
                     TieringBenchmark.Tiered first =
-                            tier(catalog, allocator, repeat, primaryKey, icebergFirst, rows, buckets);
+                            tier(catalog, allocator, repeat, primaryKey, icebergFirst, rows, buckets, check);
                     TieringBenchmark.Tiered second =
-                            tier(catalog, allocator, repeat, primaryKey, !icebergFirst, rows, buckets);
+                            tier(catalog, allocator, repeat, primaryKey, !icebergFirst, rows, buckets, check);
                     TieringBenchmark.Tiered iceberg = icebergFirst ? first : second;
                     TieringBenchmark.Tiered columnar = icebergFirst ? second : first;
                     double[] ratio = {
@@ -87,9 +103,15 @@ public final class WriterGainBenchmark {
                 }
             }
         }
-        ratios.forEach((kind, measured) -> System.out.printf(
-                "Median %-11s Iceberg/columnar: time %.2fx, process CPU %.2fx, writer threads CPU %.2fx%n",
-                kind, median(measured, 0), median(measured, 2), median(measured, 1)));
+        Map<String, Medians> medians = new TreeMap<>();
+        ratios.forEach((kind, measured) -> {
+            Medians median = new Medians(median(measured, 0), median(measured, 2), median(measured, 1));
+            medians.put(kind, median);
+            System.out.printf(
+                    "Median %-11s Iceberg/columnar: time %.2fx, process CPU %.2fx, writer threads CPU %.2fx%n",
+                    kind, median.time(), median.processCpu(), median.writerThreadsCpu());
+        });
+        return medians;
     }
 
     private static TieringBenchmark.Tiered tier(
@@ -99,7 +121,9 @@ public final class WriterGainBenchmark {
             boolean primaryKey,
             boolean iceberg,
             int rows,
-            int buckets) {
+            int buckets,
+            TieredTableCheck check)
+            throws Exception {
         TableSpec.Builder spec = TableSpec.builder(TestingWarehouse.SIMPLE_SCHEMA)
                 .bucketCount(buckets)
                 .properties(iceberg ? ICEBERG_WRITER : Map.of());
@@ -111,6 +135,7 @@ public final class WriterGainBenchmark {
         TieringBenchmark.append(table, allocator, rows, primaryKey, primaryKey ? rows / 2 : rows);
         // one round takes the whole backlog (the cap is the row count)
         TieringBenchmark.Tiered tiered = TieringBenchmark.tierAll(catalog, identifier, rows);
+        check.check(catalog.loadTable(identifier), primaryKey, iceberg, rows, buckets);
         catalog.dropTable(identifier);
         return tiered;
     }

@@ -278,7 +278,10 @@ class TestOrphanSweeper {
             // Time travel to the snapshot before compaction still finds all its files.
             try (CloseableIterable<FileScanTask> tasks =
                     lake.newScan().useSnapshot(firstSnapshot).planFiles()) {
-                for (FileScanTask task : tasks) {
+                List<FileScanTask> before = new ArrayList<>();
+                tasks.forEach(before::add);
+                assertThat(before).as("files of the snapshot before compaction").isNotEmpty();
+                for (FileScanTask task : before) {
                     assertThat(LocalLogFileSystem.toPath(task.file().location()))
                             .exists();
                 }

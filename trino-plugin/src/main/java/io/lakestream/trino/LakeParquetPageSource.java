@@ -84,7 +84,9 @@ final class LakeParquetPageSource implements ConnectorPageSource {
 
     @Override
     public Metrics getMetrics() {
-        return tail.map(source -> lake.metrics().mergeWith(source.getMetrics())).orElseGet(lake::metrics);
+        return tail.map(source ->
+                        lake.metrics().mergeWith(source.getMetrics()).mergeWith(LakestreamMetrics.TAIL_OPENED))
+                .orElseGet(lake::metrics);
     }
 
     @Override

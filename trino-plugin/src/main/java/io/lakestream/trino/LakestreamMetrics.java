@@ -75,6 +75,16 @@ final class LakestreamMetrics {
      */
     static final String LOG_SEGMENTS = "lakestream.logSegments";
 
+    /**
+     * Splits merged on Trino's pages whose tail's winners were read after their lake rows ({@link
+     * io.lakestream.merge.LakeThenTailSplit}): a limit met in the lake rows leaves the tail unopened, and its
+     * winners are not read from the log. (The tail's changed keys, which hide lake rows, are read before the lake.)
+     */
+    static final String TAILS_OPENED = "lakestream.tailsOpened";
+
+    /** The metric of a split whose tail was opened. */
+    static final Metrics TAIL_OPENED = new Metrics(ImmutableMap.of(TAILS_OPENED, new LongCount(1)));
+
     private LakestreamMetrics() {}
 
     /** The lake files of a split, known when it opens. */

@@ -50,18 +50,6 @@ public record LakestreamTableHandle(
         requireNonNull(pruning, "pruning is null");
     }
 
-    public LakestreamTableHandle(
-            String schemaName,
-            String tableName,
-            ReadMode mode,
-            TupleDomain<LakestreamColumnHandle> constraint,
-            OptionalLong limit,
-            OptionalLong logVersion,
-            OptionalLong asOfTimestampMillis,
-            LakestreamPin pin) {
-        this(schemaName, tableName, mode, constraint, limit, logVersion, asOfTimestampMillis, pin, TupleDomain.all());
-    }
-
     public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode, LakestreamPin pin) {
         this(
                 schemaName,
@@ -71,7 +59,8 @@ public record LakestreamTableHandle(
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 OptionalLong.empty(),
-                pin);
+                pin,
+                TupleDomain.all());
     }
 
     /** The table in the catalog (the same for every view of it). */

@@ -76,7 +76,8 @@ final class TestLakestreamHandleJson {
                         OptionalLong.of(100),
                         OptionalLong.of(7),
                         OptionalLong.empty(),
-                        PIN));
+                        PIN,
+                        TupleDomain.all()));
         assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES, PIN));
         // a filter on a field of a row column, which prunes the lake and is applied by the engine
         LakestreamColumnHandle field = LakestreamColumnHandle.user(
@@ -98,7 +99,8 @@ final class TestLakestreamHandleJson {
                         OptionalLong.empty(),
                         OptionalLong.empty(),
                         OptionalLong.of(1_700_000_000_123L),
-                        new LakestreamPin("s3://bucket/t/metadata/00000-x.metadata.json", 0)));
+                        new LakestreamPin("s3://bucket/t/metadata/00000-x.metadata.json", 0),
+                        TupleDomain.all()));
     }
 
     @Test
@@ -184,7 +186,13 @@ final class TestLakestreamHandleJson {
                                 1,
                                 100)));
         LakestreamSplit primaryKeySplit = new LakestreamSplit(new UnionSplit(
-                OptionalInt.of(3), ReadMode.UNION, List.of(file), Optional.of(new LogRange(3, 17, 40)), 9, true));
+                OptionalInt.of(3),
+                ReadMode.UNION,
+                List.of(file),
+                Optional.of(new LogRange(3, 17, 40)),
+                9,
+                true,
+                Optional.empty()));
         assertRoundTrip(LakestreamSplit.class, primaryKeySplit);
         // with the segments of its log range, as the planner sends it to a worker
         assertRoundTrip(
@@ -199,8 +207,14 @@ final class TestLakestreamHandleJson {
                         Optional.of(List.of(new SegmentFile(3, "bucket-0003/a.arrow", 10, 30, 800, 1, 2, 9, 1_000))))));
         assertRoundTrip(
                 LakestreamSplit.class,
-                new LakestreamSplit(
-                        new UnionSplit(OptionalInt.empty(), ReadMode.LAKE, List.of(file), Optional.empty(), 0, false)));
+                new LakestreamSplit(new UnionSplit(
+                        OptionalInt.empty(),
+                        ReadMode.LAKE,
+                        List.of(file),
+                        Optional.empty(),
+                        0,
+                        false,
+                        Optional.empty())));
         // weight grows with the rows a split reads, within Trino's bounds
         assertThat(primaryKeySplit.getSplitWeight().getRawValue())
                 .isLessThan(new LakestreamSplit(new UnionSplit(
@@ -209,7 +223,8 @@ final class TestLakestreamHandleJson {
                                 List.of(),
                                 Optional.of(new LogRange(3, 0, LakestreamSplit.STANDARD_SPLIT_ROWS / 2)),
                                 9,
-                                false))
+                                false,
+                                Optional.empty()))
                         .getSplitWeight()
                         .getRawValue());
     }

@@ -43,7 +43,17 @@ final class TestLakestreamLimits extends AbstractReadPathTest {
                 .isEqualTo(1);
         assertThat(count(limited.metrics(), LakestreamMetrics.LAKE_FILES)).isEqualTo(1);
         // the limit was met in the lake rows: the tail's winners were never read from the log
+        assertThat(count(limited.metrics(), LakestreamMetrics.TAILS_OPENED))
+                .as("tails opened")
+                .isZero();
         assertThat(count(limited.metrics(), LakestreamMetrics.LOG_ROWS)).isZero();
+        // without the limit, every split reads its tail after its lake rows
+        Metrics all = read("SELECT id, v FROM pk_limits").metrics();
+        assertThat(count(all, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isEqualTo(4);
+        assertThat(count(all, LakestreamMetrics.TAILS_OPENED))
+                .as("tails opened without a limit")
+                .isEqualTo(4);
+        assertThat(count(all, LakestreamMetrics.LOG_ROWS)).isPositive();
 
         assertAllRowsForLargeLimits("pk_limits", oracle, 4);
         // filters: every split is read (a filtered split may return nothing), and the tail hides what it changed
@@ -96,6 +106,12 @@ final class TestLakestreamLimits extends AbstractReadPathTest {
         assertThat(splits(limited.metrics())).as("splits read").isEqualTo(1);
         assertThat(count(limited.metrics(), LakestreamMetrics.LAKE_FILES)).isEqualTo(1);
         assertThat(count(limited.metrics(), LakestreamMetrics.LOG_ROWS)).isZero();
+        assertThat(count(all, LakestreamMetrics.LOG_SEGMENTS))
+                .as("log segments of a full read")
+                .isPositive();
+        assertThat(count(limited.metrics(), LakestreamMetrics.LOG_SEGMENTS))
+                .as("log segments of the limited read")
+                .isZero();
 
         assertAllRowsForLargeLimits("ao_limits", oracle, splits(all));
         assertFilteredLimit("ao_limits", oracle, "v = 'log'", (id, v) -> v.equals("log"), 10, OptionalLong.empty());

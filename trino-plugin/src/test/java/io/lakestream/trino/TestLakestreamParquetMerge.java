@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.BiPredicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -200,11 +201,32 @@ final class TestLakestreamParquetMerge extends AbstractReadPathTest {
                 assertReadByTrinoParquetReader("SELECT * FROM random_merge");
             }
             long low = random.nextInt(200);
-            String filter = switch (random.nextInt(3)) {
-                case 0 -> "id BETWEEN " + low + " AND " + (low + random.nextInt(100));
-                case 1 -> "v < " + random.nextInt(1000);
-                default -> "v % 2 = 0 AND id > " + low;
-            };
+            String filter;
+            BiPredicate<Long, Long> matches;
+            switch (random.nextInt(3)) {
+                case 0 -> {
+                    long high = low + random.nextInt(100);
+                    filter = "id BETWEEN " + low + " AND " + high;
+                    matches = (id, v) -> id >= low && id <= high;
+                }
+                case 1 -> {
+                    long bound = random.nextInt(1000);
+                    filter = "v < " + bound;
+                    matches = (id, v) -> v < bound;
+                }
+                default -> {
+                    filter = "v % 2 = 0 AND id > " + low;
+                    matches = (id, v) -> v % 2 == 0 && id > low;
+                }
+            }
+            String sql = "SELECT id, v FROM random_merge WHERE " + filter;
+            // the filtered rows equal the oracle's (not only the other read path's)
+            assertThat(computeActual(sql).getMaterializedRows().stream()
+                            .map(row -> Map.entry((Long) row.getField(0), (Long) row.getField(1))))
+                    .as(context + ": " + sql)
+                    .containsExactlyInAnyOrderElementsOf(oracle.entrySet().stream()
+                            .filter(row -> matches.test(row.getKey(), row.getValue()))
+                            .toList());
             assertSameOnBothPaths(
                     "SELECT " + (random.nextBoolean() ? "id" : "v, id") + " FROM random_merge WHERE " + filter);
         }

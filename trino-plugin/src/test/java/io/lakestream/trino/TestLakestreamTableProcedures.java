@@ -144,6 +144,7 @@ final class TestLakestreamTableProcedures extends AbstractLakestreamSqlTest {
         assertThat(execute("ALTER TABLE compacted EXECUTE compact")).containsEntry("removed_delete_files_count", (long)
                 before.get(third).deletes().size());
         assertThat(lakeFilesByBucket("compacted").values())
+                .hasSize(3)
                 .allMatch(files -> files.data().size() == 1 && files.deletes().isEmpty());
         assertRows("compacted", oracle);
     }
