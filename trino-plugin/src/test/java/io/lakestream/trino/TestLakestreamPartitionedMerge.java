@@ -52,7 +52,6 @@ final class TestLakestreamPartitionedMerge extends AbstractLakestreamSqlTest {
             assertThat(changed).as("round %s", round).isEqualTo(oracle.apply(source));
             assertRows("SELECT id, ts, score FROM merged", oracle.rows(), "round " + round);
             if (round % 2 == 1) {
-                assertChangesAndOffsets(oracle);
                 tables.tier("merged");
                 assertRows("SELECT id, ts, score FROM \"merged$lake\"", oracle.rows(), "lake after round " + round);
             }
@@ -64,10 +63,9 @@ final class TestLakestreamPartitionedMerge extends AbstractLakestreamSqlTest {
                 "SELECT sum(records_behind), count(*) FILTER (WHERE lake_offset <> log_end_offset)"
                         + " FROM \"merged$offsets\"",
                 "VALUES (0, 0)");
-        assertChangesAndOffsets(oracle);
         // the merges did what the test is about: deletes, and partitions appearing round after round
-        assertThat(computeScalar("SELECT count(*) FROM \"merged$changes\" WHERE _change_type = 'delete'"))
-                .isNotEqualTo(0L);
+        assertThat(assertChangesAndOffsets(oracle))
+                .anyMatch(change -> change.changeType().equals("delete"));
         assertThat(oracle.partitionsChanged()).hasSizeGreaterThan(ROUNDS / 2);
     }
 
@@ -98,8 +96,11 @@ final class TestLakestreamPartitionedMerge extends AbstractLakestreamSqlTest {
                 "filtered");
     }
 
-    /** {@code t$changes} replays to the oracle's rows, and {@code t$offsets} has each (partition, bucket)'s end. */
-    private void assertChangesAndOffsets(PartitionedMerges oracle) {
+    /**
+     * {@code t$changes} replays to the oracle's rows, and {@code t$offsets} has each (partition, bucket)'s end;
+     * returns the changes.
+     */
+    private List<ChangeRow> assertChangesAndOffsets(PartitionedMerges oracle) {
         List<ChangeRow> changes = computeActual(
                         "SELECT _change_type, _bucket, _offset, id, ts, score FROM \"merged$changes\"")
                 .getMaterializedRows()
@@ -127,6 +128,7 @@ final class TestLakestreamPartitionedMerge extends AbstractLakestreamSqlTest {
             }
         }
         assertThat(offsets).isEqualTo(expected);
+        return changes;
     }
 
     private void assertRows(String sql, List<List<Object>> expected, String context) {
