@@ -2,6 +2,7 @@ package io.lakestream.testing;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.TableSpec;
 import java.time.LocalDate;
@@ -35,7 +36,7 @@ import org.apache.iceberg.types.Types;
  *   WHEN NOT MATCHED AND s.op &lt;&gt; 'delete' THEN INSERT VALUES (s.id, s.ts, s.score)
  * </pre>
  *
- * defines it, and replays a changelog read back from a table ({@code t$changes}) to check it against what was
+ * defines it, and checks a changelog read back from a table ({@code t$changes}, {@code t$offsets}) against what was
  * written. Engine tests render the sources in their SQL.
  */
 public final class PartitionedMerges {
@@ -162,7 +163,7 @@ public final class PartitionedMerges {
      * {@code 0 .. n-1}; applied in offset order they leave the rows returned (sorted like {@link #rows()}). The
      * ends (partition path and bucket to {@code n}) go to {@code ends}.
      */
-    public static List<List<Object>> replay(List<ChangeRow> changes, Map<List<Object>, Long> ends) {
+    private static List<List<Object>> replay(List<ChangeRow> changes, Map<List<Object>, Long> ends) {
         Map<List<Object>, TreeMap<Long, ChangeRow>> logs = new TreeMap<>(Comparator.comparing(Object::toString));
         for (ChangeRow change : changes) {
             ChangeRow previous = logs.computeIfAbsent(
@@ -189,6 +190,25 @@ public final class PartitionedMerges {
             }
         });
         return List.copyOf(new TreeMap<>(state).values());
+    }
+
+    /**
+     * Checks what the table says it holds against what the merges wrote: {@code changes} ({@code t$changes}) replay
+     * to {@link #rows()} with each (partition, bucket)'s offsets dense from 0, and {@code logEnds} ({@code t$offsets}:
+     * partition path and bucket to the log end) has every bucket of every partition a merge wrote to (a partition
+     * has all the table's {@code buckets}), each ending after its changes.
+     */
+    public void assertChangelog(List<ChangeRow> changes, Map<List<Object>, Long> logEnds, int buckets) {
+        Map<List<Object>, Long> replayedEnds = new HashMap<>();
+        assertThat(replay(changes, replayedEnds)).containsExactlyInAnyOrderElementsOf(rows());
+        Map<List<Object>, Long> expected = new HashMap<>();
+        for (String partition : partitionsChanged) {
+            for (int bucket = 0; bucket < buckets; bucket++) {
+                List<Object> log = List.of(partition, bucket);
+                expected.put(log, replayedEnds.getOrDefault(log, 0L));
+            }
+        }
+        assertThat(logEnds).isEqualTo(expected);
     }
 
     private Map<String, List<Object>> rowsByString() {
