@@ -10,10 +10,12 @@ import io.lakestream.table.LakestreamTable;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 
-/** {@code lakestream status}: per table and bucket, lake offset vs log end, records behind, age of the oldest untiered change. */
+/** {@code lakestream status}: per table and bucket (and partition, for a log kept per (partition, bucket)), lake offset vs log end, records behind, age of the oldest untiered change. */
 final class StatusCommand {
     private StatusCommand() {}
 
@@ -40,23 +42,38 @@ final class StatusCommand {
                                 ? Long.toString(plan.lakeSnapshotId().getAsLong())
                                 : "none",
                         behind);
-                out.printf(
-                        "  %6s %14s %14s %14s %16s%n", "bucket", "lake offset", "log end", "behind", "oldest untiered");
-                for (BucketFreshness bucket : plan.freshness()) {
-                    String age = bucket.oldestUntieredCommitMillis().isPresent()
-                            ? formatAge(Duration.between(
-                                    Instant.ofEpochMilli(
-                                            bucket.oldestUntieredCommitMillis().getAsLong()),
-                                    now))
-                            : "-";
-                    out.printf(
-                            "  %6d %,14d %,14d %,14d %16s%n",
-                            bucket.bucket(), bucket.lakeOffset(), bucket.logEndOffset(), bucket.recordsBehind(), age);
-                }
+                printLogs(out, table.log().isPartitionedLog(), plan.freshness(), now);
             }
         }
         if (!any) {
             out.println("no Lakestream tables in this warehouse");
+        }
+    }
+
+    /**
+     * One row per log: per bucket, or per (partition, bucket) with the partition path first for a table whose log is
+     * kept per partition and bucket (the column is as wide as its longest path).
+     */
+    private static void printLogs(PrintStream out, boolean partitionedLog, List<BucketFreshness> logs, Instant now) {
+        int partitionWidth = logs.stream()
+                .flatMap(log -> log.partition().stream())
+                .mapToInt(String::length)
+                .reduce("partition".length(), Math::max);
+        String partitionColumn = partitionedLog ? "%-" + partitionWidth + "s " : "";
+        List<Object> header = new ArrayList<>(partitionedLog ? List.of("partition") : List.of());
+        header.addAll(List.of("bucket", "lake offset", "log end", "behind", "oldest untiered"));
+        out.printf("  " + partitionColumn + "%6s %14s %14s %14s %16s%n", header.toArray());
+        for (BucketFreshness log : logs) {
+            String age = log.oldestUntieredCommitMillis().isPresent()
+                    ? formatAge(Duration.between(
+                            Instant.ofEpochMilli(
+                                    log.oldestUntieredCommitMillis().getAsLong()),
+                            now))
+                    : "-";
+            List<Object> row =
+                    new ArrayList<>(partitionedLog ? List.of(log.partition().orElse("-")) : List.of());
+            row.addAll(List.of(log.bucket(), log.lakeOffset(), log.logEndOffset(), log.recordsBehind(), age));
+            out.printf("  " + partitionColumn + "%6d %,14d %,14d %,14d %16s%n", row.toArray());
         }
     }
 

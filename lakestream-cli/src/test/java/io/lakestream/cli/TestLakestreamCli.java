@@ -2,10 +2,12 @@ package io.lakestream.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.bucket.BucketFunction;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.S3MockServer;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
@@ -14,12 +16,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +58,69 @@ class TestLakestreamCli {
         assertThat(stdout()).contains("0 records behind").doesNotContain("lake snapshot none");
         assertThat(run("tier", "--once", "--warehouse", warehouse)).isZero();
         assertThat(stdout()).contains("db.users: up to date");
+    }
+
+    /**
+     * A table whose log is kept per (partition, bucket): one status row per pair, named by its partition path, with
+     * that pair's offsets (the oracle: the ends of the rows written into each region's buckets); unpartitioned logs
+     * keep their table without the column.
+     */
+    @Test
+    void statusOfAPartitionedLogShowsAPartitionColumn() throws Exception {
+        Map<List<Object>, Long> written = new HashMap<>();
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = PartitionedScores.create(warehouse, "scores", 2);
+            warehouse.createPrimaryKeyTable("users", 1);
+            // the bucket key is the primary key (id, region)
+            BucketFunction buckets = new BucketFunction(List.of(Types.LongType.get(), Types.StringType.get()), 2);
+            try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                for (long id = 0; id < 7; id++) {
+                    String region = id < 5 ? "eu" : "us";
+                    writer.upsert(Map.of("id", id, "region", region, "score", 1));
+                    written.merge(List.of("region=" + region, buckets.bucket(id, region)), 1L, Long::sum);
+                }
+                writer.commit();
+            }
+        }
+        String warehouse = directory.toString();
+        assertThat(run("status", "--warehouse", warehouse)).isZero();
+        List<String> lines = stdout().lines().toList();
+        String scores = section(lines, "db.scores");
+        assertThat(scores)
+                .contains(
+                        "db.scores  (primary key [id, region], 2 buckets, log version 1, lake snapshot none)  7 records behind")
+                .containsPattern("\n  partition +bucket +lake offset +log end +behind +oldest untiered\n");
+        for (String region : List.of("eu", "us")) {
+            for (int bucket = 0; bucket < 2; bucket++) {
+                long end = written.getOrDefault(List.of("region=" + region, bucket), 0L);
+                assertThat(scores)
+                        .containsPattern("\n  region=%s +%d +0 +%d +%d +\\S+".formatted(region, bucket, end, end));
+            }
+        }
+        // an unpartitioned log: no partition column
+        assertThat(section(lines, "db.users")).contains("\n  bucket ").doesNotContain("partition");
+
+        assertThat(run("tier", "--once", "--warehouse", warehouse)).isZero();
+        assertThat(run("status", "--warehouse", warehouse)).isZero();
+        scores = section(stdout().lines().toList(), "db.scores");
+        assertThat(scores).contains("0 records behind");
+        for (List<Object> log : written.keySet()) {
+            long end = written.get(log);
+            assertThat(scores).containsPattern("\n  %s +%d +%d +%d +0 +-".formatted(log.get(0), log.get(1), end, end));
+        }
+    }
+
+    /** The lines of one table's status, from its heading to the next table's. */
+    private static String section(List<String> lines, String table) {
+        int start = lines.indexOf(lines.stream()
+                .filter(line -> line.startsWith(table + "  ("))
+                .findFirst()
+                .orElseThrow());
+        int end = start + 1;
+        while (end < lines.size() && lines.get(end).startsWith("  ")) {
+            end++;
+        }
+        return String.join("\n", lines.subList(start, end)) + "\n";
     }
 
     @Test

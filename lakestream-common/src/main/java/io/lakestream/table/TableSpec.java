@@ -35,11 +35,12 @@ public record TableSpec(
         List<String> partitioning,
         boolean partitionedLog) {
     /**
-     * Whether a partitioned table is created with per-(partition, bucket) logs unless its spec says otherwise: off
-     * until every engine reads and reports such logs (docs/format.md "The log of a partitioned table"). Turning it on
-     * changes only tables created afterwards; existing tables keep the log layout their identity record names.
+     * Whether a partitioned table is created with per-(partition, bucket) logs unless its spec says otherwise: on, so
+     * the engines' {@code CREATE TABLE} of a partitioned table makes one (docs/format.md "The log of a partitioned
+     * table"). It decides only for tables created now; every existing table keeps the log layout its identity record
+     * names (a record without the field, or none, is a per-bucket log).
      */
-    public static final boolean PARTITIONED_LOG_BY_DEFAULT = false;
+    public static final boolean PARTITIONED_LOG_BY_DEFAULT = true;
 
     public TableSpec {
         partitioning = ImmutableList.copyOf(requireNonNull(partitioning, "partitioning is null"));

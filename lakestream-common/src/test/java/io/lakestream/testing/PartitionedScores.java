@@ -31,11 +31,23 @@ public final class PartitionedScores {
 
     /** The table's spec, with a log kept per (partition, bucket): for tests that create it through a catalog. */
     public static TableSpec spec(int buckets) {
+        return spec(buckets, true);
+    }
+
+    /**
+     * The table's spec with a log kept per bucket, as every partitioned table created before partitioned logs were
+     * the default has it.
+     */
+    public static TableSpec perBucketLogSpec(int buckets) {
+        return spec(buckets, false);
+    }
+
+    private static TableSpec spec(int buckets, boolean partitionedLog) {
         return TableSpec.builder(SCHEMA)
                 .primaryKey("id", "region")
                 .bucketCount(buckets)
                 .partitioning(List.of("region"))
-                .partitionedLog(true)
+                .partitionedLog(partitionedLog)
                 .build();
     }
 

@@ -59,25 +59,54 @@ class TestPartitionedLogLayout {
     }
 
     @Test
+    void partitionedTableGetsAPartitionedLogUnlessItsSpecSaysOtherwise() throws IOException {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            // what the engines' CREATE TABLE asks for: a spec that does not name the layout
+            LakestreamTable table = create(warehouse, "by_default", Optional.empty());
+            assertThat(identityRecord(table)).contains("\"partitionedLog\":true");
+            writeTwoRegions(table, warehouse);
+            assertThat(table.log().latestSnapshot().partitions())
+                    .extracting(partition -> partition.path())
+                    .containsExactlyInAnyOrder("region=eu", "region=us");
+            // an unpartitioned table has no partitions to keep logs of: the default does not apply
+            LakestreamTable unpartitioned = warehouse.create(
+                    "unpartitioned", TableSpec.builder(SCHEMA).bucketCount(2).build());
+            assertThat(identityRecord(unpartitioned)).doesNotContain("partitionedLog");
+            assertThat(unpartitioned.log().isPartitionedLog()).isFalse();
+        }
+    }
+
+    @Test
     void partitionedTableWithAPerBucketLogKeepsIt() throws IOException {
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
-            // what the engines create today, and what every partitioned table created before partitioned logs has
-            LakestreamTable table = create(warehouse, "per_bucket", Optional.empty());
+            // every partitioned table created before partitioned logs were the default has this record: no field
+            LakestreamTable table = create(warehouse, "per_bucket", Optional.of(false));
             assertThat(identityRecord(table)).doesNotContain("partitionedLog");
             writeTwoRegions(table, warehouse);
-
-            LogSnapshot snapshot = table.log().latestSnapshot();
-            assertThat(snapshot.partitions()).isEmpty();
-            assertThat(snapshot.endOffsets().offsets().values().stream()
-                            .mapToLong(Long::longValue)
-                            .sum())
-                    .isEqualTo(2);
+            assertPerBucket(table, 2);
             assertThat(warehouse.load("per_bucket").log().isPartitionedLog()).isFalse();
-            // $offsets as for an unpartitioned table: one row per bucket, no partition
-            assertThat(UnionReadPlanner.freshness(table, ReadOptions.UNION))
-                    .extracting(bucket -> bucket.partition().orElse("NULL") + "#" + bucket.bucket())
-                    .containsExactly("NULL#0", "NULL#1");
+
+            // a table from before identity records has none: loading it writes a per-bucket one, whatever the default
+            table.log().fileSystem().delete(table.log().paths().identity());
+            LakestreamTable adopted = warehouse.load("per_bucket");
+            assertThat(identityRecord(adopted)).doesNotContain("partitionedLog");
+            assertThat(adopted.log().isPartitionedLog()).isFalse();
+            writeTwoRegions(adopted, warehouse);
+            assertPerBucket(adopted, 4);
         }
+    }
+
+    private static void assertPerBucket(LakestreamTable table, long rows) {
+        LogSnapshot snapshot = table.log().latestSnapshot();
+        assertThat(snapshot.partitions()).isEmpty();
+        assertThat(snapshot.endOffsets().offsets().values().stream()
+                        .mapToLong(Long::longValue)
+                        .sum())
+                .isEqualTo(rows);
+        // $offsets as for an unpartitioned table: one row per bucket, no partition
+        assertThat(UnionReadPlanner.freshness(table, ReadOptions.UNION))
+                .extracting(bucket -> bucket.partition().orElse("NULL") + "#" + bucket.bucket())
+                .containsExactly("NULL#0", "NULL#1");
     }
 
     @Test

@@ -44,6 +44,7 @@ class TestLakestreamSparkPartitionedTables {
         assertThat(SparkTables.load(NS, "ao").lake().spec().fields())
                 .extracting(PartitionField::name)
                 .containsExactly("ts_day", "region", "id_bucket");
+        assertThat(SparkTables.load(NS, "ao").log().isPartitionedLog()).isTrue();
         assertThat(rows(testing.sql("SHOW CREATE TABLE ls.parts.ao"))
                         .getFirst()
                         .getFirst()
@@ -78,6 +79,7 @@ class TestLakestreamSparkPartitionedTables {
                 "CREATE TABLE ls.parts.pk (id BIGINT NOT NULL, ts TIMESTAMP NOT NULL, region STRING NOT NULL, v STRING)"
                         + " PARTITIONED BY (days(ts), region)"
                         + " TBLPROPERTIES ('primary-key'='id,ts,region', 'bucket.key'='id', 'bucket.num'='2')");
+        assertThat(SparkTables.load(NS, "pk").log().isPartitionedLog()).isTrue();
         testing.sql("INSERT INTO ls.parts.pk VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'),"
                 + " (2, TIMESTAMP '2026-11-30 11:00:00', 'us', 'b'), (3, TIMESTAMP '2026-12-01 09:00:00', 'eu', 'c'),"
                 + " (4, TIMESTAMP '2026-12-02 09:00:00', 'us', 'd')");
@@ -87,6 +89,9 @@ class TestLakestreamSparkPartitionedTables {
         testing.sql("UPDATE ls.parts.pk SET v = 'c2' WHERE id = 3");
         List<List<Object>> expected = List.of(row(1L, "eu", "a2"), row(3L, "eu", "c2"), row(4L, "us", "d"));
         assertRows("pk", expected);
+        // the log keeps each (partition, bucket) apart: the four days-and-regions written, two buckets each
+        assertThat(rows(testing.sql("SELECT count(DISTINCT partition), count(*) FROM ls.parts.`pk$offsets`")))
+                .containsExactly(row(4L, 8L));
         tier("pk");
         assertRows("pk", expected);
         // the equality deletes are in the partitions of their keys, where Iceberg applies them
@@ -97,8 +102,8 @@ class TestLakestreamSparkPartitionedTables {
     }
 
     /**
-     * A table whose log is kept per (partition, bucket) (created through the catalog: Spark's CREATE TABLE does not
-     * choose that layout yet): Spark's INSERT, UPDATE and DELETE and the Java writer write into the partitions'
+     * A table whose log is kept per (partition, bucket) (created through the catalog, to write it with the Java
+     * writer too; Spark's CREATE TABLE makes the same layout): Spark's INSERT, UPDATE and DELETE and the Java writer write into the partitions'
      * logs; union and {@code t$lake} reads are exact before and after tiering; {@code t$offsets} has one row per
      * (partition, bucket); a stream of its changelog returns every change of every partition once.
      */
@@ -188,6 +193,52 @@ class TestLakestreamSparkPartitionedTables {
         Dataset<Row> eu = testing.sql("SELECT * FROM ls.parts.plog_segments WHERE region = 'eu'");
         assertThat(eu.collectAsList()).hasSize(3);
         assertThat(SparkTables.metric(eu, LakestreamMetrics.LOG_SEGMENTS)).isEqualTo(euSegments);
+    }
+
+    /**
+     * A partitioned table whose log is kept per bucket, as every partitioned table created before partitioned logs
+     * were the default: it keeps that log, and Spark's INSERT, UPDATE, MERGE and DELETE, tiering and {@code t$offsets}
+     * (one row per bucket, no partition) work on it as before.
+     */
+    @Test
+    void partitionedTableFromBeforePartitionedLogsKeepsItsPerBucketLog() {
+        LakestreamTable table = SparkTesting.get()
+                .warehouse()
+                .catalog()
+                .createTable(TableIdentifier.of(Namespace.of(NS), "old_layout"), PartitionedScores.perBucketLogSpec(2));
+        assertThat(table.log().isPartitionedLog()).isFalse();
+        testing.sql("INSERT INTO ls.parts.old_layout VALUES (1, 'eu', 1), (2, 'us', 2), (3, 'eu', 3)");
+        tier("old_layout");
+        testing.sql("UPDATE ls.parts.old_layout SET score = 10 WHERE id = 1");
+        testing.sql("MERGE INTO ls.parts.old_layout t USING (SELECT * FROM VALUES (2L, 'us', 20), (4L, 'ap', 4)"
+                + " AS s(id, region, score)) s ON t.id = s.id AND t.region = s.region"
+                + " WHEN MATCHED THEN UPDATE SET t.score = s.score WHEN NOT MATCHED THEN INSERT *");
+        testing.sql("DELETE FROM ls.parts.old_layout WHERE id = 3");
+        List<List<Object>> expected = List.of(row(1L, "eu", 10), row(2L, "us", 20), row(4L, "ap", 4));
+        assertScores("old_layout", expected);
+        assertThat(rows(testing.sql("SELECT count(*), count(partition) FROM ls.parts.`old_layout$offsets`")))
+                .containsExactly(row(2L, 0L));
+        tier("old_layout");
+        assertScores("`old_layout$lake`", expected);
+        assertThat(SparkTables.load(NS, "old_layout").log().latestSnapshot().partitions())
+                .isEmpty();
+    }
+
+    /** {@code CREATE TABLE AS} of a partitioned table writes its rows into the partitions' logs. */
+    @Test
+    void createTableAsSelectWritesAPartitionedLog() {
+        testing.sql("CREATE TABLE ls.parts.ctas PARTITIONED BY (region) TBLPROPERTIES ('bucket.num'='2') AS"
+                + " SELECT * FROM VALUES (1L, 'eu', 'a'), (2L, 'us', 'b'), (3L, 'eu', 'c') AS t(id, region, v)");
+        assertThat(SparkTables.load(NS, "ctas").log().latestSnapshot().partitions())
+                .extracting(partition -> partition.path())
+                .containsExactlyInAnyOrder("region=eu", "region=us");
+        assertThat(rows(testing.sql("SELECT partition, sum(log_end_offset) FROM ls.parts.`ctas$offsets`"
+                        + " GROUP BY partition ORDER BY partition")))
+                .containsExactly(row("region=eu", 2L), row("region=us", 1L));
+        List<List<Object>> expected = List.of(row(1L, "eu", "a"), row(2L, "us", "b"), row(3L, "eu", "c"));
+        assertRows("ctas", expected);
+        tier("ctas");
+        assertRows("`ctas$lake`", expected);
     }
 
     @Test

@@ -28,15 +28,16 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
     }
 
     /**
-     * A table whose log is kept per (partition, bucket) (created through the catalog: the engines' CREATE TABLE does
-     * not choose that layout yet): rows written by the Java writer and by Trino's INSERT land in their partitions'
-     * logs, read back exactly (union, {@code $lake}) before and after tiering, and {@code $offsets} has one row per
-     * (partition, bucket) with the partition path.
+     * {@code CREATE TABLE} of a partitioned table keeps its log per (partition, bucket): rows written by the Java
+     * writer and by Trino's INSERT land in their partitions' logs, read back exactly (union, {@code $lake}) before and
+     * after tiering, and {@code $offsets} has one row per (partition, bucket) with the partition path.
      */
     @Test
     void tableWithAPartitionedLogReadsBackAndShowsPartitionsInOffsets() {
-        LakestreamTable table = tables.catalog()
-                .createTable(TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "plog"), PartitionedScores.spec(2));
+        assertUpdate("CREATE TABLE plog (id bigint NOT NULL, region varchar NOT NULL, score integer)"
+                + " WITH (primary_key = ARRAY['id', 'region'], partitioning = ARRAY['region'], bucket_count = 2)");
+        LakestreamTable table = tables.load("plog");
+        assertThat(table.log().isPartitionedLog()).isTrue();
         try (LakestreamWriter writer = new LakestreamWriter(table, tables.allocator())) {
             for (long id = 1; id <= 4; id++) {
                 writer.upsert(Map.of("id", id, "region", "eu", "score", (int) id));
@@ -91,6 +92,41 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
                 "VALUES ('region=eu', 8, 0), ('region=us', 3, 0), ('region=ap', 1, 0)");
     }
 
+    /**
+     * A partitioned table whose log is kept per bucket, as every partitioned table created before partitioned logs
+     * were the default (its identity record does not name the layout): it keeps that log, and Trino's INSERT, UPDATE,
+     * MERGE and DELETE, tiering, union, {@code $lake} and {@code $offsets} (one row per bucket, no partition) work on
+     * it as before.
+     */
+    @Test
+    void partitionedTableFromBeforePartitionedLogsKeepsItsPerBucketLog() {
+        LakestreamTable table = tables.catalog()
+                .createTable(
+                        TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "old_layout"),
+                        PartitionedScores.perBucketLogSpec(2));
+        assertThat(table.log().identity().orElseThrow().partitionedLog()).isFalse();
+        assertUpdate("INSERT INTO old_layout VALUES (1, 'eu', 1), (2, 'us', 2), (3, 'eu', 3)", 3);
+        tables.tier("old_layout");
+        assertUpdate("UPDATE old_layout SET score = 10 WHERE id = 1", 1);
+        assertUpdate(
+                "MERGE INTO old_layout t USING (VALUES (2, 'us', 20), (4, 'ap', 4)) s(id, region, score)"
+                        + " ON t.id = s.id AND t.region = s.region WHEN MATCHED THEN UPDATE SET score = s.score"
+                        + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.region, s.score)",
+                2);
+        assertUpdate("DELETE FROM old_layout WHERE id = 3", 1);
+        String expected = "VALUES (1, 'eu', 10), (2, 'us', 20), (4, 'ap', 4)";
+        assertQuery("SELECT id, region, score FROM old_layout", expected);
+        assertQuery(
+                "SELECT count(*), count(partition), sum(log_end_offset) FROM \"old_layout$offsets\"",
+                "VALUES (2, 0, 9)");
+        tables.tier("old_layout");
+        assertQuery("SELECT id, region, score FROM old_layout", expected);
+        assertQuery("SELECT id, region, score FROM \"old_layout$lake\"", expected);
+        assertThat(tables.load("old_layout").log().latestSnapshot().partitions())
+                .isEmpty();
+        assertThat(tables.load("old_layout").log().isPartitionedLog()).isFalse();
+    }
+
     @Test
     void appendOnlyTablePartitionedByDayAndRegion() {
         assertUpdate("CREATE TABLE ao_days (id bigint NOT NULL, ts timestamp(6), region varchar, v varchar)"
@@ -100,6 +136,7 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
         assertThat(tables.load("ao_days").lake().spec().fields())
                 .extracting(PartitionField::name)
                 .containsExactly("ts_day", "region", "id_bucket");
+        assertThat(tables.load("ao_days").log().isPartitionedLog()).isTrue();
 
         assertUpdate(
                 "INSERT INTO ao_days VALUES"
@@ -134,6 +171,26 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
         tables.tier("ao_days");
         assertQuery("SELECT id FROM ao_days WHERE area = 'eu'", "VALUES 1, 3, 4, 6");
         assertStock("ao_days", "id, ts, area, v");
+    }
+
+    /** {@code CREATE TABLE AS} of a partitioned table writes its rows into the partitions' logs. */
+    @Test
+    void createTableAsSelectWritesAPartitionedLog() {
+        assertUpdate(
+                "CREATE TABLE ctas_parts WITH (partitioning = ARRAY['region'], bucket_count = 2) AS"
+                        + " SELECT * FROM (VALUES (1, 'eu', 'a'), (2, 'us', 'b'), (3, 'eu', 'c')) t(id, region, v)",
+                3);
+        assertThat(tables.load("ctas_parts").log().latestSnapshot().partitions())
+                .extracting(partition -> partition.path())
+                .containsExactlyInAnyOrder("region=eu", "region=us");
+        assertQuery(
+                "SELECT partition, sum(log_end_offset) FROM \"ctas_parts$offsets\" GROUP BY partition",
+                "VALUES ('region=eu', 2), ('region=us', 1)");
+        assertQuery("SELECT id, v FROM ctas_parts WHERE region = 'eu'", "VALUES (1, 'a'), (3, 'c')");
+        tables.tier("ctas_parts");
+        assertQuery(
+                "SELECT id, region, v FROM \"ctas_parts$lake\"",
+                "VALUES (1, 'eu', 'a'), (2, 'us', 'b'), (3, 'eu', 'c')");
     }
 
     @Test
@@ -171,6 +228,7 @@ final class TestLakestreamPartitionedTables extends AbstractStockIcebergSqlTest 
                         + " WITH (primary_key = ARRAY['id', 'ts', 'region'], partitioning = ARRAY['day(ts)', 'region'],"
                         + " bucket_count = 2%s)")
                 .formatted(table, bucketKey));
+        assertThat(tables.load(table).log().isPartitionedLog()).isTrue();
         assertUpdate(
                 ("INSERT INTO %s VALUES (1, TIMESTAMP '2026-11-30 10:00:00', 'eu', 'a'),"
                                 + " (2, TIMESTAMP '2026-11-30 11:00:00', 'us', 'b'), (3, TIMESTAMP '2026-12-01 09:00:00', 'eu', 'c'),"
