@@ -162,6 +162,46 @@ final class TestLakestreamPartitionExpiry extends AbstractStockIcebergSqlTest {
         assertThat(tables.load("pexp_region").lake().properties()).doesNotContainKey(PartitionExpiration.PROPERTY);
     }
 
+    /**
+     * Time travel across an expiry: a log version before it reads the table as it was (the lake snapshot from before
+     * the expiry's lake commit, not the one after it, which lacks the partition's files and offsets while that
+     * version's log still has the partition); a version whose partition had changes only the expired log held fails
+     * with {@code LOG_RANGE_REMOVED}; a version after it reads the table without the partition.
+     */
+    @Test
+    void timeTravelAcrossAnExpiry() {
+        assertUpdate("CREATE TABLE pexp_travel (id bigint, ts timestamp(6))"
+                + " WITH (partitioning = ARRAY['day(ts)'], bucket_count = 1, partition_expiration = '2d')");
+        Clock november1 = Clock.fixed(LocalDateTime.of(2026, 11, 1, 0, 0).toInstant(ZoneOffset.UTC), ZoneOffset.UTC);
+        Clock november6 = Clock.fixed(LocalDateTime.of(2026, 11, 6, 0, 0).toInstant(ZoneOffset.UTC), ZoneOffset.UTC);
+        assertUpdate(
+                "INSERT INTO pexp_travel VALUES (1, TIMESTAMP '2026-11-01 10:00:00'), (2, TIMESTAMP '2026-11-05 10:00:00')",
+                2);
+        tier("pexp_travel", TieringHooks.NONE, november1);
+        assertUpdate("INSERT INTO pexp_travel VALUES (3, TIMESTAMP '2026-11-01 11:00:00')", 1);
+        long untieredInTheExpiredDay = logVersion("pexp_travel");
+        assertUpdate("INSERT INTO pexp_travel VALUES (4, TIMESTAMP '2026-11-05 11:00:00')", 1);
+        tier("pexp_travel", TieringHooks.NONE, november1);
+        long allTiered = logVersion("pexp_travel");
+
+        tier("pexp_travel", TieringHooks.NONE, november6);
+        tier("pexp_travel", TieringHooks.NONE, november6);
+        assertThat(tables.load("pexp_travel").log().latestSnapshot().partitions())
+                .extracting(partition -> partition.path())
+                .containsExactly("ts_day=2026-11-05");
+        assertQuery("SELECT id FROM pexp_travel", "VALUES 2, 4");
+        assertQuery("SELECT id FROM pexp_travel FOR VERSION AS OF " + logVersion("pexp_travel"), "VALUES 2, 4");
+        assertQuery("SELECT id FROM pexp_travel FOR VERSION AS OF " + allTiered, "VALUES 1, 2, 3, 4");
+        assertThat(query("SELECT id FROM pexp_travel FOR VERSION AS OF " + untieredInTheExpiredDay))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_LOG_RANGE_REMOVED)
+                .hasMessageContaining("removed with their partition by partition expiry");
+    }
+
+    private long logVersion(String table) {
+        return tables.load(table).log().latestSnapshot().version();
+    }
+
     private String expirationOf(String table) {
         return tables.load(table).lake().properties().get(PartitionExpiration.PROPERTY);
     }
