@@ -184,6 +184,35 @@ class TestLakestreamSparkPartitionExpiry {
     }
 
     /**
+     * While the stream was stopped, rows were written into day 1 (a partition the stream has never seen), tiered and
+     * expired with the day: the partition is in neither of the batch's positions, and the restarted stream fails with
+     * {@code LOG_RANGE_REMOVED} instead of going on without those rows.
+     */
+    @Test
+    void streamFailsWhenAPartitionWrittenWhileItWasStoppedExpires() throws Exception {
+        createStreamTable("unseen");
+        insert("unseen", 1, "2026-11-05 10:00:00", 2, "2026-11-05 11:00:00");
+        Path checkpoint = Files.createTempDirectory("lakestream-expiry-checkpoint");
+        String name = "expiry-unseen";
+        Dataset<Row> stream = testing.spark().readStream().table("ls.pexpiry.unseen");
+        runToEnd(stream, name, checkpoint);
+        assertThat(streamedIds(name)).containsExactlyInAnyOrder(1L, 2L);
+        int delivered = StreamCollector.batches(name).size();
+
+        insert("unseen", 3, "2026-11-01 10:00:00", 4, "2026-11-05 12:00:00");
+        expireNovemberFirst("unseen");
+
+        StreamCollector.assertQueryFails(
+                stream,
+                name,
+                checkpoint,
+                FAST,
+                "[LOG_RANGE_REMOVED]",
+                "partition ts_day=2026-11-01 (id 1) was written and removed from the log");
+        assertThat(StreamCollector.batches(name)).hasSize(delivered);
+    }
+
+    /**
      * The stream had read all of day 1 when the day expired: the restarted stream goes on with exactly the rows
      * written since (in the live day, and late rows written into day 1's path after it expired, a new partition).
      */
