@@ -9,6 +9,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SchemaChange;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableDefinition;
@@ -221,6 +222,23 @@ final class SchemaEvolution {
                     } else {
                         setProperties.remove(LakestreamProperties.COMMENT);
                         removedProperties.add(LakestreamProperties.COMMENT);
+                    }
+                }
+                case SchemaChange.SetPartitionExpiration expiration -> {
+                    if (expiration.value().isPresent()) {
+                        // refused before the commit, so the tiering service never meets a value it cannot apply
+                        PartitionExpiration.of(
+                                name,
+                                definition,
+                                Map.of(
+                                        PartitionExpiration.PROPERTY,
+                                        expiration.value().get()));
+                        setProperties.put(
+                                PartitionExpiration.PROPERTY, expiration.value().get());
+                        removedProperties.remove(PartitionExpiration.PROPERTY);
+                    } else {
+                        setProperties.remove(PartitionExpiration.PROPERTY);
+                        removedProperties.add(PartitionExpiration.PROPERTY);
                     }
                 }
             }

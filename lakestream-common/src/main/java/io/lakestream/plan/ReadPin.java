@@ -10,6 +10,7 @@ import io.lakestream.lake.LakePosition;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.PartitionExpiration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +135,9 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
     /**
      * The newest lake snapshot (of the current ancestry) that holds no change at or after the log's ends and has
      * exactly the partition deletes made at or before the version: a delete of whole partitions moves their offsets
-     * to its pinned log ends, which a version before it may have too, so offsets alone cannot tell.
+     * to its pinned log ends, which a version before it may have too, so offsets alone cannot tell. Partition
+     * expiry's lake commit counts as a delete at the log version it was planned on: it drops the partitions' offsets,
+     * which reads as "nothing tiered" to a version whose log still has them, and whose segments expiry removed.
      */
     private static ReadPin atLogVersion(LakestreamTable table, LogSnapshot log) {
         Snapshot current = table.lake().currentSnapshot();
@@ -159,7 +162,8 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
                 Snapshot snapshot = ancestry.get(i);
                 LakePosition position = LakePosition.at(table.lake(), snapshot.snapshotId());
                 if (notPast(position, log)) {
-                    return new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis()));
+                    return requireTailsNotExpired(
+                            table, new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis())));
                 }
             }
             if (newestEarlierDelete < ancestry.size()) {
@@ -173,13 +177,50 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
                                         ancestry.get(newestEarlierDelete).snapshotId()));
             }
         }
-        return new ReadPin(log, LakePosition.EMPTY, OptionalLong.empty());
+        return requireTailsNotExpired(table, new ReadPin(log, LakePosition.EMPTY, OptionalLong.empty()));
     }
 
+    /**
+     * A time-travel pin whose log tail lies in a partition that expiry has removed from the log since: expiry deleted
+     * its segments (and, in the lake, its files), so those changes are in neither layer any more. Caught here, with
+     * the cause named, rather than as a missing segment file while reading.
+     */
+    private static ReadPin requireTailsNotExpired(LakestreamTable table, ReadPin pin) {
+        LogSnapshot newest = null;
+        for (LogTail tail : LogTail.of(pin.lake().offsets(), pin.log())) {
+            if (tail.partition().isEmpty() || tail.lakeOffset() >= tail.log().endOffset()) {
+                continue;
+            }
+            if (newest == null) {
+                newest = table.log().latestSnapshot();
+            }
+            if (newest.partition(tail.partition().get().id()).isEmpty()) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("Table %s as of log version %s cannot be read: offsets [%s, %s) of %s are gone, removed with their"
+                                        + " partition by partition expiry ('%s'), and no lake snapshot in the lake's history holds"
+                                        + " the table at that version. Read a newer version")
+                                .formatted(
+                                        table,
+                                        pin.log().version(),
+                                        tail.lakeOffset(),
+                                        tail.log().endOffset(),
+                                        tail.describe(),
+                                        PartitionExpiration.PROPERTY));
+            }
+        }
+        return pin;
+    }
+
+    /** The log version of a delete of whole partitions, or of partition expiry's lake commit (the same rule holds). */
     private static OptionalLong partitionDeleteVersion(Snapshot snapshot) {
-        String version = snapshot.summary() == null
-                ? null
-                : snapshot.summary().get(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION);
+        if (snapshot.summary() == null) {
+            return OptionalLong.empty();
+        }
+        String version = snapshot.summary().get(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION);
+        if (version == null) {
+            version = snapshot.summary().get(LakestreamProperties.SUMMARY_EXPIRY_LOG_VERSION);
+        }
         return version == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(version));
     }
 

@@ -34,6 +34,14 @@ public final class LakestreamProperties {
      */
     public static final String SUMMARY_PARTITION_DELETE_VERSION = "lakestream.partition-delete-log-version";
 
+    /**
+     * Snapshot summary key of partition expiry's lake commit: the log version it was planned on, at or after the log
+     * commit that removed the partitions. Time travel treats it like {@link #SUMMARY_PARTITION_DELETE_VERSION}: an
+     * earlier version must not read the snapshot (it lacks the partitions' files and offsets while that version's log
+     * still has them), a later one must not read its ancestors (docs/tiering.md "Partition expiry").
+     */
+    public static final String SUMMARY_EXPIRY_LOG_VERSION = "lakestream.expiry-log-version";
+
     /** Hidden identity-partition column that carries the bucket of a multi-column bucket key. */
     public static final String BUCKET_COLUMN = "__bucket";
 

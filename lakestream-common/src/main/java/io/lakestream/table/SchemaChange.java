@@ -115,6 +115,16 @@ public sealed interface SchemaChange {
         }
     }
 
+    /**
+     * Sets the table property {@link PartitionExpiration#PROPERTY} to {@code value}; empty removes it. The value is
+     * validated against the table's partitioning before anything is committed.
+     */
+    record SetPartitionExpiration(Optional<String> value) implements SchemaChange {
+        public SetPartitionExpiration {
+            requireNonNull(value, "value is null");
+        }
+    }
+
     private static List<String> checkedPath(List<String> path) {
         requireNonNull(path, "path is null");
         if (path.isEmpty()) {

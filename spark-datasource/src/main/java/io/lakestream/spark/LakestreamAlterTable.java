@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.SCHEMA_CHANGE_UNSUPPORTED;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamProperties;
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SchemaChange;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,10 +69,24 @@ final class LakestreamAlterTable {
             case TableChange.RemoveProperty property
             when property.property().equals(LakestreamProperties.COMMENT) ->
                 new SchemaChange.SetTableComment(Optional.empty());
+            // ALTER TABLE ... SET / UNSET TBLPROPERTIES ('lakestream.partition.expiration'), validated before the
+            // commit
+            case TableChange.SetProperty property
+            when LakestreamTableSpecs.isPartitionExpiration(property.property()) ->
+                new SchemaChange.SetPartitionExpiration(Optional.ofNullable(property.value()));
+            case TableChange.RemoveProperty property
+            when LakestreamTableSpecs.isPartitionExpiration(property.property()) ->
+                new SchemaChange.SetPartitionExpiration(Optional.empty());
+            case TableChange.SetProperty property ->
+                throw unsupported("table property '%s' cannot be set (supported: 'comment', '%s')"
+                        .formatted(property.property(), PartitionExpiration.PROPERTY));
+            case TableChange.RemoveProperty property ->
+                throw unsupported("table property '%s' cannot be unset (supported: 'comment', '%s')"
+                        .formatted(property.property(), PartitionExpiration.PROPERTY));
             default ->
                 throw unsupported(
-                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, ALTER COLUMN ... DROP NOT NULL, COMMENT ON TABLE, RENAME TO; also on fields of struct columns)"
-                                .formatted(change.getClass().getSimpleName()));
+                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, ALTER COLUMN ... DROP NOT NULL, COMMENT ON TABLE, SET / UNSET TBLPROPERTIES of 'comment' and '%s', RENAME TO; also on fields of struct columns)"
+                                .formatted(change.getClass().getSimpleName(), PartitionExpiration.PROPERTY));
         };
     }
 

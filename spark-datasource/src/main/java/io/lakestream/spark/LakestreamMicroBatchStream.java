@@ -329,6 +329,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
     private List<UnionSplit> changeSplits(Position start, Position end, LogSnapshot log, StreamBatches batches) {
         // the newest version still lists every segment the range needs, unless retention removed it
         checkRemovedPartitions(start, end);
+        checkPartitionsCreatedAndRemoved(start, end, log);
         LogPartitionPruner pruner = new LogPartitionPruner(table.table().definition(), batches.filter());
         List<UnionSplit> splits = new ArrayList<>();
         for (LogRange range : StreamRanges.between(start.offsets(), end.offsets())) {
@@ -389,6 +390,49 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                                                 RESTART_ADVICE));
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * A partition created after the start position and removed again (expired) by the end position is in neither:
+     * its rows were never read, and no range of the batch covers them. Such ids lie at or above the start version's
+     * next partition id and below the end version's; the two versions are read only when the newest log names an id
+     * above the start's partitions that neither the end position nor the newest log has (a partition that went).
+     */
+    private void checkPartitionsCreatedAndRemoved(Position start, Position end, LogSnapshot newest) {
+        Set<Integer> known = new TreeSet<>();
+        start.offsets().partitionOffsets().keySet().forEach(log -> known.add(log.partitionId()));
+        end.offsets().partitionOffsets().keySet().forEach(log -> known.add(log.partitionId()));
+        newest.partitions().forEach(partition -> known.add(partition.id()));
+        int firstNew = start.offsets().partitionOffsets().keySet().stream()
+                .mapToInt(log -> log.partitionId() + 1)
+                .max()
+                .orElse(0);
+        List<Integer> gone = new ArrayList<>();
+        for (int id = firstNew; id < newest.nextPartitionId(); id++) {
+            if (!known.contains(id)) {
+                gone.add(id);
+            }
+        }
+        if (gone.isEmpty()) {
+            return;
+        }
+        int createdFrom = table.table().log().snapshot(start.logVersion()).nextPartitionId();
+        LogSnapshot endState = table.table().log().snapshot(end.logVersion());
+        for (int id : gone) {
+            if (id >= createdFrom && id < endState.nextPartitionId()) {
+                throw new LakestreamException(
+                        LOG_RANGE_REMOVED,
+                        ("The stream on %s cannot continue: partition %s (id %s) was written and removed from the log (by "
+                                        + "partition expiry) between log versions %s and %s, before the stream read it. %s")
+                                .formatted(
+                                        table.name(),
+                                        endState.expiredPartitionPath(id).orElse("of an unknown path"),
+                                        id,
+                                        start.logVersion(),
+                                        end.logVersion(),
+                                        RESTART_ADVICE));
             }
         }
     }

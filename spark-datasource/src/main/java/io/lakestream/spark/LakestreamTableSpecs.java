@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 
 import com.google.common.base.Splitter;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.TableSpec;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,8 +19,9 @@ import org.apache.spark.sql.connector.expressions.Transform;
 /**
  * Turns a Spark {@code CREATE TABLE ... USING lakestream TBLPROPERTIES (...)} into a {@link
  * TableSpec}. The table properties {@code primary-key}, {@code bucket.key} (comma-separated
- * columns), {@code bucket.num} and {@code log.path} define the table (the {@code lakestream.}
- * prefixed names work too); every other property is stored on the Iceberg table as it is.
+ * columns), {@code bucket.num} and {@code log.path} define the table, {@code partition.expiration}
+ * sets partition expiry (the {@code lakestream.} prefixed names work too); every other property is
+ * stored on the Iceberg table as it is.
  */
 final class LakestreamTableSpecs {
     static final String PROVIDER = "lakestream";
@@ -27,6 +29,7 @@ final class LakestreamTableSpecs {
     static final String BUCKET_KEY = "bucket.key";
     static final String BUCKET_NUM = "bucket.num";
     static final String LOG_PATH = "log.path";
+    static final String PARTITION_EXPIRATION = "partition.expiration";
 
     private static final Splitter COLUMNS = Splitter.on(',').trimResults().omitEmptyStrings();
     // Properties Spark adds itself; they are not table properties of ours.
@@ -55,6 +58,8 @@ final class LakestreamTableSpecs {
             }
             switch (name) {
                 case PRIMARY_KEY, BUCKET_KEY, BUCKET_NUM, LOG_PATH -> definition.put(name, value);
+                // stored under its full name; validated with the partitioning by the table layout
+                case PARTITION_EXPIRATION -> rest.put(PartitionExpiration.PROPERTY, value);
                 default -> {
                     if (!SPARK_RESERVED.contains(key)) {
                         rest.put(key, value);
@@ -82,6 +87,12 @@ final class LakestreamTableSpecs {
         Map<String, String> result = new HashMap<>(icebergProperties);
         result.put(TableCatalog.PROP_PROVIDER, PROVIDER);
         return result;
+    }
+
+    /** Whether a Spark table property names {@link PartitionExpiration#PROPERTY}, with or without its prefix. */
+    static boolean isPartitionExpiration(String property) {
+        String name = property.toLowerCase(Locale.ROOT);
+        return name.equals(PARTITION_EXPIRATION) || name.equals(PartitionExpiration.PROPERTY);
     }
 
     private static int bucketCount(String value) {

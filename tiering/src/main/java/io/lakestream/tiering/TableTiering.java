@@ -11,6 +11,7 @@ import io.lakestream.tiering.expiry.PartitionExpiry;
 import io.lakestream.tiering.orphan.OrphanSweeper;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
@@ -119,7 +120,7 @@ public final class TableTiering {
                     table,
                     changes,
                     snapshotId.isPresent() ? snapshotId.getAsLong() : "none",
-                    lakeOffsets.offsets(),
+                    loggedOffsets(table.log().isPartitionedLog(), lakeOffsets),
                     lag.pendingRecords(),
                     lag.oldestPendingAge().map(Object::toString).orElse("none"),
                     removed,
@@ -128,5 +129,13 @@ public final class TableTiering {
         }
         return new TieringResult(
                 table.identifier(), outcome, changes, snapshotId, lakeOffsets, lag, removed, compacted, orphans, error);
+    }
+
+    /**
+     * The lake offsets as the table's log keeps them: per (partition, bucket) ({@code 0/1=4}) for a partitioned log,
+     * whose per-bucket offsets are only placeholders, else per bucket.
+     */
+    static Map<?, Long> loggedOffsets(boolean partitionedLog, OffsetMap offsets) {
+        return partitionedLog ? offsets.partitionOffsets() : offsets.offsets();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
+import io.lakestream.log.PartitionBucket;
 import io.lakestream.log.PartitionLog;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
@@ -160,5 +161,16 @@ class TestPartitionedLogTiering {
         for (PartitionLog partition : log.partitions()) {
             partition.buckets().forEach(bucket -> assertThat(bucket.segments()).isEmpty());
         }
+    }
+
+    /** The round's log line shows a partitioned log's (partition, bucket) offsets, not its placeholder bucket ones. */
+    @Test
+    void logLineShowsTheOffsetsOfTheLogsLayout() {
+        OffsetMap offsets = new OffsetMap(
+                Map.of(0, 0L, 1, 0L), Map.of(new PartitionBucket(0, 1), 4L, new PartitionBucket(2, 0), 9L));
+        assertThat(TableTiering.loggedOffsets(true, offsets).toString()).isEqualTo("{0/1=4, 2/0=9}");
+        assertThat(TableTiering.loggedOffsets(false, new OffsetMap(Map.of(0, 3L, 1, 5L)))
+                        .toString())
+                .isEqualTo("{0=3, 1=5}");
     }
 }

@@ -16,6 +16,7 @@ import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.Partitioning;
 import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableDefinition;
@@ -192,8 +193,9 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         List<ColumnMetadata> columns = LakestreamColumns.columns(definition, handle.mode()).stream()
                 .map(column -> LakestreamColumns.metadata(definition, handle.mode(), column))
                 .collect(ImmutableList.toImmutableList());
-        Map<String, Object> properties =
-                handle.mode() == ReadMode.UNION ? tableProperties(definition) : ImmutableMap.of();
+        Map<String, Object> properties = handle.mode() == ReadMode.UNION
+                ? tableProperties(definition, table.lake().properties())
+                : ImmutableMap.of();
         return new ConnectorTableMetadata(
                 handle.viewName(),
                 columns,
@@ -201,7 +203,7 @@ public final class LakestreamMetadata implements ConnectorMetadata {
                 Optional.ofNullable(table.lake().properties().get(LakestreamTableCreation.TABLE_COMMENT_PROPERTY)));
     }
 
-    private static Map<String, Object> tableProperties(TableDefinition definition) {
+    private static Map<String, Object> tableProperties(TableDefinition definition, Map<String, String> lakeProperties) {
         ImmutableMap.Builder<String, Object> properties = ImmutableMap.builder();
         if (definition.hasPrimaryKey()) {
             properties.put(LakestreamTableProperties.PRIMARY_KEY, definition.primaryKey());
@@ -215,6 +217,10 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             properties.put(
                     LakestreamTableProperties.PARTITIONING,
                     Partitioning.describe(definition.partitionFields(), definition.schema()));
+        }
+        String expiration = lakeProperties.get(PartitionExpiration.PROPERTY);
+        if (expiration != null) {
+            properties.put(LakestreamTableProperties.PARTITION_EXPIRATION, expiration);
         }
         return properties.buildOrThrow();
     }
@@ -441,6 +447,27 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     }
 
     @Override
+    public void setTableProperties(
+            ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Optional<Object>> properties) {
+        List<SchemaChange> changes = new ArrayList<>();
+        for (Map.Entry<String, Optional<Object>> property : properties.entrySet()) {
+            if (!property.getKey().equals(LakestreamTableProperties.PARTITION_EXPIRATION)) {
+                throw new TrinoException(
+                        LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
+                        "Table property '%s' cannot be changed: the table's keys, buckets and partitioning place every row of its log and lake; only '%s' can be set or reset (SET PROPERTIES %s = DEFAULT)"
+                                .formatted(
+                                        property.getKey(),
+                                        LakestreamTableProperties.PARTITION_EXPIRATION,
+                                        LakestreamTableProperties.PARTITION_EXPIRATION));
+            }
+            changes.add(
+                    new SchemaChange.SetPartitionExpiration(property.getValue().map(String.class::cast)));
+        }
+        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "SET PROPERTIES");
+        alter(handle, changes);
+    }
+
+    @Override
     public void renameTable(ConnectorSession session, ConnectorTableHandle tableHandle, SchemaTableName newTableName) {
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "RENAME TABLE");
         if (newTableName.getTableName().contains("$")) {
@@ -465,10 +492,14 @@ public final class LakestreamMetadata implements ConnectorMetadata {
 
     /** One column change, committed to the table's schema; the next statement reads the new schema. */
     private void alter(ConnectorTableHandle tableHandle, String statement, SchemaChange change) {
-        LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, statement);
+        alter(requireUnionView((LakestreamTableHandle) tableHandle, statement), List.of(change));
+    }
+
+    /** Changes committed together in one metadata commit, or none of them. */
+    private void alter(LakestreamTableHandle handle, List<SchemaChange> changes) {
         try {
             call(() -> {
-                catalog.catalog().alterTable(LakestreamCatalogAccess.identifier(handle.baseTable()), List.of(change));
+                catalog.catalog().alterTable(LakestreamCatalogAccess.identifier(handle.baseTable()), changes);
                 return null;
             });
         } finally {

@@ -1,11 +1,13 @@
 package io.lakestream.trino;
 
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableSpec;
 import io.lakestream.trino.LakestreamSessionProperties.DefaultPrimaryKey;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,7 +51,12 @@ final class LakestreamTableCreation {
                 .bucketKey(LakestreamTableProperties.bucketKey(properties));
         LakestreamTableProperties.bucketCount(properties).ifPresent(spec::bucketCount);
         spec.partitioning(LakestreamTableProperties.partitioning(properties));
-        metadata.getComment().ifPresent(comment -> spec.properties(Map.of(TABLE_COMMENT_PROPERTY, comment)));
+        Map<String, String> tableProperties = new HashMap<>();
+        metadata.getComment().ifPresent(comment -> tableProperties.put(TABLE_COMMENT_PROPERTY, comment));
+        // validated with the partitioning by the table layout, before anything is created
+        LakestreamTableProperties.partitionExpiration(properties)
+                .ifPresent(expiration -> tableProperties.put(PartitionExpiration.PROPERTY, expiration));
+        spec.properties(tableProperties);
         return spec.build();
     }
 

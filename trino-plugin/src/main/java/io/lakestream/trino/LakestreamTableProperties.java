@@ -4,6 +4,7 @@ import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_INVALID_TABLE_P
 import static io.trino.spi.type.VarcharType.VARCHAR;
 
 import com.google.common.collect.ImmutableList;
+import io.lakestream.table.PartitionExpiration;
 import io.trino.spi.TrinoException;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.type.ArrayType;
@@ -19,6 +20,7 @@ public final class LakestreamTableProperties {
     public static final String BUCKET_KEY = "bucket_key";
     public static final String BUCKET_COUNT = "bucket_count";
     public static final String PARTITIONING = "partitioning";
+    public static final String PARTITION_EXPIRATION = "partition_expiration";
 
     public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
             columnListProperty(
@@ -38,7 +40,15 @@ public final class LakestreamTableProperties {
                         }
                     },
                     false),
-            partitioningProperty());
+            partitioningProperty(),
+            PropertyMetadata.stringProperty(
+                    PARTITION_EXPIRATION,
+                    "Partitions whose time range ended longer ago than this are removed once tiered (table property "
+                            + PartitionExpiration.PROPERTY
+                            + "): '30d', '12h', '90m' (units ms, s, m, h, d) or ISO-8601 'P30D'; the table must be partitioned by"
+                            + " year, month, day or hour of a column, or by a date column",
+                    null,
+                    false));
 
     private LakestreamTableProperties() {}
 
@@ -54,6 +64,10 @@ public final class LakestreamTableProperties {
                 PARTITIONING,
                 "Partitioning of the table by its columns, in Iceberg's transforms: 'col', 'year(col)', 'month(col)', 'day(col)', 'hour(col)', 'bucket(col, n)', 'truncate(col, w)'; the rows of each partition are bucketed as well. A primary-key table may be partitioned by key columns only",
                 term -> term);
+    }
+
+    public static Optional<String> partitionExpiration(Map<String, Object> properties) {
+        return Optional.ofNullable((String) properties.get(PARTITION_EXPIRATION));
     }
 
     public static List<String> primaryKey(Map<String, Object> properties) {

@@ -8,6 +8,7 @@ import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.PartitionBucket;
 import io.lakestream.log.PartitionLog;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.PartitionPathValues;
 import io.lakestream.table.Partitioning;
@@ -98,7 +99,7 @@ public final class ExpiredPartitionLakeDelete {
         if (keysByPath.isEmpty()) {
             return new Result(List.of(), waiting);
         }
-        return commit(table, position, keysByPath, waiting, hooks);
+        return commit(table, position, logState.version(), keysByPath, waiting, hooks);
     }
 
     private static boolean hasLakeRows(PartitionLog partition, OffsetMap lakeOffsets) {
@@ -113,6 +114,7 @@ public final class ExpiredPartitionLakeDelete {
     private static Result commit(
             LakestreamTable table,
             LakePosition position,
+            long logVersion,
             Map<String, Set<PartitionBucket>> keysByPath,
             List<String> waiting,
             TieringHooks hooks) {
@@ -129,6 +131,8 @@ public final class ExpiredPartitionLakeDelete {
         DeleteFiles delete = lake.newDelete().deleteFromRowFilter(filter);
         LakePosition.summary(offsets, position.logVersion()).forEach(delete::set);
         delete.set(SUMMARY_EXPIRED_PARTITIONS, String.join(",", keysByPath.keySet()));
+        // time travel to a log version before this one must pin a snapshot older than this commit (ReadPin)
+        delete.set(LakestreamProperties.SUMMARY_EXPIRY_LOG_VERSION, Long.toString(logVersion));
         BaseUnchanged validator =
                 new BaseUnchanged(base, () -> hooks.reached(table.identifier(), TieringStep.EXPIRY_COMMITTING, -1));
         delete.validateWith(validator);
