@@ -1,7 +1,7 @@
 package io.lakestream.tiering;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
@@ -53,19 +53,21 @@ class TestPartitionDeleteRaces {
                 return Optional.empty();
             };
 
-            assertThatThrownBy(() -> update(
-                            warehouse,
-                            table,
-                            read,
-                            (segments, from, current) -> deleteInside
-                                    .findConflict(segments, from, current)
-                                    .or(() -> read.fence(table).findConflict(segments, from, current))))
+            Throwable updateFailure = catchThrowable(() -> update(
+                    warehouse,
+                    table,
+                    read,
+                    (segments, from, current) -> deleteInside
+                            .findConflict(segments, from, current)
+                            .or(() -> read.fence(table).findConflict(segments, from, current))));
+
+            assertNoEuRowAfterTiering(warehouse, table);
+            assertThat(updateFailure)
                     .isInstanceOfSatisfying(
                             LakestreamException.class,
                             e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
                     .hasMessageContaining("partition delete");
             assertThat(deleted.get().snapshotId()).isPresent();
-            assertNoEuRowAfterTiering(warehouse, table);
         }
     }
 
@@ -89,13 +91,13 @@ class TestPartitionDeleteRaces {
 
             PartitionDelete.Result result = new PartitionDelete(updateInside).delete(table, EU, read.logVersion());
 
+            assertNoEuRowAfterTiering(warehouse, table);
             assertThat(result.snapshotId()).isPresent();
             assertThat(updateFailure.get())
                     .isInstanceOfSatisfying(
                             LakestreamException.class,
                             e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
                     .hasMessageContaining("partition delete");
-            assertNoEuRowAfterTiering(warehouse, table);
         }
     }
 
@@ -113,8 +115,8 @@ class TestPartitionDeleteRaces {
 
             PartitionDelete.Result result = new PartitionDelete().delete(table, EU, pinned);
 
-            assertThat(result.pinnedLogVersion()).isGreaterThanOrEqualTo(updated);
             assertNoEuRowAfterTiering(warehouse, table);
+            assertThat(result.pinnedLogVersion()).isGreaterThanOrEqualTo(updated);
         }
     }
 
