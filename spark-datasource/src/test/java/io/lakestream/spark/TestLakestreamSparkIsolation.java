@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.PartitionDelete;
@@ -208,14 +209,18 @@ class TestLakestreamSparkIsolation {
                             table.log().latestSnapshot().version());
         });
 
-        assertThatThrownBy(() -> testing.sql("UPDATE ls.iso.days SET score = race(score) + 1 WHERE id = 5"))
-                .satisfies(e -> assertThat(messages(e))
-                        .contains("LOG_COMMIT_CONFLICT")
-                        .contains("partition delete")
-                        .contains("retry the statement"));
+        Throwable update =
+                catchThrowable(() -> testing.sql("UPDATE ls.iso.days SET score = race(score) + 1 WHERE id = 5"));
+
         assertThat(ARMED.get()).isNull();
         String select = "SELECT id, CAST(day AS STRING), score FROM ls.iso.days";
+        // never the updated row of the deleted day back
         assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));
+        assertThat(update).isNotNull();
+        assertThat(messages(update))
+                .contains("LOG_COMMIT_CONFLICT")
+                .contains("partition delete")
+                .contains("retry the statement");
         // the retry reads the day deleted: nothing to update, no conflict
         testing.sql("UPDATE ls.iso.days SET score = score + 1 WHERE id = 5");
         assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.PartitionDelete;
@@ -192,12 +193,16 @@ final class TestLakestreamIsolation extends AbstractLakestreamSqlTest {
                             table.log().latestSnapshot().version());
         });
 
-        assertThatThrownBy(() -> getQueryRunner().execute("UPDATE days SET score = race(score) + 1 WHERE id = 5"))
+        Throwable update =
+                catchThrowable(() -> getQueryRunner().execute("UPDATE days SET score = race(score) + 1 WHERE id = 5"));
+
+        assertThat(RaceFunctions.fired()).isTrue();
+        // never the updated row of the deleted day back
+        assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
+        assertThat(update)
                 .hasMessageContaining("LOG_COMMIT_CONFLICT")
                 .hasMessageContaining("partition delete")
                 .hasMessageContaining("retry the statement");
-        assertThat(RaceFunctions.fired()).isTrue();
-        assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
         // the retry reads the day deleted: nothing to update, no conflict
         assertUpdate("UPDATE days SET score = score + 1 WHERE id = 5", 0);
         assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
