@@ -134,9 +134,9 @@ public final class PartitionDelete {
             long marker = table.log()
                     .commit(List.of(), Optional.of(CommitMarkers.partitionDelete(deleteId)))
                     .version();
-            if (conditionalWriteInto(table, selection, pin.version(), marker)) {
-                // it may have read rows of these partitions before the pin and written them back after it: delete
-                // its changes too, ordered after it (a delete of whole partitions reads no row)
+            if (conditionalWriteSince(table, pin.version(), marker)) {
+                // it may have read rows of these partitions before the pin and written after it: order the delete
+                // after it, deleting its changes there too (a delete of whole partitions reads no row)
                 pin = table.log().snapshot(marker - 1);
                 selection = select(table, filter, snapshot, pin);
             }
@@ -184,33 +184,15 @@ public final class PartitionDelete {
     }
 
     /**
-     * Whether a conditional commit (a write planned from a read, {@link CommitMarkers#conditional}) published in
-     * {@code (pinned, marker)} changed a selected partition; also when the log's key window no longer tells.
+     * Whether a conditional commit (a write planned from a read, {@link CommitMarkers#conditional}) was published in
+     * {@code (pinned, marker)}; also when the log's key window no longer tells. Any partition counts: such a write may
+     * have read rows of the selected partitions (its condition) and written elsewhere.
      */
-    private static boolean conditionalWriteInto(
-            LakestreamTable table, PartitionSelection selection, long pinned, long marker) {
+    private static boolean conditionalWriteSince(LakestreamTable table, long pinned, long marker) {
         LogSnapshot atMarker = table.log().snapshot(marker);
-        if (!CommitMarkers.covers(atMarker, pinned)) {
-            return true;
-        }
-        for (long version : CommitMarkers.find(atMarker, CommitMarkers.CONDITIONAL_PREFIX, pinned, marker - 1)
-                .keySet()) {
-            LogSnapshot before = table.log().snapshot(version - 1);
-            LogSnapshot after = table.log().snapshot(version);
-            for (PartitionLog partition : selection.partitions()) {
-                if (!ends(before, partition.id()).equals(ends(after, partition.id()))) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static List<Long> ends(LogSnapshot snapshot, int partitionId) {
-        return snapshot.partition(partitionId)
-                .map(partition ->
-                        partition.buckets().stream().map(BucketLog::endOffset).toList())
-                .orElse(List.of());
+        return !CommitMarkers.covers(atMarker, pinned)
+                || !CommitMarkers.find(atMarker, CommitMarkers.CONDITIONAL_PREFIX, pinned, marker - 1)
+                        .isEmpty();
     }
 
     /**
