@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePosition;
 import io.lakestream.log.CommitConflictCheck;
+import io.lakestream.log.CommitMarkers;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -140,6 +142,38 @@ class TestPartitionDeleteRaces {
             assertThat(LakeOracle.readLake(table.lake(), table.definition().schema()))
                     .filteredOn(row -> row.get(1).equals("eu"))
                     .containsExactlyInAnyOrder(List.of(5L, "eu", 6), List.of(100L, "eu", 100));
+        }
+    }
+
+    /**
+     * A marker whose delete never landed (its process died after publishing it): a write that read a lake from before
+     * the marker conflicts (the delete might still land), and once tiering moved the lake's log version past the
+     * marker (so the delete can no longer land), a write that read that lake commits.
+     */
+    @Test
+    void markerOfADeleteThatNeverLandedStopsConflictingOnceTieringPassesIt() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read before = Read.now(table);
+            long marker = table.log()
+                    .commit(List.of(), Optional.of(CommitMarkers.partitionDelete("crashed")))
+                    .version();
+
+            assertThat(catchThrowable(() -> update(warehouse, table, before, before.fence(table))))
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                    .hasMessageContaining("partition delete crashed");
+
+            tierUntilUpToDate(warehouse, table);
+            Read after = Read.now(table);
+            assertThat(LakePosition.at(table.lake(), after.lakeSnapshotId().getAsLong())
+                            .logVersion())
+                    .isGreaterThanOrEqualTo(marker);
+            update(warehouse, table, after, after.fence(table));
+            tierUntilUpToDate(warehouse, table);
+            assertThat(LakeOracle.readLake(table.lake(), table.definition().schema()))
+                    .contains(List.of(5L, "eu", 6));
         }
     }
 
