@@ -22,7 +22,8 @@ public interface CommitConflictCheck {
      * @param segments the staged segments the commit would publish
      * @param checkedFrom the newest version whose changes the write already accounts for: its read
      *     version, or a version an earlier attempt of the same commit already checked
-     * @param current the version the commit would be published on top of
+     * @param current the version the commit would be published on top of; on the first attempt it may equal {@code
+     *     checkedFrom} (nothing committed since the read), which a check of changes alone finds no conflict in
      * @return what conflicts (for the error message), or empty when the write may commit
      */
     Optional<String> findConflict(List<StagedSegment> segments, LogSnapshot checkedFrom, LogSnapshot current);

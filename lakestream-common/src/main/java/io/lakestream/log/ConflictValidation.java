@@ -20,6 +20,7 @@ final class ConflictValidation {
     private final long readVersion;
     private final CommitConflictCheck check;
     private LogSnapshot checkedUpTo;
+    private boolean validated;
 
     ConflictValidation(String logRoot, List<StagedSegment> segments, LogSnapshot read, CommitConflictCheck check) {
         this.logRoot = requireNonNull(logRoot, "logRoot is null");
@@ -31,9 +32,12 @@ final class ConflictValidation {
 
     /** Fails with {@code LOG_COMMIT_CONFLICT} if a change up to {@code current} conflicts; nothing is published then. */
     void validate(LogSnapshot current) {
-        if (current.version() <= checkedUpTo.version()) {
+        // the first attempt is checked even when nothing was committed since the read: a check may also look at
+        // commits up to the read version (a partition delete whose lake commit the read did not see)
+        if (validated && current.version() <= checkedUpTo.version()) {
             return;
         }
+        validated = true;
         Optional<String> conflict = check.findConflict(segments, checkedUpTo, current);
         if (conflict.isPresent()) {
             throw new LakestreamException(

@@ -308,7 +308,13 @@ public final class FileStreamLog implements StreamLog {
         requireNonNull(check, "check is null");
         // a version that does not exist (yet) fails here with a clear error, before anything is published
         ConflictValidation validation = new ConflictValidation(paths.root(), segments, snapshot(readVersion), check);
-        return commit(segments, idempotencyKey, Optional.empty(), Optional.of(validation));
+        // marked as conditional, so a partition delete racing it can find it (CommitMarkers); a retry of the same
+        // caller key gets the same key
+        return commit(
+                segments,
+                Optional.of(CommitMarkers.conditional(idempotencyKey)),
+                Optional.empty(),
+                Optional.of(validation));
     }
 
     private CommitResult commit(

@@ -202,7 +202,7 @@ final class LakestreamBatchWrite implements BatchWrite {
                             segments,
                             Optional.of(idempotencyKey()),
                             read.logVersion(),
-                            new WriteConflictCheck(table, read.condition(), allocator));
+                            read.check(table, new WriteConflictCheck(table, read.condition(), allocator)));
         } catch (LakestreamException e) {
             if (e.error() != LOG_COMMIT_CONFLICT) {
                 throw e;

@@ -5,10 +5,12 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
+import io.lakestream.plan.ReadPlan;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -102,10 +104,18 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
         if (built == null) {
             // Spark planned no scan of the table (it needed none of its rows): nothing is known of a condition
             return new LakestreamRowLevelRead(
-                    createdAtVersion, org.apache.iceberg.expressions.Expressions.alwaysTrue());
+                    createdAtVersion,
+                    org.apache.iceberg.expressions.Expressions.alwaysTrue(),
+                    false,
+                    OptionalLong.empty());
         }
-        // a scan that never ran read nothing: checking from the operation's start only adds conflicts
-        return new LakestreamRowLevelRead(built.plannedLogVersion().orElse(createdAtVersion), built.filter());
+        Optional<ReadPlan> plan = built.plannedRead();
+        if (plan.isEmpty()) {
+            // a scan that never ran read nothing: checking from the operation's start only adds conflicts
+            return new LakestreamRowLevelRead(createdAtVersion, built.filter(), false, OptionalLong.empty());
+        }
+        return new LakestreamRowLevelRead(
+                plan.get().logVersion(), built.filter(), true, plan.get().lakeSnapshotId());
     }
 
     @Override

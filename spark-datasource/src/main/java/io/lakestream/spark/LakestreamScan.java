@@ -14,6 +14,7 @@ import io.lakestream.plan.UnionSplit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
@@ -88,9 +89,9 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         return plan;
     }
 
-    /** The log version the scan read (every split reads it), or empty if it was never planned (it read nothing). */
-    synchronized OptionalLong plannedLogVersion() {
-        return plan == null ? OptionalLong.empty() : OptionalLong.of(plan.logVersion());
+    /** The plan the scan read (its lake snapshot and log version), or empty if it was never planned. */
+    synchronized Optional<ReadPlan> plannedRead() {
+        return Optional.ofNullable(plan);
     }
 
     /** The user columns the scan returns, in table order. */

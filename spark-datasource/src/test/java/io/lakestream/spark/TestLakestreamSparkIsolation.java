@@ -3,7 +3,10 @@ package io.lakestream.spark;
 import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.PartitionDelete;
 import io.lakestream.write.LakestreamWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
@@ -183,6 +187,43 @@ class TestLakestreamSparkIsolation {
         // both commits landed; the INSERT committed last and wins
         assertThat(SparkTables.logVersion(NS, "blind")).isEqualTo(before + 2);
         assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.blind"))).isEqualTo(List.of(List.of(1L, 7L)));
+    }
+
+    /**
+     * An UPDATE that read a row of a day, racing a DELETE of that whole day (a lake-only partition delete, through
+     * the engine-neutral {@link PartitionDelete} that {@code deleteWhere} runs) committed between the UPDATE's scan
+     * and its commit: the UPDATE fails with the conflict and the deleted row stays deleted.
+     */
+    @Test
+    void updateRacingAPartitionDeleteConflicts() {
+        testing.sql(("CREATE TABLE ls.%s.days (id BIGINT, day DATE, score BIGINT) PARTITIONED BY (day) "
+                        + "TBLPROPERTIES ('primary-key'='id,day', 'bucket.num'='2')")
+                .formatted(NS));
+        testing.sql("INSERT INTO ls.iso.days VALUES (5, DATE '2026-11-29', 5), (6, DATE '2026-11-30', 6)");
+        arm(() -> {
+            LakestreamTable table = SparkTables.load(NS, "days");
+            new PartitionDelete()
+                    .delete(
+                            table,
+                            Expressions.equal("day", "2026-11-29"),
+                            table.log().latestSnapshot().version());
+        });
+
+        Throwable update =
+                catchThrowable(() -> testing.sql("UPDATE ls.iso.days SET score = race(score) + 1 WHERE id = 5"));
+
+        assertThat(ARMED.get()).isNull();
+        String select = "SELECT id, CAST(day AS STRING), score FROM ls.iso.days";
+        // never the updated row of the deleted day back
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));
+        assertThat(update).isNotNull();
+        assertThat(messages(update))
+                .contains("LOG_COMMIT_CONFLICT")
+                .contains("partition delete")
+                .contains("retry the statement");
+        // the retry reads the day deleted: nothing to update, no conflict
+        testing.sql("UPDATE ls.iso.days SET score = score + 1 WHERE id = 5");
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));
     }
 
     private void assertConflict(String table, String statement) {

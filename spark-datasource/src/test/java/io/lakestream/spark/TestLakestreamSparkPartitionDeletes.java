@@ -93,15 +93,18 @@ class TestLakestreamSparkPartitionDeletes {
         assertReads("ao_days", List.of(), true);
     }
 
-    /** The DELETE commits nothing to the log and one lake snapshot that only removes files. */
+    /** The DELETE commits no change to the log (only its marker) and one lake snapshot that only removes files. */
     private void assertPartitionDelete(String table, String where) {
         long logVersion = SparkTables.logVersion(NS, table);
         LakestreamTable before = SparkTables.load(NS, table);
         testing.sql("DELETE FROM ls.pdel.%s WHERE %s".formatted(table, where));
         LakestreamTable after = SparkTables.load(NS, table);
         assertThat(after.log().latestSnapshot().version())
-                .as("a partition delete writes no log commit")
-                .isEqualTo(logVersion);
+                .as("a partition delete writes one log commit: its empty marker")
+                .isEqualTo(logVersion + 1);
+        assertThat(after.log().latestSnapshot().endOffsets())
+                .as("the marker adds no change")
+                .isEqualTo(before.log().snapshot(logVersion).endOffsets());
         Snapshot snapshot = after.lake().currentSnapshot();
         assertThat(snapshot.parentId())
                 .isEqualTo(before.lake().currentSnapshot().snapshotId());

@@ -8,6 +8,7 @@ import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.BucketLog;
+import io.lakestream.log.CommitMarkers;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.OffsetMap;
 import io.lakestream.log.PartitionBucket;
@@ -16,12 +17,15 @@ import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.compaction.TableCompaction;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotAncestryValidator;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.ValidationException;
@@ -125,10 +129,23 @@ public final class PartitionDelete {
                 return new Result(OptionalLong.empty(), List.of(), 0, 0, pin.version(), attempt);
             }
             String deleteId = UUID.randomUUID().toString();
-            OffsetsUnchanged validator = new OffsetsUnchanged(
-                    base.offsets(),
-                    table.definition().bucketCount(),
-                    () -> hooks.reached(table.identifier(), TieringStep.COMMITTING, -1));
+            // the marker orders the delete against writes planned from a read (PartitionDeleteFence): one published
+            // after it sees it; one published before it, after the pin, is in the range checked here
+            long marker = table.log()
+                    .commit(List.of(), Optional.of(CommitMarkers.partitionDelete(deleteId)))
+                    .version();
+            if (conditionalWriteSince(table, pin.version(), marker)) {
+                // it may have read rows of these partitions before the pin and written after it: order the delete
+                // after it, deleting its changes there too (a delete of whole partitions reads no row)
+                pin = table.log().snapshot(marker - 1);
+                selection = select(table, filter, snapshot, pin);
+            }
+            BelowMarker validator = new BelowMarker(
+                    marker,
+                    new OffsetsUnchanged(
+                            base.offsets(),
+                            table.definition().bucketCount(),
+                            () -> hooks.reached(table.identifier(), TieringStep.COMMITTING, -1)));
             DeleteFiles delete = lake.newDelete().caseSensitive(false).deleteFromRowFilter(filter);
             LakePosition.summary(pinnedOffsets(base.offsets(), selection), Math.max(base.logVersion(), pin.version()))
                     .forEach(delete::set);
@@ -139,7 +156,7 @@ public final class PartitionDelete {
             try {
                 delete.commit();
             } catch (ValidationException e) {
-                if (validator.conflicting().isPresent()) {
+                if (validator.conflicting()) {
                     continue;
                 }
                 // Iceberg refuses a file only part of whose rows match: the partitions changed under the filter
@@ -164,6 +181,57 @@ public final class PartitionDelete {
     private static PartitionSelection select(
             LakestreamTable table, Expression filter, Snapshot snapshot, LogSnapshot pin) {
         return PartitionSelection.of(table, filter, snapshot, pin).orElseThrow(() -> notWholePartitions(table, null));
+    }
+
+    /**
+     * Whether a conditional commit (a write planned from a read, {@link CommitMarkers#conditional}) was published in
+     * {@code (pinned, marker)}; also when the log's key window no longer tells. Any partition counts: such a write may
+     * have read rows of the selected partitions (its condition) and written elsewhere.
+     */
+    private static boolean conditionalWriteSince(LakestreamTable table, long pinned, long marker) {
+        LogSnapshot atMarker = table.log().snapshot(marker);
+        return !CommitMarkers.covers(atMarker, pinned)
+                || !CommitMarkers.find(atMarker, CommitMarkers.CONDITIONAL_PREFIX, pinned, marker - 1)
+                        .isEmpty();
+    }
+
+    /**
+     * The lake commit's condition: {@link OffsetsUnchanged}, and the lake's log version still below the delete's
+     * marker, so a write that read a lake at or past the marker (and did not see this delete) can never have it land
+     * after its read ({@link PartitionDeleteFence} relies on it).
+     */
+    private static final class BelowMarker implements SnapshotAncestryValidator {
+        private final long marker;
+        private final OffsetsUnchanged offsets;
+        private volatile boolean pastMarker;
+
+        BelowMarker(long marker, OffsetsUnchanged offsets) {
+            this.marker = marker;
+            this.offsets = offsets;
+        }
+
+        @Override
+        public boolean validate(Iterable<Snapshot> ancestry) {
+            Iterator<Snapshot> snapshots = ancestry.iterator();
+            long logVersion = snapshots.hasNext()
+                    ? LakePosition.fromAncestry(snapshots.next().snapshotId(), ancestry)
+                            .logVersion()
+                    : 0;
+            pastMarker = logVersion >= marker;
+            return !pastMarker && offsets.validate(ancestry);
+        }
+
+        /** Whether the commit failed because another commit won: the delete starts again. */
+        boolean conflicting() {
+            return pastMarker || offsets.conflicting().isPresent();
+        }
+
+        @Override
+        public String errorMessage() {
+            return pastMarker
+                    ? "the lake reached log version %s, past the partition delete's marker".formatted(marker)
+                    : offsets.errorMessage();
+        }
     }
 
     /** Whether the lake holds a selected (partition, bucket) beyond the pinned log's end. */

@@ -83,8 +83,10 @@ class TestPartitionDelete {
             assertThat(snapshot.summary())
                     .doesNotContainKeys(SnapshotSummary.ADDED_FILES_PROP, SnapshotSummary.ADDED_DELETE_FILES_PROP);
             assertThat(table.log().latestSnapshot().version())
-                    .as("nothing is written to the log")
-                    .isEqualTo(pinned + 1);
+                    .as("nothing is written to the log but the delete's empty marker commit")
+                    .isEqualTo(pinned + 2);
+            assertThat(table.log().latestSnapshot().endOffsets())
+                    .isEqualTo(table.log().snapshot(pinned + 1).endOffsets());
             // the eu partition's offsets are its log ends at the pin; the others' are unchanged
             OffsetMap offsets = LakePosition.current(table.lake()).offsets();
             PartitionLog eu = pin.partitions().stream()

@@ -13,12 +13,14 @@ import io.airlift.log.Logger;
 import io.airlift.slice.Slice;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
+import io.lakestream.log.CommitConflictCheck;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.merge.WriteConflictCheck;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
+import io.lakestream.tiering.PartitionDeleteFence;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.SchemaTableName;
@@ -28,9 +30,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.Snapshot;
 
 /**
  * The coordinator side of writes: the handle tasks write with, the one log commit of all their
@@ -123,8 +127,10 @@ public final class LakestreamWrites {
         LakestreamTable table = catalog.loadTable(read.baseTable(), handle.tableUuid());
         // the filter the scan enforced: implied by the statement's condition (what was not pushed down
         // only makes it broader, so never fewer conflicts)
-        WriteConflictCheck check =
+        WriteConflictCheck rows =
                 new WriteConflictCheck(table, LakestreamFilterTranslator.toExpression(read.constraint()), allocator);
+        // and no partition delete the statement's read did not see may land before or after it (docs/writes.md)
+        CommitConflictCheck check = PartitionDeleteFence.afterReading(table, readLakeSnapshot(read), rows);
         try {
             StreamLog.CommitResult result = table.log()
                     .commitIfNoConflict(
@@ -145,6 +151,12 @@ public final class LakestreamWrites {
                             .formatted(read.baseTable(), e.getMessage()),
                     e);
         }
+    }
+
+    /** The lake snapshot the statement's scan read (its pin); empty for an empty lake. */
+    private OptionalLong readLakeSnapshot(LakestreamTableHandle read) {
+        Snapshot snapshot = catalog.loadTable(read).lake().currentSnapshot();
+        return snapshot == null ? OptionalLong.empty() : OptionalLong.of(snapshot.snapshotId());
     }
 
     /** Writes the query's writer lease into the table's log and keeps it renewed until the query ends. */

@@ -2,8 +2,10 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.tiering.PartitionDelete;
 import io.lakestream.write.LakestreamWriter;
 import io.trino.spi.Plugin;
 import io.trino.testing.QueryRunner;
@@ -16,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +42,15 @@ final class TestLakestreamIsolation extends AbstractLakestreamSqlTest {
             }
         });
         return runner;
+    }
+
+    /**
+     * Exact lake reads: a race's partition delete runs outside this cluster's {@code executeDelete} (which makes the
+     * coordinator forget its recent lake), so a recent lake would still show the deleted day (docs/trino.md).
+     */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
     }
 
     @Test
@@ -160,6 +172,40 @@ final class TestLakestreamIsolation extends AbstractLakestreamSqlTest {
         // both commits landed; the INSERT committed last and wins
         assertThat(tables.load("blind").log().latestSnapshot().version()).isEqualTo(before + 2);
         assertQuery("SELECT id, v FROM blind", "VALUES (1, 7)");
+    }
+
+    /**
+     * An UPDATE that read a row of a day, racing a DELETE of that whole day (a lake-only partition delete, run
+     * through the engine-neutral {@link PartitionDelete} that the connector's {@code executeDelete} runs) committed
+     * between the UPDATE's scan and its commit: the UPDATE fails with the conflict and the deleted row stays deleted.
+     */
+    @Test
+    void updateRacingAPartitionDeleteConflicts() {
+        assertUpdate("CREATE TABLE days (id bigint, day date, score bigint) "
+                + "WITH (primary_key = ARRAY['id', 'day'], bucket_count = 2, partitioning = ARRAY['day'])");
+        assertUpdate("INSERT INTO days VALUES (5, DATE '2026-11-29', 5), (6, DATE '2026-11-30', 6)", 2);
+        RaceFunctions.arm(() -> {
+            LakestreamTable table = tables.load("days");
+            new PartitionDelete()
+                    .delete(
+                            table,
+                            Expressions.equal("day", "2026-11-29"),
+                            table.log().latestSnapshot().version());
+        });
+
+        Throwable update =
+                catchThrowable(() -> getQueryRunner().execute("UPDATE days SET score = race(score) + 1 WHERE id = 5"));
+
+        assertThat(RaceFunctions.fired()).isTrue();
+        // never the updated row of the deleted day back
+        assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
+        assertThat(update)
+                .hasMessageContaining("LOG_COMMIT_CONFLICT")
+                .hasMessageContaining("partition delete")
+                .hasMessageContaining("retry the statement");
+        // the retry reads the day deleted: nothing to update, no conflict
+        assertUpdate("UPDATE days SET score = score + 1 WHERE id = 5", 0);
+        assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
     }
 
     private void assertConflict(String statement) {

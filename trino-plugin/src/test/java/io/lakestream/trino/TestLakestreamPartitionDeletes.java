@@ -102,7 +102,7 @@ final class TestLakestreamPartitionDeletes extends AbstractStockIcebergSqlTest {
         assertReads("ao_days", oracle, true);
     }
 
-    /** The DELETE commits nothing to the log and one lake snapshot that only removes files. */
+    /** The DELETE commits no change to the log (only its marker) and one lake snapshot that only removes files. */
     private void assertPartitionDelete(String table, String where) {
         long logVersion = logVersion(table);
         LakestreamTable before = tables.load(table);
@@ -111,8 +111,11 @@ final class TestLakestreamPartitionDeletes extends AbstractStockIcebergSqlTest {
         getQueryRunner().execute(getSession(), "DELETE FROM %s WHERE %s".formatted(table, where));
         LakestreamTable after = tables.load(table);
         assertThat(after.log().latestSnapshot().version())
-                .as("a partition delete writes no log commit")
-                .isEqualTo(logVersion);
+                .as("a partition delete writes one log commit: its empty marker")
+                .isEqualTo(logVersion + 1);
+        assertThat(after.log().latestSnapshot().endOffsets())
+                .as("the marker adds no change")
+                .isEqualTo(before.log().snapshot(logVersion).endOffsets());
         Snapshot snapshot = after.lake().currentSnapshot();
         assertThat(snapshot.parentId())
                 .isEqualTo(before.lake().currentSnapshot().snapshotId());
