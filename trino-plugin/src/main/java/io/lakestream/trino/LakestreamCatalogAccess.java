@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -173,6 +174,18 @@ public final class LakestreamCatalogAccess {
     /** How many times this connector read a table's current metadata from the catalog (for tests and benchmarks). */
     public long catalogReads() {
         return tables.catalogReads();
+    }
+
+    /**
+     * Waits until every background lake refresh started so far has finished, for tests: the refresher is one thread
+     * that runs its tasks in order, so a no-op queued behind them runs last.
+     */
+    public void awaitLakeRefreshes() throws InterruptedException {
+        try {
+            lakeRefresher.submit(() -> {}).get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the no-op behind the lake refreshes failed", e);
+        }
     }
 
     /** How many of {@link #catalogReads} the background lake refresh made (off every query's path). */

@@ -74,6 +74,11 @@ public final class LakestreamConnector implements Connector {
         return Map.copyOf(reads);
     }
 
+    /** Waits until this connector instance's background lake refreshes started so far have finished, for tests. */
+    public void awaitLakeRefreshes() throws InterruptedException {
+        catalog.awaitLakeRefreshes();
+    }
+
     /**
      * The bytes of Arrow memory this connector instance's readers and writers hold right now, for tests: 0 once
      * every split and sink is closed, whether its query succeeded or failed.

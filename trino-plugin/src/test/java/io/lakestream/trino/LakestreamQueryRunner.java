@@ -79,6 +79,16 @@ public final class LakestreamQueryRunner {
     }
 
     /**
+     * Waits until the background lake refreshes that catalog {@code catalog}'s Lakestream connectors started so far
+     * have finished, on every node ({@link LakestreamConnector#awaitLakeRefreshes}).
+     */
+    public static void awaitLakeRefreshes(DistributedQueryRunner runner, String catalog) {
+        for (Object connector : connectors(runner, catalog)) {
+            call(connector, "awaitLakeRefreshes");
+        }
+    }
+
+    /**
      * The Arrow memory catalog {@code catalog}'s Lakestream connector holds, summed over every node of the
      * runner ({@link LakestreamConnector#arrowMemoryAllocated}).
      */

@@ -220,25 +220,22 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
     }
 
     @Test
-    void aBackgroundRefreshMovesReadsToTheNewLake() throws InterruptedException {
+    void aBackgroundRefreshMovesReadsToTheNewLake() {
         String table = REFRESHING + "." + SCHEMA + ".refreshed";
         assertUpdate(
                 "CREATE TABLE " + table + " (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
         assertUpdate("INSERT INTO " + table + " VALUES (1, 'a'), (2, 'b'), (3, 'c')", 3);
         assertQuery("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL", "VALUES 0");
 
+        // the reads so far started refreshes too: let them finish before tiering, so that none reads the tiered lake
+        // and none is still running when the next read asks for its own
+        LakestreamQueryRunner.awaitLakeRefreshes((DistributedQueryRunner) getQueryRunner(), REFRESHING);
         tables.tier("refreshed");
         // the first read after tiering pins the lake it has (every row from the log) and starts a refresh
         assertQuery("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL", "VALUES 0");
-        // a later read pins the refreshed lake: every row from it
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (((Number) computeScalar("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL")).longValue()
-                != 3) {
-            assertThat(System.nanoTime())
-                    .as("a read pins the tiered lake within a minute")
-                    .isLessThan(deadline);
-            Thread.sleep(10);
-        }
+        // once that refresh has finished, the next read pins the refreshed lake: every row from it
+        LakestreamQueryRunner.awaitLakeRefreshes((DistributedQueryRunner) getQueryRunner(), REFRESHING);
+        assertQuery("SELECT count(*) FROM " + table + " WHERE \"$offset\" IS NULL", "VALUES 3");
         assertQuery("SELECT id, v FROM " + table, "VALUES (1, 'a'), (2, 'b'), (3, 'c')");
     }
 
