@@ -8,9 +8,12 @@ import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import com.google.common.util.concurrent.UncheckedExecutionException;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.LakePartitionDeletes;
 import io.lakestream.lake.LakePosition;
+import io.lakestream.log.CommitMarkers;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.PartitionDeleteMarker;
 import io.lakestream.log.PinnedStreamLog;
 import io.lakestream.log.StreamLog;
 import io.lakestream.plan.ReadPin;
@@ -18,6 +21,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -30,6 +34,7 @@ import java.util.function.Consumer;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -191,6 +196,11 @@ public final class LakestreamTableCache {
             // retention removed changes this lake lacks (tiered since): pin the catalog's lake, which holds them
             return pinCurrent(identifier);
         }
+        if (missesPartitionDelete(recent.lake(), newest)) {
+            // a partition delete (a lake commit) marked in the log may have landed since this lake was read: the lake
+            // would give its partitions' rows back, so pin the catalog's lake (docs/writes.md "Recent lakes")
+            return pinCurrent(identifier);
+        }
         if (!now.isBefore(recent.readAt().plus(reuse.refreshAfter()))) {
             refreshInBackground(identifier);
         }
@@ -198,6 +208,33 @@ public final class LakestreamTableCache {
                 pinned(identifier, recent.lake(), log, newest.version()),
                 recent.lake().metadataLocation(),
                 newest.version());
+    }
+
+    /**
+     * Whether the log holds a partition delete's marker above the lake's log version whose delete the lake does not
+     * hold (nor was it abandoned): the delete may have committed to the lake since, and a union read of this lake
+     * would read the deleted partitions' rows. A marker at or below the lake's log version cannot be of a delete that
+     * lands after the lake: a delete lands only onto a lake below its marker. A key window that no longer reaches
+     * the lake's log version, or an unreadable lake position, counts as yes.
+     */
+    private static boolean missesPartitionDelete(LakeVersion lake, LogSnapshot log) {
+        try {
+            Table table = lake.table();
+            long lakeLogVersion = LakePosition.current(table).logVersion();
+            if (!CommitMarkers.covers(log, lakeLogVersion)) {
+                return true;
+            }
+            List<PartitionDeleteMarker> markers = CommitMarkers.partitionDeletes(log, lakeLogVersion);
+            if (markers.isEmpty()) {
+                return false;
+            }
+            Snapshot current = table.currentSnapshot();
+            return current == null
+                    || !LakePartitionDeletes.notHeld(table, current.snapshotId(), markers)
+                            .isEmpty();
+        } catch (LakestreamException e) {
+            return true;
+        }
     }
 
     /** Whether the log no longer holds some change the lake lacks (an unreadable lake position counts as yes). */

@@ -2,8 +2,13 @@ package io.lakestream.log;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -17,7 +22,10 @@ import java.util.UUID;
  *   <li>a <em>conditional</em> commit ({@link StreamLog#commitIfNoConflict}): its key is the caller's key (or a random
  *       one) behind {@link #CONDITIONAL_PREFIX};
  *   <li>a <em>partition delete marker</em>: an empty commit a partition delete publishes before its lake commit, keyed
- *       {@link #PARTITION_DELETE_PREFIX} plus the delete's id.
+ *       {@link #PARTITION_DELETE_PREFIX} plus the delete's id, the log version of the lake it started from and the
+ *       partitions it may delete ({@link PartitionDeleteMarker});
+ *   <li>a partition delete's <em>abandon</em> commit, keyed {@link #PARTITION_DELETE_ABANDONED_PREFIX} plus its id:
+ *       published when the delete knows it will never land under that id, so its marker stops conflicting.
  * </ul>
  *
  * <p>{@link LogSnapshot#idempotencyKeys()} keeps the last {@link LogSnapshot#RETAINED_IDEMPOTENCY_KEYS} keyed
@@ -26,6 +34,7 @@ import java.util.UUID;
 public final class CommitMarkers {
     public static final String CONDITIONAL_PREFIX = "lakestream.conditional/";
     public static final String PARTITION_DELETE_PREFIX = "lakestream.partition-delete/";
+    public static final String PARTITION_DELETE_ABANDONED_PREFIX = "lakestream.partition-delete-abandoned/";
 
     private CommitMarkers() {}
 
@@ -35,9 +44,48 @@ public final class CommitMarkers {
                 + idempotencyKey.orElseGet(() -> UUID.randomUUID().toString());
     }
 
-    /** The key of a partition delete's marker commit. */
+    /**
+     * The key of a partition delete's marker commit ({@link PartitionDeleteMarker}).
+     *
+     * @param lakeLogVersion the log version of the lake the delete commits onto (a lower bound of its snapshot's)
+     * @param partitions the log partition paths it may remove rows of; empty: any partition
+     */
+    public static String partitionDelete(
+            String deleteId, long lakeLogVersion, Optional<? extends Collection<String>> partitions) {
+        return PARTITION_DELETE_PREFIX
+                + PartitionDeleteMarker.key(requireNonNull(deleteId, "deleteId is null"), lakeLogVersion, partitions);
+    }
+
+    /** A marker as written before markers named partitions: any partition, from any lake. */
     public static String partitionDelete(String deleteId) {
         return PARTITION_DELETE_PREFIX + requireNonNull(deleteId, "deleteId is null");
+    }
+
+    /**
+     * The key of the commit by which a partition delete says that it will never commit the lake snapshot of its
+     * marker (it gave up, or started again under a new id): the marker no longer conflicts with anything.
+     */
+    public static String partitionDeleteAbandoned(String deleteId) {
+        return PARTITION_DELETE_ABANDONED_PREFIX + requireNonNull(deleteId, "deleteId is null");
+    }
+
+    /**
+     * The partition delete markers of {@code snapshot}'s key window with a version in {@code (after,
+     * snapshot.version()]}, oldest first, without those whose delete was abandoned by then: the deletes that may
+     * have landed, or may still land, in the lake.
+     */
+    public static List<PartitionDeleteMarker> partitionDeletes(LogSnapshot snapshot, long after) {
+        Set<String> abandoned =
+                new HashSet<>(find(snapshot, PARTITION_DELETE_ABANDONED_PREFIX, after, snapshot.version())
+                        .values());
+        List<PartitionDeleteMarker> markers = new ArrayList<>();
+        find(snapshot, PARTITION_DELETE_PREFIX, after, snapshot.version()).forEach((version, key) -> {
+            PartitionDeleteMarker marker = PartitionDeleteMarker.parse(version, key);
+            if (!abandoned.contains(marker.deleteId())) {
+                markers.add(marker);
+            }
+        });
+        return List.copyOf(markers);
     }
 
     /**

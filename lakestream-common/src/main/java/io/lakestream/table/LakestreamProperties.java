@@ -27,6 +27,9 @@ public final class LakestreamProperties {
     /** Snapshot summary: the log commit version tiering read up to. */
     public static final String SUMMARY_LOG_VERSION = "lakestream.log-version";
 
+    /** Snapshot summary key: a partition delete's id, also named by its log marker (docs/writes.md). */
+    public static final String SUMMARY_PARTITION_DELETE_ID = "lakestream.partition-delete-id";
+
     /**
      * Snapshot summary key of a delete of whole partitions: the log version whose ends became the partitions' lake
      * offsets. Time travel to an earlier version must not read the snapshot (or its descendants), a later one must not

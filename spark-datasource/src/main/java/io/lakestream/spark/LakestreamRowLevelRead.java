@@ -26,7 +26,7 @@ record LakestreamRowLevelRead(long logVersion, Expression condition, boolean rea
     /** {@code rows} (the row check), and no partition delete the read did not see (docs/writes.md). */
     CommitConflictCheck check(LakestreamTable table, CommitConflictCheck rows) {
         return readRows
-                ? PartitionDeleteFence.afterReading(table, lakeSnapshotId, rows)
+                ? PartitionDeleteFence.afterReading(table, lakeSnapshotId, condition, rows)
                 : PartitionDeleteFence.afterReadingNothing(table, logVersion, rows);
     }
 }

@@ -17,17 +17,20 @@ import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.tiering.compaction.TableCompaction;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expression;
 
@@ -47,7 +50,7 @@ public final class PartitionDelete {
     static final int MAX_ATTEMPTS = 3;
 
     /** Snapshot summary key: a partition delete's id (to find its snapshot). */
-    public static final String SUMMARY_DELETE_ID = "lakestream.partition-delete-id";
+    public static final String SUMMARY_DELETE_ID = LakestreamProperties.SUMMARY_PARTITION_DELETE_ID;
 
     private final TieringHooks hooks;
 
@@ -129,53 +132,138 @@ public final class PartitionDelete {
                 return new Result(OptionalLong.empty(), List.of(), 0, 0, pin.version(), attempt);
             }
             String deleteId = UUID.randomUUID().toString();
+            Optional<Set<String>> named = markerPartitions(table, filter, snapshot, base, selection);
             // the marker orders the delete against writes planned from a read (PartitionDeleteFence): one published
             // after it sees it; one published before it, after the pin, is in the range checked here
             long marker = table.log()
-                    .commit(List.of(), Optional.of(CommitMarkers.partitionDelete(deleteId)))
+                    .commit(List.of(), Optional.of(CommitMarkers.partitionDelete(deleteId, base.logVersion(), named)))
                     .version();
-            if (conditionalWriteSince(table, pin.version(), marker)) {
-                // it may have read rows of these partitions before the pin and written after it: order the delete
-                // after it, deleting its changes there too (a delete of whole partitions reads no row)
-                pin = table.log().snapshot(marker - 1);
-                selection = select(table, filter, snapshot, pin);
+            Optional<Result> result =
+                    commitToLake(table, filter, snapshot, base, pin, selection, deleteId, marker, named, attempt);
+            if (result.isPresent()) {
+                return result.get();
             }
-            BelowMarker validator = new BelowMarker(
-                    marker,
-                    new OffsetsUnchanged(
-                            base.offsets(),
-                            table.definition().bucketCount(),
-                            () -> hooks.reached(table.identifier(), TieringStep.COMMITTING, -1)));
-            DeleteFiles delete = lake.newDelete().caseSensitive(false).deleteFromRowFilter(filter);
-            LakePosition.summary(pinnedOffsets(base.offsets(), selection), Math.max(base.logVersion(), pin.version()))
-                    .forEach(delete::set);
-            delete.set(SUMMARY_DELETE_ID, deleteId);
-            delete.set(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION, Long.toString(pin.version()));
-            delete.validateWith(validator);
-            CommitOnCallingThread.configure(delete);
-            try {
-                delete.commit();
-            } catch (ValidationException e) {
-                if (validator.conflicting()) {
-                    continue;
-                }
-                // Iceberg refuses a file only part of whose rows match: the partitions changed under the filter
-                throw notWholePartitions(table, e);
-            }
-            lake.refresh();
-            Snapshot committed = find(lake, deleteId);
-            return new Result(
-                    OptionalLong.of(committed.snapshotId()),
-                    selection.partitions().stream().map(PartitionLog::path).toList(),
-                    count(committed, SnapshotSummary.DELETED_FILES_PROP),
-                    count(committed, SnapshotSummary.REMOVED_DELETE_FILES_PROP),
-                    pin.version(),
-                    attempt);
         }
         throw new LakestreamException(
                 LAKE_COMMIT_CONFLICT,
                 "The partition delete on %s lost the lake commit to tiering %s times in a row; nothing was deleted, run the statement again"
                         .formatted(table.identifier(), MAX_ATTEMPTS));
+    }
+
+    /**
+     * The lake commit of one attempt, after its marker at log version {@code marker}: the result, or empty when the
+     * attempt lost a race and the delete starts again. Whenever the attempt ends knowing its snapshot was not and will
+     * never be committed, it abandons its marker ({@link #abandon}); never when the commit may have landed.
+     */
+    private Optional<Result> commitToLake(
+            LakestreamTable table,
+            Expression filter,
+            Snapshot snapshot,
+            LakePosition base,
+            LogSnapshot pin,
+            PartitionSelection selection,
+            String deleteId,
+            long marker,
+            Optional<Set<String>> named,
+            int attempt) {
+        Table lake = table.lake();
+        try {
+            if (conditionalWriteSince(table, pin.version(), marker)) {
+                // it may have read rows of these partitions before the pin and written after it: order the delete
+                // after it, deleting its changes there too (a delete of whole partitions reads no row)
+                pin = table.log().snapshot(marker - 1);
+                selection = select(table, filter, snapshot, pin);
+                if (!names(named, selection)) {
+                    // a partition the marker does not name appeared meanwhile: a write into it after the marker would
+                    // not conflict, so start again under a marker that names it
+                    abandon(table, deleteId);
+                    return Optional.empty();
+                }
+            }
+        } catch (RuntimeException e) {
+            abandon(table, deleteId);
+            throw e;
+        }
+        BelowMarker validator = new BelowMarker(
+                marker,
+                new OffsetsUnchanged(
+                        base.offsets(),
+                        table.definition().bucketCount(),
+                        () -> hooks.reached(table.identifier(), TieringStep.COMMITTING, -1)));
+        DeleteFiles delete = lake.newDelete().caseSensitive(false).deleteFromRowFilter(filter);
+        LakePosition.summary(pinnedOffsets(base.offsets(), selection), Math.max(base.logVersion(), pin.version()))
+                .forEach(delete::set);
+        delete.set(SUMMARY_DELETE_ID, deleteId);
+        delete.set(LakestreamProperties.SUMMARY_PARTITION_DELETE_VERSION, Long.toString(pin.version()));
+        delete.validateWith(validator);
+        CommitOnCallingThread.configure(delete);
+        try {
+            delete.commit();
+        } catch (ValidationException | CommitFailedException e) {
+            // refused: this snapshot was not committed, and this id is never used again
+            abandon(table, deleteId);
+            if (validator.conflicting()) {
+                return Optional.empty();
+            }
+            if (e instanceof CommitFailedException) {
+                throw e;
+            }
+            // Iceberg refuses a file only part of whose rows match: the partitions changed under the filter
+            throw notWholePartitions(table, e);
+        }
+        lake.refresh();
+        Snapshot committed = find(lake, deleteId);
+        return Optional.of(new Result(
+                OptionalLong.of(committed.snapshotId()),
+                selection.partitions().stream().map(PartitionLog::path).toList(),
+                count(committed, SnapshotSummary.DELETED_FILES_PROP),
+                count(committed, SnapshotSummary.REMOVED_DELETE_FILES_PROP),
+                pin.version(),
+                attempt));
+    }
+
+    /**
+     * The log partition paths the marker names: a superset of what the delete can remove, so that a write into any
+     * other partition does not conflict with it (PartitionDeleteFence). The selection at the pin and at the newest
+     * log version (partitions may appear until the marker; one appearing after is checked in {@link #commitToLake}).
+     * Empty (any partition) when the newest log does not decide it, or when the lake holds a partition the log no
+     * longer lists (expired from the log, not yet from the lake): the row filter may drop its files.
+     */
+    private static Optional<Set<String>> markerPartitions(
+            LakestreamTable table, Expression filter, Snapshot snapshot, LakePosition base, PartitionSelection pinned) {
+        LogSnapshot latest = table.log().latestSnapshot();
+        boolean lakeOnlyPartition = base.offsets().partitionOffsets().keySet().stream()
+                .anyMatch(key -> latest.partition(key.partitionId()).isEmpty());
+        if (lakeOnlyPartition) {
+            return Optional.empty();
+        }
+        Optional<PartitionSelection> newest = PartitionSelection.of(table, filter, snapshot, latest);
+        if (newest.isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> paths = new HashSet<>();
+        pinned.partitions().forEach(partition -> paths.add(partition.path()));
+        newest.get().partitions().forEach(partition -> paths.add(partition.path()));
+        return Optional.of(paths);
+    }
+
+    private static boolean names(Optional<Set<String>> named, PartitionSelection selection) {
+        return named.map(paths ->
+                        selection.partitions().stream().allMatch(partition -> paths.contains(partition.path())))
+                .orElse(true);
+    }
+
+    /**
+     * Says in the log that the lake snapshot of {@code deleteId} will never be committed, so its marker stops failing
+     * racing writes. Best effort: if it cannot be published, the marker keeps failing them (safe) until the lake's
+     * log version passes it.
+     */
+    private static void abandon(LakestreamTable table, String deleteId) {
+        try {
+            table.log().commit(List.of(), Optional.of(CommitMarkers.partitionDeleteAbandoned(deleteId)));
+        } catch (RuntimeException e) {
+            // see above: only writes that race the marker retry more
+        }
     }
 
     private static PartitionSelection select(

@@ -188,7 +188,7 @@ class TestPartitionDeleteRaces {
         }
 
         CommitConflictCheck fence(LakestreamTable table) {
-            return PartitionDeleteFence.afterReading(table, lakeSnapshotId, NO_ROW_CONFLICT);
+            return PartitionDeleteFence.afterReading(table, lakeSnapshotId, Expressions.alwaysTrue(), NO_ROW_CONFLICT);
         }
     }
 

@@ -35,6 +35,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.expressions.Expression;
 
 /**
  * The coordinator side of writes: the handle tasks write with, the one log commit of all their
@@ -127,10 +128,11 @@ public final class LakestreamWrites {
         LakestreamTable table = catalog.loadTable(read.baseTable(), handle.tableUuid());
         // the filter the scan enforced: implied by the statement's condition (what was not pushed down
         // only makes it broader, so never fewer conflicts)
-        WriteConflictCheck rows =
-                new WriteConflictCheck(table, LakestreamFilterTranslator.toExpression(read.constraint()), allocator);
-        // and no partition delete the statement's read did not see may land before or after it (docs/writes.md)
-        CommitConflictCheck check = PartitionDeleteFence.afterReading(table, readLakeSnapshot(read), rows);
+        Expression condition = LakestreamFilterTranslator.toExpression(read.constraint());
+        WriteConflictCheck rows = new WriteConflictCheck(table, condition, allocator);
+        // and no partition delete of a partition the statement read or writes, that its read did not see, may land
+        // before or after it (docs/writes.md)
+        CommitConflictCheck check = PartitionDeleteFence.afterReading(table, readLakeSnapshot(read), condition, rows);
         try {
             StreamLog.CommitResult result = table.log()
                     .commitIfNoConflict(
