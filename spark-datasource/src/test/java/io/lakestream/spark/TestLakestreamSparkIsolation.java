@@ -226,6 +226,60 @@ class TestLakestreamSparkIsolation {
         assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));
     }
 
+    /**
+     * The fence is per partition: a DELETE of one whole day, committed between a statement's scan and its commit,
+     * fails only statements that read or write that day. An UPDATE of the other day commits (before, every racing
+     * statement failed); an UPDATE whose condition covers the deleted day but writes only the other one, and a MERGE
+     * inserting into the deleted day, still conflict.
+     */
+    @Test
+    void partitionDeleteConflictsOnlyWithStatementsTouchingItsPartitions() {
+        testing.sql(("CREATE TABLE ls.%s.two_days (id BIGINT, day DATE, score BIGINT) PARTITIONED BY (day) "
+                        + "TBLPROPERTIES ('primary-key'='id,day', 'bucket.num'='2')")
+                .formatted(NS));
+        testing.sql("INSERT INTO ls.iso.two_days VALUES (5, DATE '2026-11-29', 5), (6, DATE '2026-11-30', 6)");
+        String select = "SELECT id, CAST(day AS STRING), score FROM ls.iso.two_days";
+        armDelete("two_days", "2026-11-29");
+        testing.sql("UPDATE ls.iso.two_days SET score = race(score) + 1 WHERE day = DATE '2026-11-30'");
+        assertThat(ARMED.get()).isNull();
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 7L)));
+
+        testing.sql("INSERT INTO ls.iso.two_days VALUES (5, DATE '2026-11-29', 5)");
+        armDelete("two_days", "2026-11-29");
+        assertPartitionDeleteConflict("UPDATE ls.iso.two_days SET score = race(score) + 1 "
+                + "WHERE day IN (DATE '2026-11-29', DATE '2026-11-30') AND id = 6");
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 7L)));
+
+        armDelete("two_days", "2026-11-29");
+        assertPartitionDeleteConflict("MERGE INTO ls.iso.two_days t "
+                + "USING (SELECT 8L AS id, DATE '2026-11-29' AS day, 8L AS score) s "
+                + "ON t.id = s.id AND t.day = s.day "
+                + "WHEN NOT MATCHED THEN INSERT (id, day, score) VALUES (s.id, s.day, race(s.score))");
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 7L)));
+    }
+
+    /** The next {@code race(x)} deletes the whole day through {@link PartitionDelete}, as another session would. */
+    private void armDelete(String table, String day) {
+        arm(() -> {
+            LakestreamTable loaded = SparkTables.load(NS, table);
+            new PartitionDelete()
+                    .delete(
+                            loaded,
+                            Expressions.equal("day", day),
+                            loaded.log().latestSnapshot().version());
+        });
+    }
+
+    private void assertPartitionDeleteConflict(String statement) {
+        Throwable failure = catchThrowable(() -> testing.sql(statement));
+        assertThat(ARMED.get()).isNull();
+        assertThat(failure).isNotNull();
+        assertThat(messages(failure))
+                .contains("LOG_COMMIT_CONFLICT")
+                .contains("partition delete")
+                .contains("retry the statement");
+    }
+
     private void assertConflict(String table, String statement) {
         long before = SparkTables.logVersion(NS, table);
         long segments = SparkTables.segmentFiles(NS, table);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.expressions.Expression;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TestPartitionDeleteRaces {
     private static final Expression EU = Expressions.equal("region", "eu");
+    private static final Expression US = Expressions.equal("region", "us");
     private static final CommitConflictCheck NO_ROW_CONFLICT = (segments, from, current) -> Optional.empty();
 
     @TempDir
@@ -177,6 +179,147 @@ class TestPartitionDeleteRaces {
         }
     }
 
+    /**
+     * Per partition: a delete of eu committed inside the check of a write that read only us rows (its condition) and
+     * writes only us commits; the write stays, the delete too. Before, the write failed ("partition delete").
+     */
+    @Test
+    void deleteOfAnotherPartitionDoesNotFailAWriteThatNeitherReadsNorWritesIt() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read read = Read.now(table);
+            CommitConflictCheck check = deleteInside(warehouse, read, read.fence(table, US));
+
+            write(warehouse, table, read, check, Map.of("id", 1L, "region", "us", "score", 2));
+
+            assertThat(LakeOracle.readLake(
+                            afterTiering(warehouse, table), table.definition().schema()))
+                    .containsExactly(List.of(1L, "us", 2));
+        }
+    }
+
+    /**
+     * A write whose condition covers the deleted partition (it may have read its rows) conflicts although it writes
+     * only another partition; so does one that read only us rows and writes into eu (a MERGE inserting there).
+     */
+    @Test
+    void writesThatReadOrWriteTheDeletedPartitionStillConflict() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read read = Read.now(table);
+            Expression euOrUs = Expressions.in("region", "eu", "us");
+            Throwable readsEu = catchThrowable(() -> write(
+                    warehouse,
+                    table,
+                    read,
+                    deleteInside(warehouse, read, read.fence(table, euOrUs)),
+                    Map.of("id", 1L, "region", "us", "score", 2)));
+            assertConflict(readsEu);
+
+            upsertEu(warehouse, table, 0, 3);
+            Read second = Read.now(table);
+            Throwable writesEu = catchThrowable(() -> write(
+                    warehouse,
+                    table,
+                    second,
+                    deleteInside(warehouse, second, second.fence(table, US)),
+                    Map.of("id", 7L, "region", "eu", "score", 7)));
+            assertConflict(writesEu);
+            assertNoEuRowAfterTiering(warehouse, table);
+        }
+    }
+
+    /**
+     * A delete that gave up (it lost its lake commit to tiering {@link PartitionDelete#MAX_ATTEMPTS} times) abandons
+     * its markers, so a racing write that read before them commits. Before, each marker failed it until tiering moved
+     * the lake past it.
+     */
+    @Test
+    void markersOfADeleteThatGaveUpDoNotFailWrites() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read read = Read.now(table);
+            AtomicInteger tiered = new AtomicInteger();
+            TieringHooks tierInside = (identifier, step, bucket) -> {
+                if (step == TieringStep.COMMITTING) {
+                    // a new change tiered inside the delete's commit: its offsets are gone, it starts again
+                    try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
+                        writer.upsert(Map.of("id", 100L + tiered.incrementAndGet(), "region", "us", "score", 0));
+                        writer.commit();
+                    }
+                    tierUntilUpToDate(warehouse, table);
+                }
+            };
+            Throwable gaveUp =
+                    catchThrowable(() -> new PartitionDelete(tierInside).delete(table, EU, read.logVersion()));
+            assertThat(gaveUp)
+                    .isInstanceOfSatisfying(
+                            LakestreamException.class,
+                            e -> assertThat(e.error()).isEqualTo(LakestreamError.LAKE_COMMIT_CONFLICT));
+            // each attempt's marker was abandoned: none is left that may still land
+            assertThat(CommitMarkers.find(
+                            table.log().latestSnapshot(),
+                            CommitMarkers.PARTITION_DELETE_PREFIX,
+                            read.logVersion(),
+                            Long.MAX_VALUE))
+                    .hasSize(PartitionDelete.MAX_ATTEMPTS);
+            assertThat(CommitMarkers.partitionDeletes(table.log().latestSnapshot(), read.logVersion()))
+                    .isEmpty();
+
+            update(warehouse, table, read, read.fence(table));
+
+            assertThat(LakeOracle.readLake(
+                            afterTiering(warehouse, table), table.definition().schema()))
+                    .contains(List.of(5L, "eu", 6));
+        }
+    }
+
+    /**
+     * A marker whose delete died: once tiering moved the lake past it without the delete, a write that read the lake
+     * from before the marker commits too (the lake as it is now shows the delete can no longer land). Before, it
+     * failed until its retry read the newer lake.
+     */
+    @Test
+    void aWriteThatReadBeforeADeadMarkerCommitsOnceTheLakeIsPastIt() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read before = Read.now(table);
+            table.log().commit(List.of(), Optional.of(CommitMarkers.partitionDelete("died", 0, Optional.empty())));
+            tierUntilUpToDate(warehouse, table);
+
+            update(warehouse, table, before, before.fence(table));
+
+            assertThat(LakeOracle.readLake(
+                            afterTiering(warehouse, table), table.definition().schema()))
+                    .contains(List.of(5L, "eu", 6));
+        }
+    }
+
+    /** A check that deletes the eu partition (once) inside the write's commit, then runs {@code fence}. */
+    private static CommitConflictCheck deleteInside(TestingWarehouse warehouse, Read read, CommitConflictCheck fence) {
+        AtomicReference<PartitionDelete.Result> deleted = new AtomicReference<>();
+        return (segments, from, current) -> {
+            if (deleted.get() == null) {
+                deleted.set(new PartitionDelete().delete(warehouse.load("scores"), EU, read.logVersion()));
+                assertThat(deleted.get().snapshotId()).isPresent();
+            }
+            return fence.findConflict(segments, from, current);
+        };
+    }
+
+    private static void assertConflict(Throwable failure) {
+        assertThat(failure)
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining("partition delete");
+    }
+
+    private static org.apache.iceberg.Table afterTiering(TestingWarehouse warehouse, LakestreamTable table) {
+        tierUntilUpToDate(warehouse, table);
+        return table.lake();
+    }
+
     /** What the update read: the lake snapshot and the log version its scan pinned. */
     private record Read(OptionalLong lakeSnapshotId, long logVersion) {
         static Read now(LakestreamTable table) {
@@ -187,16 +330,31 @@ class TestPartitionDeleteRaces {
                     table.log().latestSnapshot().version());
         }
 
+        /** A write whose condition was not pushed down: it may have read every partition. */
         CommitConflictCheck fence(LakestreamTable table) {
-            return PartitionDeleteFence.afterReading(table, lakeSnapshotId, Expressions.alwaysTrue(), NO_ROW_CONFLICT);
+            return fence(table, Expressions.alwaysTrue());
+        }
+
+        CommitConflictCheck fence(LakestreamTable table, Expression condition) {
+            return PartitionDeleteFence.afterReading(table, lakeSnapshotId, condition, NO_ROW_CONFLICT);
         }
     }
 
     /** Key (5, eu) had score 5 when read: publishes score 6 as a write planned from that read. */
     private static StreamLog.CommitResult update(
             TestingWarehouse warehouse, LakestreamTable table, Read read, CommitConflictCheck check) {
+        return write(warehouse, table, read, check, Map.of("id", 5L, "region", "eu", "score", 6));
+    }
+
+    /** Publishes {@code row} as a write planned from {@code read}. */
+    private static StreamLog.CommitResult write(
+            TestingWarehouse warehouse,
+            LakestreamTable table,
+            Read read,
+            CommitConflictCheck check,
+            Map<String, Object> row) {
         try (LakestreamWriter writer = new LakestreamWriter(table, warehouse.allocator())) {
-            writer.upsert(Map.of("id", 5L, "region", "eu", "score", 6));
+            writer.upsert(row);
             List<StagedSegment> staged = writer.prepare();
             try {
                 return table.log().commitIfNoConflict(staged, Optional.empty(), read.logVersion(), check);

@@ -208,6 +208,48 @@ final class TestLakestreamIsolation extends AbstractLakestreamSqlTest {
         assertQuery("SELECT id, day, score FROM days", "VALUES (6, DATE '2026-11-30', 6)");
     }
 
+    /**
+     * The fence is per partition: a DELETE of one whole day, committed between a statement's scan and its commit,
+     * fails only statements that read or write that day. An UPDATE of the other day commits (before, every racing
+     * statement failed); an UPDATE whose condition covers the deleted day but writes only the other one, and a MERGE
+     * inserting into the deleted day, still conflict.
+     */
+    @Test
+    void partitionDeleteConflictsOnlyWithStatementsTouchingItsPartitions() {
+        assertUpdate("CREATE TABLE two_days (id bigint, day date, score bigint) "
+                + "WITH (primary_key = ARRAY['id', 'day'], bucket_count = 2, partitioning = ARRAY['day'])");
+        assertUpdate("INSERT INTO two_days VALUES (5, DATE '2026-11-29', 5), (6, DATE '2026-11-30', 6)", 2);
+        armDelete("two_days", "2026-11-29");
+        assertUpdate("UPDATE two_days SET score = race(score) + 1 WHERE day = DATE '2026-11-30'", 1);
+        assertThat(RaceFunctions.fired()).isTrue();
+        assertQuery("SELECT id, day, score FROM two_days", "VALUES (6, DATE '2026-11-30', 7)");
+
+        assertUpdate("INSERT INTO two_days VALUES (5, DATE '2026-11-29', 5)", 1);
+        armDelete("two_days", "2026-11-29");
+        assertConflict("UPDATE two_days SET score = race(score) + 1 "
+                + "WHERE day IN (DATE '2026-11-29', DATE '2026-11-30') AND id = 6");
+        assertQuery("SELECT id, day, score FROM two_days", "VALUES (6, DATE '2026-11-30', 7)");
+
+        armDelete("two_days", "2026-11-29");
+        assertConflict(
+                "MERGE INTO two_days t USING (VALUES (BIGINT '8', DATE '2026-11-29', BIGINT '8')) s(id, day, score) "
+                        + "ON t.id = s.id AND t.day = s.day "
+                        + "WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.day, race(s.score))");
+        assertQuery("SELECT id, day, score FROM two_days", "VALUES (6, DATE '2026-11-30', 7)");
+    }
+
+    /** The next {@code race(x)} deletes the whole day through {@link PartitionDelete}, as another cluster would. */
+    private void armDelete(String table, String day) {
+        RaceFunctions.arm(() -> {
+            LakestreamTable loaded = tables.load(table);
+            new PartitionDelete()
+                    .delete(
+                            loaded,
+                            Expressions.equal("day", day),
+                            loaded.log().latestSnapshot().version());
+        });
+    }
+
     private void assertConflict(String statement) {
         long before = tables.load(tableOf(statement)).log().latestSnapshot().version();
         assertThatThrownBy(() -> getQueryRunner().execute(statement))

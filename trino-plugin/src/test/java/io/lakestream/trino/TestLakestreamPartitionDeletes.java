@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
+import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,9 +34,66 @@ final class TestLakestreamPartitionDeletes extends AbstractStockIcebergSqlTest {
     private static final long SEED = Long.getLong("lakestream.test.seed", 21L);
     private static final LocalDate FIRST_DAY = LocalDate.of(2026, 11, 28);
 
+    /** Another coordinator on the same warehouse: its union reads pin a recent lake (kept an hour, never refreshed). */
+    private static final String OTHER_COORDINATOR = "other_coordinator";
+
     @Override
     protected Map<String, String> connectorProperties() {
         return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
+    @BeforeAll
+    void addOtherCoordinator() {
+        getQueryRunner()
+                .createCatalog(
+                        OTHER_COORDINATOR,
+                        LakestreamConnectorFactory.CONNECTOR_NAME,
+                        Map.of(
+                                "lakestream.catalog.type", "jdbc",
+                                "lakestream.warehouse", warehouse.toString(),
+                                "lakestream.metadata-cache.lake-refresh-interval", "1h",
+                                "lakestream.metadata-cache.lake-max-staleness", "1h"));
+    }
+
+    /**
+     * A coordinator that pinned a recent lake before a partition delete ran elsewhere does not read the deleted rows
+     * from it: the delete's marker in the log, above that lake's log version, makes the read pin the catalog's lake.
+     * Before, it read the deleted day's rows until its lake was older than {@code lake-max-staleness}.
+     */
+    @Test
+    void anotherCoordinatorsRecentLakeDoesNotReadTheDeletedPartition() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.required(2, "day", Types.DateType.get()),
+                Types.NestedField.optional(3, "score", Types.IntegerType.get()));
+        create("recent_days", TableSpec.builder(schema).primaryKey("id", "day"));
+        Random random = new Random(SEED + 2);
+        Map<List<Object>, List<Object>> oracle = new HashMap<>();
+        upsert("recent_days", random, 40, oracle);
+        tables.tier("recent_days");
+        upsert("recent_days", random, 10, oracle);
+        String other = OTHER_COORDINATOR + "." + LakestreamQueryRunner.SCHEMA + ".recent_days";
+        // the other coordinator reads the table: it keeps this lake as its recent lake
+        assertThat(rows("SELECT id, day, score FROM " + other)).containsExactlyInAnyOrderElementsOf(oracle.values());
+        long catalogReads = otherCatalogReads();
+
+        assertPartitionDelete("recent_days", "day = DATE '2026-11-29'");
+        oracle.keySet().removeIf(key -> key.get(1).equals(FIRST_DAY.plusDays(1)));
+
+        assertThat(rows("SELECT id, day, score FROM " + other))
+                .as("a union read on another coordinator after the delete committed")
+                .containsExactlyInAnyOrderElementsOf(oracle.values());
+        assertThat(otherCatalogReads()).as("the read pinned the catalog's lake").isGreaterThan(catalogReads);
+        // the lake it read from the catalog holds the delete: later reads pin it again without a catalog read
+        catalogReads = otherCatalogReads();
+        upsert("recent_days", random, 10, oracle);
+        assertThat(rows("SELECT id, day, score FROM " + other)).containsExactlyInAnyOrderElementsOf(oracle.values());
+        assertThat(otherCatalogReads()).isEqualTo(catalogReads);
+    }
+
+    private long otherCatalogReads() {
+        return LakestreamQueryRunner.metadataReads((DistributedQueryRunner) getQueryRunner(), OTHER_COORDINATOR)
+                .get("catalogReads");
     }
 
     @Test
