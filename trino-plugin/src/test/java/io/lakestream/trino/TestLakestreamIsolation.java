@@ -46,7 +46,8 @@ final class TestLakestreamIsolation extends AbstractLakestreamSqlTest {
 
     /**
      * Exact lake reads: a race's partition delete runs outside this cluster's {@code executeDelete} (which makes the
-     * coordinator forget its recent lake), so a recent lake would still show the deleted day (docs/trino.md).
+     * coordinator forget its recent lake); every statement's scan then pins the catalog's lake, so what each test
+     * reads does not depend on the recent-lake rules (those are tested in {@code TestLakestreamPartitionDeletes}).
      */
     @Override
     protected Map<String, String> connectorProperties() {
