@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.common.LakestreamError;
 import io.lakestream.io.LocalSync;
+import io.lakestream.log.CommitMarkers;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.ForwardingLogFileSystem;
 import io.lakestream.log.LocalLogFileSystem;
@@ -15,6 +16,7 @@ import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPaths;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StreamLog;
+import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -217,6 +219,52 @@ class TestLakestreamTableCache {
         markLake("3");
         reusing.invalidate(ORDERS);
         assertThat(reusing.pinRecent(ORDERS).table().lake().properties()).containsEntry("test.marker", "3");
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 3);
+    }
+
+    /**
+     * A partition delete is a lake commit: a recent lake from before it would read the deleted rows. Its marker in the
+     * log, above the recent lake's log version, makes every pin read the catalog until a lake that holds the delete is
+     * pinned; an abandoned marker does not. Before, the recent lake was pinned for up to the maximum staleness.
+     */
+    @Test
+    void aPartitionDeleteMarkerAboveTheRecentLakeMakesThePinReadTheCatalogUntilALakeHoldsTheDelete() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        upsert(1);
+        LakestreamTableCache reusing = new LakestreamTableCache(
+                warehouse.catalog(),
+                10,
+                new LakeReuse(Duration.ofSeconds(1), Duration.ofSeconds(10)),
+                new CountingClock(Instant.parse("2026-12-01T00:00:00Z")),
+                refresh -> {},
+                table -> {});
+        reusing.pinRecent(ORDERS);
+        long reads = reusing.catalogReads();
+        LakestreamTable table = warehouse.load("orders");
+
+        // a delete that gave up: its marker conflicts with nothing, the recent lake is pinned
+        table.log().commit(List.of(), Optional.of(CommitMarkers.partitionDelete("gave-up", 0, Optional.empty())));
+        table.log().commit(List.of(), Optional.of(CommitMarkers.partitionDeleteAbandoned("gave-up")));
+        reusing.pinRecent(ORDERS);
+        assertThat(reusing.catalogReads()).isEqualTo(reads);
+
+        // a delete that may land at any time: every pin reads the catalog
+        table.log().commit(List.of(), Optional.of(CommitMarkers.partitionDelete("landing", 0, Optional.empty())));
+        reusing.pinRecent(ORDERS);
+        reusing.pinRecent(ORDERS);
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 2);
+
+        // it lands (a lake snapshot that carries its id): the next pin reads the catalog and gets that lake, which
+        // later pins reuse
+        table.lake()
+                .newFastAppend()
+                .set(LakestreamProperties.SUMMARY_PARTITION_DELETE_ID, "landing")
+                .commit();
+        PinnedTable holding = reusing.pinRecent(ORDERS);
+        assertThat(reusing.catalogReads()).isEqualTo(reads + 3);
+        assertThat(holding.table().lake().currentSnapshot().summary())
+                .containsEntry(LakestreamProperties.SUMMARY_PARTITION_DELETE_ID, "landing");
+        assertThat(reusing.pinRecent(ORDERS).lakeMetadataLocation()).isEqualTo(holding.lakeMetadataLocation());
         assertThat(reusing.catalogReads()).isEqualTo(reads + 3);
     }
 
