@@ -144,6 +144,13 @@ class TestLakestreamSparkNestedTypes {
                 .isEqualTo(1);
         assertThat(SparkTables.metric(tail, LakestreamMetrics.LAKE_ROWS_HIDDEN)).isEqualTo(2);
 
+        // a pushed filter on a flat column, applied to the lake rows on Spark's batches next to the nested columns
+        Dataset<Row> filtered = assertSameRows(
+                "(SELECT * FROM %s WHERE score >= 5)".formatted(table),
+                "SELECT * FROM (" + merged + ") WHERE score >= 5");
+        assertThat(SparkTables.metric(filtered, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isEqualTo(1);
+
         // nested fields only: the struct columns read narrowed, rows selected around the hidden keys
         String fields = "SELECT id, to_json(named_struct('w', deep.inner.w, 'm', deep.m, 'label', point.label,"
                 + " 'names', items.name)) FROM %s";
