@@ -4,7 +4,11 @@ import static io.lakestream.spark.SparkTesting.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.testing.LakeDeleteFiles;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
@@ -158,6 +162,43 @@ class TestLakestreamSparkNestedTypes {
         assertThat(rows(pruned))
                 .containsExactlyInAnyOrderElementsOf(rows(testing.sql(fields.formatted("(" + merged + ")"))));
         assertThat(SparkTables.metric(pruned, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isEqualTo(1);
+    }
+
+    /**
+     * Position delete files (as another engine's DELETE writes them) drop lake rows of nested columns on Spark's
+     * batches: without a tail and merged with one.
+     */
+    @Test
+    void positionDeletesOnNestedColumnsThroughSparksParquetReader() {
+        String table = "ls.%s.pk_positions".formatted(NS);
+        testing.sql(
+                "CREATE TABLE %s (%s) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='1')".formatted(table, COLUMNS));
+        testing.sql("INSERT INTO %s SELECT * FROM nested_source".formatted(table));
+        testing.tiering().tier(SparkTables.load(NS, "pk_positions"));
+        Table lake = SparkTables.load(NS, "pk_positions").lake();
+        for (DataFile file : LakeDeleteFiles.dataFiles(lake)) {
+            List<Object> ids = LakeDeleteFiles.valuesInFileOrder(lake, file, "id");
+            List<Long> deleted = new ArrayList<>();
+            for (int row = 0; row < ids.size(); row++) {
+                if (ids.get(row).equals(2L) || ids.get(row).equals(4L)) {
+                    deleted.add((long) row);
+                }
+            }
+            LakeDeleteFiles.writePositionDeletes(lake, file, deleted);
+        }
+        Dataset<Row> lakeOnly = assertSameRows(table, "SELECT * FROM nested_source WHERE id IN (1, 3)");
+        assertThat(SparkTables.metric(lakeOnly, LakestreamMetrics.LAKE_PARQUET_SPLITS))
+                .isEqualTo(1);
+
+        testing.sql("INSERT INTO %s SELECT 5L, tags, attrs, point, items, groups, deep, score FROM nested_source"
+                        .formatted(table)
+                + " WHERE id = 3");
+        Dataset<Row> merged = assertSameRows(
+                table,
+                "SELECT * FROM nested_source WHERE id IN (1, 3) UNION ALL"
+                        + " SELECT 5L, tags, attrs, point, items, groups, deep, score FROM nested_source WHERE id = 3");
+        assertThat(SparkTables.metric(merged, LakestreamMetrics.PARQUET_MERGE_SPLITS))
                 .isEqualTo(1);
     }
 
