@@ -24,7 +24,7 @@ final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> 
         LakestreamTable table = factory.table().load();
         Expression filter = ExpressionParser.fromJson(
                 factory.filterJson(), table.definition().schema());
-        this.path = SplitBatchReaders.readPath(table, split, factory.columns(), filter, factory.maxIndexRows());
+        this.path = SplitBatchReaders.readPath(table, split, factory.readFields(table), filter, factory.maxIndexRows());
         this.reader = SplitBatchReaders.open(path, table, split, factory, filter);
         this.logSegments = logSegments(table, split);
     }

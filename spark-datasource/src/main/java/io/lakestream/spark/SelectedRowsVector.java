@@ -1,6 +1,7 @@
 package io.lakestream.spark;
 
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarArray;
 import org.apache.spark.sql.vectorized.ColumnarMap;
@@ -10,6 +11,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Some rows of another column vector, without copying: row {@code i} of this vector is row
  * {@code rows[i]} of the underlying one. This is how lake rows hidden by the log tail, or failing
  * the filter, are dropped from a batch of Spark's Parquet reader.
+ *
+ * <p>Nested columns: a struct's fields are the underlying struct's children selected by the same rows (Spark reads
+ * a struct value as its children at the struct's row, {@code ColumnVector.getStruct}); an array or map value is the
+ * underlying vector's value at the selected row, whose elements, keys and values are addressed by the underlying
+ * vector's offsets into its own children, so they need no mapping.
  */
 final class SelectedRowsVector extends ColumnVector {
     private final ColumnVector vector;
@@ -20,6 +26,8 @@ final class SelectedRowsVector extends ColumnVector {
      * #isNullAt} for every value of a nullable column, and most lake columns hold no null in a batch.
      */
     private final boolean hasNull;
+    /** The struct's fields over the same rows, made on first use. */
+    private final ColumnVector[] children;
 
     /**
      * @param vector a vector its reader has filled (its nulls do not change while this view is used)
@@ -31,6 +39,7 @@ final class SelectedRowsVector extends ColumnVector {
         this.rows = rows;
         this.size = size;
         this.hasNull = vector.hasNull();
+        this.children = vector.dataType() instanceof StructType struct ? new ColumnVector[struct.size()] : null;
     }
 
     @Override
@@ -124,7 +133,13 @@ final class SelectedRowsVector extends ColumnVector {
 
     @Override
     public ColumnVector getChild(int ordinal) {
-        // lake columns are flat: nested types are read by the union split reader
-        throw new UnsupportedOperationException("column of type %s has no children".formatted(dataType()));
+        if (children == null) {
+            // arrays and maps are read through the underlying vector's values (getArray, getMap)
+            throw new UnsupportedOperationException("column of type %s has no children".formatted(dataType()));
+        }
+        if (children[ordinal] == null) {
+            children[ordinal] = new SelectedRowsVector(vector.getChild(ordinal), rows, size);
+        }
+        return children[ordinal];
     }
 }

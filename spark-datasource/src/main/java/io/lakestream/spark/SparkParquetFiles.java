@@ -31,6 +31,13 @@ final class SparkParquetFiles {
 
     private static final String CORRECTED = "CORRECTED";
     private static final String READ_SUPPORT_CLASS = "parquet.read.support.class";
+    /**
+     * Spark 4.1's switch back to its old reading of a struct whose requested fields a file lacks (all of them: a null
+     * struct). Off, Spark reads another field of the file's struct to tell a null struct from a struct of nulls, as
+     * the union read does. By name: older Sparks have no such setting and ignore it.
+     */
+    private static final String LEGACY_NULL_STRUCT_IF_ALL_FIELDS_MISSING =
+            "spark.sql.legacy.parquet.returnNullStructIfAllFieldsMissing";
 
     /** Spark's Hadoop configuration of this JVM, made once: making one parses Hadoop's default resources. */
     private static Configuration base;
@@ -54,6 +61,7 @@ final class SparkParquetFiles {
         conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG().key(), false);
         conf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED().key(), true);
         conf.setBoolean(SQLConf.IGNORE_MISSING_PARQUET_FIELD_ID().key(), false);
+        conf.setBoolean(LEGACY_NULL_STRUCT_IF_ALL_FIELDS_MISSING, false);
         return conf;
     }
 

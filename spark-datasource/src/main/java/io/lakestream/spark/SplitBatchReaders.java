@@ -18,6 +18,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.DataType;
@@ -33,7 +34,11 @@ final class SplitBatchReaders {
      * key's values as the log encodes them ({@link SparkKeyEncoder}).
      */
     static LakeReadPath readPath(
-            LakestreamTable table, UnionSplit split, List<String> columns, Expression filter, long maxIndexRows) {
+            LakestreamTable table,
+            UnionSplit split,
+            List<Types.NestedField> columns,
+            Expression filter,
+            long maxIndexRows) {
         Schema schema = table.definition().schema();
         Set<List<Integer>> equalityFieldIds = LakeFileDeletes.equalityFieldIds(split);
         boolean deletesServed = equalityFieldIds.stream()
@@ -55,7 +60,9 @@ final class SplitBatchReaders {
     /**
      * True if Spark's Parquet reader returns every column with the values the union read returns.
      * Not uuid (Spark would return the 16 bytes, not the string) nor fixed, whose Parquet type Spark
-     * does not read as binary in every version.
+     * does not read as binary in every version. Lists, maps and structs of the served types are read by Spark's
+     * nested vectorized reader ({@code spark.sql.parquet.enableNestedColumnVectorizedReader}, Spark 3.4+; the flag
+     * only decides whether Spark's own scans use the reader, which reads them whatever it says).
      */
     private static boolean servedBySpark(LakeReadColumns columns) {
         return columns.fields().stream().map(Types.NestedField::type).allMatch(SplitBatchReaders::servedBySpark);
@@ -64,6 +71,14 @@ final class SplitBatchReaders {
     private static boolean servedBySpark(Type type) {
         return switch (type.typeId()) {
             case BOOLEAN, INTEGER, LONG, FLOAT, DOUBLE, DECIMAL, DATE, TIMESTAMP, STRING, BINARY -> true;
+            case STRUCT ->
+                type.asStructType().fields().stream()
+                        .map(Types.NestedField::type)
+                        .allMatch(SplitBatchReaders::servedBySpark);
+            case LIST -> servedBySpark(type.asListType().elementType());
+            case MAP ->
+                servedBySpark(type.asMapType().keyType())
+                        && servedBySpark(type.asMapType().valueType());
             default -> false;
         };
     }
@@ -135,8 +150,8 @@ final class SplitBatchReaders {
         Schema schema = table.definition().schema();
         List<Types.NestedField> key =
                 changedKeys.isPresent() ? table.definition().primaryKeyFields() : List.of();
-        LakeReadColumns columns =
-                LakeReadColumns.of(schema, factory.columns(), key, LakeFileDeletes.equalityFieldIds(split), filter);
+        LakeReadColumns columns = LakeReadColumns.of(
+                schema, factory.readFields(table), key, LakeFileDeletes.equalityFieldIds(split), filter);
         LakeRowSelector selector = changedKeys
                 .map(keys -> LakeRowSelector.withTail(new KeyColumns(key), keys))
                 .orElseGet(LakeRowSelector::withoutTail);
@@ -147,10 +162,12 @@ final class SplitBatchReaders {
                 new LakeFileDeletes(new IcebergDeleteFileLoader(table.lake().io(), schema, allocator), table));
         Configuration hadoop = LakeFileIoFileSystem.configure(
                 SparkParquetFiles.base(), table.lake().io(), table.lake().location());
-        // no filter, no footer read: every row group is read anyway
-        Optional<LakeRowGroupPruner> pruner = filter.op() == Expression.Operation.TRUE
+        // row groups are skipped by the filter and by the predicates on struct fields that Spark applies itself
+        // (lakePruning: it never drops rows here); without either, no footer read: every row group is read anyway
+        Expression rowGroupFilter = Expressions.and(filter, factory.lakePruning(schema));
+        Optional<LakeRowGroupPruner> pruner = rowGroupFilter.op() == Expression.Operation.TRUE
                 ? Optional.empty()
-                : Optional.of(new LakeRowGroupPruner(schema, filter, hadoop));
+                : Optional.of(new LakeRowGroupPruner(schema, rowGroupFilter, hadoop));
         LakeParquetBatches lake = new LakeParquetBatches(
                 split.lakeFiles(),
                 columns,

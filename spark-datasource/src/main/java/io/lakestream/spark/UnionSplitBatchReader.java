@@ -1,14 +1,11 @@
 package io.lakestream.spark;
 
-import io.lakestream.common.LakestreamError;
-import io.lakestream.common.LakestreamException;
 import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.merge.MergeCounters;
 import io.lakestream.merge.UnionSplitReader;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
@@ -57,7 +54,7 @@ final class UnionSplitBatchReader implements SplitBatchReader {
         this.types = List.copyOf(types);
         this.remaining = limit;
         try {
-            List<Types.NestedField> fields = readFields(table, columns, this.types);
+            List<Types.NestedField> fields = LakestreamReaderFactory.readFields(table, columns, this.types);
             this.reader = indexedTail.isPresent()
                     ? UnionSplitReader.projectedTailWinners(
                             table, split, indexedTail.get(), fields, filter, counters, allocator, false)
@@ -99,26 +96,6 @@ final class UnionSplitBatchReader implements SplitBatchReader {
     @Override
     public ColumnarBatch get() {
         return batch;
-    }
-
-    /**
-     * The user columns, each narrowed to the Spark type the scan reads it as ({@link SparkNestedPruning}); they are
-     * the last of the batch's columns (the changelog's own columns come first).
-     */
-    private static List<Types.NestedField> readFields(
-            LakestreamTable table, List<String> columns, List<DataType> types) {
-        List<DataType> userTypes = types.subList(types.size() - columns.size(), types.size());
-        List<Types.NestedField> fields = new ArrayList<>(columns.size());
-        for (int i = 0; i < columns.size(); i++) {
-            Types.NestedField column = table.definition().schema().findField(columns.get(i));
-            if (column == null) {
-                throw new LakestreamException(
-                        LakestreamError.INVALID_READ_OPTIONS,
-                        "Column '%s' does not exist in table %s".formatted(columns.get(i), table.identifier()));
-            }
-            fields.add(SparkNestedPruning.narrow(column, userTypes.get(i)));
-        }
-        return fields;
     }
 
     @Override

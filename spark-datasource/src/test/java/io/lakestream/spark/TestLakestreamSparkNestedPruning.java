@@ -97,22 +97,91 @@ class TestLakestreamSparkNestedPruning {
         // key 1's lake version matches, its newer tail version does not
         assertRows("SELECT id, r.b FROM %s WHERE r.a = 1".formatted(table), List.of());
 
-        // the scan reads r narrowed to a: the lake's Parquet column chunks of id and r.a, not r's four leaves
+        // the scan reads r narrowed to a; the lake split (no tail) is read by Spark's Parquet reader, asked for r.a
+        // alone
         Dataset<Row> narrowed = testing.sql("SELECT id, r.a FROM ls.%s.`pk$lake`".formatted(NS));
         narrowed.collectAsList();
         StructType readSchema = SparkTables.scan(narrowed).scan().readSchema();
         assertThat(readSchema.apply("r").dataType().simpleString()).isEqualTo("struct<a:bigint>");
-        assertThat(SparkTables.metric(narrowed, LakestreamMetrics.LAKE_COLUMN_CHUNKS))
-                .isEqualTo(2);
+        assertThat(SparkTables.metric(narrowed, LakestreamMetrics.LAKE_PARQUET_SPLITS))
+                .isEqualTo(1);
+
+        // a tail of 3 changes with a merge index of 2 takes the union split reader (2 passes over the lake file): it
+        // reads the lake's Parquet column chunks of id and r.a, not r's four leaves
+        String unionRead = "SELECT id, r.a FROM %s WITH ('merge.max-index-rows' = '2')".formatted(table);
+        Dataset<Row> unionNarrowed = testing.sql(unionRead);
+        unionNarrowed.collectAsList();
+        assertThat(SparkTables.metric(unionNarrowed, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isZero();
+        assertThat(SparkTables.metric(unionNarrowed, LakestreamMetrics.LAKE_COLUMN_CHUNKS))
+                .isEqualTo(2 * 2);
         Dataset<Row> whole = withoutPruning(() -> {
-            Dataset<Row> frame = testing.sql("SELECT id, r.a FROM ls.%s.`pk$lake`".formatted(NS));
+            Dataset<Row> frame = testing.sql(unionRead);
             frame.collectAsList();
             return frame;
         });
         assertThat(SparkTables.metric(whole, LakestreamMetrics.LAKE_COLUMN_CHUNKS))
-                .isEqualTo(5);
-        assertThat(SparkTables.metric(narrowed, LakestreamMetrics.LAKE_COLUMN_BYTES))
+                .isEqualTo(2 * 5);
+        assertThat(SparkTables.metric(unionNarrowed, LakestreamMetrics.LAKE_COLUMN_BYTES))
                 .isLessThan(SparkTables.metric(whole, LakestreamMetrics.LAKE_COLUMN_BYTES));
+    }
+
+    /**
+     * Struct fields matched by Iceberg field id on Spark's Parquet paths: after lake files were written, {@code s.b}
+     * is renamed to {@code x} and a new {@code s.b} is added. The old files' child named {@code b} is read as {@code
+     * x}; the new {@code b} reads as nulls there, also when it is the only field a query reads (Spark then tells a
+     * null struct from a struct of nulls by another field of the file). Lake rows without a tail ({@code
+     * LAKE_PARQUET}) and merged with one ({@code LAKE_PARQUET_MERGE}) equal the rows written.
+     */
+    @Test
+    void structFieldRenamedAndAddedAfterLakeFilesWereWritten() {
+        String table = "ls.%s.evolved".formatted(NS);
+        testing.sql("CREATE TABLE %s (id BIGINT, s STRUCT<a: INT, b: STRING>) TBLPROPERTIES ('primary-key'='id',"
+                        .formatted(table)
+                + " 'bucket.num'='1')");
+        testing.sql("INSERT INTO %s VALUES (1L, named_struct('a', 1, 'b', 'b1')), (2L, NULL),".formatted(table)
+                + " (3L, named_struct('a', CAST(NULL AS INT), 'b', 'b3'))");
+        testing.tiering().tier(SparkTables.load(NS, "evolved"));
+        testing.sql("ALTER TABLE %s RENAME COLUMN s.b TO x".formatted(table));
+        testing.sql("ALTER TABLE %s ADD COLUMN s.b STRING".formatted(table));
+        testing.sql("INSERT INTO %s VALUES (4L, named_struct('a', 4, 'x', 'x4', 'b', 'b4'))".formatted(table));
+        testing.tiering().tier(SparkTables.load(NS, "evolved"));
+
+        List<List<Object>> all = List.of(
+                Arrays.asList(1L, false, 1, "b1", null),
+                Arrays.asList(2L, true, null, null, null),
+                Arrays.asList(3L, false, null, "b3", null),
+                Arrays.asList(4L, false, 4, "x4", "b4"));
+        String fields = "SELECT id, s IS NULL, s.a, s.x, s.b FROM " + table;
+        assertRowsOnPath(fields, all, LakestreamMetrics.LAKE_PARQUET_SPLITS);
+        assertRowsOnPath(
+                "SELECT id, s IS NULL, s.b FROM " + table,
+                all.stream()
+                        .map(row -> Arrays.asList(row.get(0), row.get(1), row.get(4)))
+                        .toList(),
+                LakestreamMetrics.LAKE_PARQUET_SPLITS);
+
+        // the tail: a new version of 3, a delete of 2, a new key 5
+        testing.sql("INSERT INTO %s VALUES (3L, named_struct('a', 33, 'x', CAST(NULL AS STRING), 'b', 'b33')),"
+                        .formatted(table)
+                + " (5L, named_struct('a', 5, 'x', 'x5', 'b', CAST(NULL AS STRING)))");
+        testing.sql("DELETE FROM %s WHERE id = 2".formatted(table));
+        assertRowsOnPath(
+                fields,
+                List.of(
+                        all.get(0),
+                        Arrays.asList(3L, false, 33, null, "b33"),
+                        all.get(3),
+                        Arrays.asList(5L, false, 5, "x5", null)),
+                LakestreamMetrics.PARQUET_MERGE_SPLITS);
+    }
+
+    /** {@link #assertRows}, and the table's one split was read on the path counted by {@code pathMetric}. */
+    private void assertRowsOnPath(String sql, List<List<Object>> expected, String pathMetric) {
+        assertRows(sql, expected);
+        Dataset<Row> frame = testing.sql(sql);
+        frame.collectAsList();
+        assertThat(SparkTables.metric(frame, pathMetric)).as(sql).isEqualTo(1);
     }
 
     @Test

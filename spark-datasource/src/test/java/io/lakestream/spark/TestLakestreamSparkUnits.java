@@ -25,10 +25,13 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Random;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,6 +39,66 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** The connector's plain-data parts: JSON splits and commit messages, read settings, type mapping. */
 @ExtendWith(Seeds.class)
 class TestLakestreamSparkUnits {
+    /**
+     * Spark's Parquet reader is asked for every column and every struct field at any depth by field id, under names no
+     * file field has, a struct narrowed to the fields a query uses; the key and filter columns follow the output.
+     */
+    @Test
+    void lakeReadColumnsRequestNestedFieldsByFieldId() {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(
+                        2,
+                        "r",
+                        Types.StructType.of(
+                                Types.NestedField.optional(3, "a", Types.LongType.get()),
+                                Types.NestedField.optional(
+                                        4,
+                                        "items",
+                                        Types.ListType.ofOptional(
+                                                5,
+                                                Types.StructType.of(
+                                                        Types.NestedField.optional(6, "z", Types.StringType.get())))),
+                                Types.NestedField.optional(
+                                        7,
+                                        "m",
+                                        Types.MapType.ofOptional(
+                                                8,
+                                                9,
+                                                Types.StringType.get(),
+                                                Types.StructType.of(Types.NestedField.required(
+                                                        10, "q", Types.IntegerType.get())))))),
+                Types.NestedField.optional(11, "n", Types.IntegerType.get()));
+        Types.NestedField narrowed = SparkNestedPruning.narrow(
+                schema.findField("r"),
+                new StructType()
+                        .add("items", DataTypes.createArrayType(new StructType().add("z", DataTypes.StringType)))
+                        .add(
+                                "m",
+                                DataTypes.createMapType(
+                                        DataTypes.StringType, new StructType().add("q", DataTypes.IntegerType))));
+
+        LakeReadColumns columns = LakeReadColumns.of(
+                schema, List.of(narrowed), List.of(schema.findField("id")), List.of(), Expressions.greaterThan("n", 5));
+
+        assertThat(columns.outputCount()).isEqualTo(1);
+        StructType requested = columns.sparkSchema();
+        assertThat(requested.simpleString())
+                .isEqualTo("struct<__lakestream_field_2:struct<"
+                        + "__lakestream_field_4:array<struct<__lakestream_field_6:string>>,"
+                        + "__lakestream_field_7:map<string,struct<__lakestream_field_10:int>>>,"
+                        + "__lakestream_field_1:bigint,__lakestream_field_11:int>");
+        StructType r = (StructType) requested.apply(0).dataType();
+        assertThat(r.apply(0).metadata().getLong(LakeReadColumns.FIELD_ID_KEY)).isEqualTo(4);
+        StructType element = (StructType) ((ArrayType) r.apply(0).dataType()).elementType();
+        assertThat(element.apply(0).metadata().getLong(LakeReadColumns.FIELD_ID_KEY))
+                .isEqualTo(6);
+        StructType value = (StructType) ((MapType) r.apply(1).dataType()).valueType();
+        assertThat(value.apply(0).metadata().getLong(LakeReadColumns.FIELD_ID_KEY))
+                .isEqualTo(10);
+        assertThat(value.apply(0).nullable()).isFalse();
+    }
+
     @Test
     void sinkInputTakesTableColumnsByNameAndAChangelogsSystemColumns() {
         Schema schema = new Schema(
