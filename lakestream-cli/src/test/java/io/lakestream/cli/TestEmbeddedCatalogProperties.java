@@ -9,9 +9,6 @@ import io.lakestream.table.TableSpec;
 import io.lakestream.testing.AzuriteServer;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +24,7 @@ class TestEmbeddedCatalogProperties {
     @TempDir
     Path directory;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CliRun cli = new CliRun();
 
     /**
      * The embedded catalog (a local warehouse, no {@code --catalog-uri}) with a table whose log is on Azure Blob
@@ -62,18 +58,20 @@ class TestEmbeddedCatalogProperties {
                 catalogOptions.add("--catalog-property");
                 catalogOptions.add(name + "=" + value);
             });
-            assertThat(run(with("status", catalogOptions))).as(stderr()).isZero();
-            assertThat(stdout())
+            assertThat(cli.run("status", catalogOptions)).as(cli.stderr()).isZero();
+            assertThat(cli.stdout())
                     .contains(
                             "db.users  (primary key [id], 2 buckets, log version 1, lake snapshot none)  30 records behind");
-            assertThat(run(with("tier", catalogOptions, "--once"))).as(stderr()).isZero();
-            assertThat(stdout()).contains("db.users: tiered 30 changes into lake snapshot");
-            assertThat(run(with("status", catalogOptions))).isZero();
-            assertThat(stdout()).contains("0 records behind");
-            assertThat(run(with("expire-log", catalogOptions, "--table", "db.users", "--retention", "0s")))
-                    .as(stderr())
+            assertThat(cli.run("tier", catalogOptions, "--once"))
+                    .as(cli.stderr())
                     .isZero();
-            assertThat(stdout()).containsPattern("db.users: [1-9]\\d* log segments removed");
+            assertThat(cli.stdout()).contains("db.users: tiered 30 changes into lake snapshot");
+            assertThat(cli.run("status", catalogOptions)).isZero();
+            assertThat(cli.stdout()).contains("0 records behind");
+            assertThat(cli.run("expire-log", catalogOptions, "--table", "db.users", "--retention", "0s"))
+                    .as(cli.stderr())
+                    .isZero();
+            assertThat(cli.stdout()).containsPattern("db.users: [1-9]\\d* log segments removed");
             // the log is on Azurite, not under the local warehouse
             assertThat(azurite.client()
                             .getBlobContainerClient("logs")
@@ -81,30 +79,5 @@ class TestEmbeddedCatalogProperties {
                             .exists())
                     .isTrue();
         }
-    }
-
-    private static String[] with(String command, List<String> options, String... more) {
-        List<String> arguments = new ArrayList<>();
-        arguments.add(command);
-        arguments.addAll(options);
-        arguments.addAll(List.of(more));
-        return arguments.toArray(String[]::new);
-    }
-
-    private int run(String... args) throws Exception {
-        out.reset();
-        err.reset();
-        return LakestreamCli.run(
-                List.of(args),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    private String stdout() {
-        return out.toString(StandardCharsets.UTF_8);
-    }
-
-    private String stderr() {
-        return err.toString(StandardCharsets.UTF_8);
     }
 }
