@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class ManagedIdentityEndpoint implements AutoCloseable {
     private static final String API_VERSION = "2019-08-01";
     private static final String TENANT = "72f988bf-0000-0000-0000-000000000000";
+    private static final Duration LIFETIME = Duration.ofHours(1);
 
     private final HttpServer server;
     private final String secret = UUID.randomUUID().toString();
@@ -95,17 +97,25 @@ public final class ManagedIdentityEndpoint implements AutoCloseable {
                 respond(exchange, 400, "{\"error\":\"invalid_request\"}");
                 return;
             }
-            long now = clock.instant().getEpochSecond();
-            long expires = now + Duration.ofHours(1).toSeconds();
-            String claims = """
-                    {"aud":"%s","iss":"https://sts.windows.net/%s/","iat":%s,"nbf":%s,"exp":%s,\
-                    "oid":"%s","tid":"%s"}""".formatted(
-                    audience == null ? resource : audience, TENANT, now, now, expires, UUID.randomUUID(), TENANT);
-            String token = base64("{\"alg\":\"none\",\"typ\":\"JWT\"}") + "." + base64(claims) + ".";
+            Instant now = clock.instant();
+            long expires = now.plus(LIFETIME).getEpochSecond();
+            String token = token(audience == null ? resource : audience, now);
             served.add(resource);
             respond(exchange, 200, """
                     {"access_token":"%s","expires_on":"%s","resource":"%s","token_type":"Bearer","client_id":"%s"}""".formatted(token, expires, resource, UUID.randomUUID()));
         }
+    }
+
+    /**
+     * An unsigned JWT as Azure AD issues one for {@code audience} (e.g. {@code https://storage.azure.com}), valid
+     * from {@code now} for an hour.
+     */
+    public static String token(String audience, Instant now) {
+        long issued = now.getEpochSecond();
+        String claims = """
+                {"aud":"%s","iss":"https://sts.windows.net/%s/","iat":%s,"nbf":%s,"exp":%s,"oid":"%s","tid":"%s"}""".formatted(
+                audience, TENANT, issued, issued, now.plus(LIFETIME).getEpochSecond(), UUID.randomUUID(), TENANT);
+        return base64("{\"alg\":\"none\",\"typ\":\"JWT\"}") + "." + base64(claims) + ".";
     }
 
     private static String base64(String json) {

@@ -3,15 +3,11 @@ package io.lakestream.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.log.AzureLogFileSystem;
-import io.lakestream.log.LogFileSystem;
-import io.lakestream.log.LogFileSystems;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.AzuriteServer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.azure.adlsv2.ADLSFileIO;
 
@@ -22,16 +18,14 @@ import org.apache.iceberg.azure.adlsv2.ADLSFileIO;
  * identity's environment: an environment cannot be given to the test JVM itself, and azure-identity reads a
  * managed identity's variables from the process environment only.
  *
- * <p>Arguments: the mode, the blob endpoint, a local directory for the catalog. Modes: {@code scenarios} runs the
- * store scenario of {@link UnionReadOnStoreScenarios} whose Java writers of four catalogs race for the same log
- * versions (the union read against the oracle, then tiering through {@code ADLSFileIO} and the lake read) and
- * prints {@value #PASSED}; {@code commit} publishes one
- * log commit with the conditional create and prints {@value #CREATED}. A failure exits non-zero with its stack
- * trace on standard error.
+ * <p>Arguments: the mode ({@code scenarios}), the blob endpoint, a local directory for the catalog. It runs the
+ * append-only store scenario of {@link UnionReadOnStoreScenarios} (the Java writer's commits, tiering through
+ * {@code ADLSFileIO}, the union read against what was written) and prints {@value #PASSED}; a failure exits
+ * non-zero with its stack trace on standard error. (Racing writers on Azure AD: {@code
+ * TestAzureLogFileSystemWithAzureAd}.)
  */
 final class AzureAdScenarioProcess extends UnionReadOnStoreScenarios {
     static final String PASSED = "SCENARIOS PASSED";
-    static final String CREATED = "COMMIT CREATED";
     static final String CONTAINER = "lakestream";
     static final String ACCOUNT_HOST = AzuriteServer.ACCOUNT + ".dfs.core.windows.net";
     static final String WAREHOUSE = "abfss://%s@%s/warehouse".formatted(CONTAINER, ACCOUNT_HOST);
@@ -78,20 +72,11 @@ final class AzureAdScenarioProcess extends UnionReadOnStoreScenarios {
             case "scenarios" -> {
                 process.openCatalog();
                 try {
-                    process.writersOfSeveralCatalogsRacingForTheSameVersionsLoseNothing();
+                    process.appendOnlyTable();
                 } finally {
                     process.closeCatalog();
                 }
                 System.out.println(PASSED);
-            }
-            case "commit" -> {
-                try (LogFileSystems fileSystems = new LogFileSystems(new Configuration(), process.properties())) {
-                    String commit = WAREHOUSE + "/probe/_commits/00000000000000000001.json";
-                    LogFileSystem fileSystem = fileSystems.apply(commit);
-                    assertThat(fileSystem.createExclusive(commit, "{}".getBytes(StandardCharsets.UTF_8)))
-                            .isTrue();
-                }
-                System.out.println(CREATED);
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
