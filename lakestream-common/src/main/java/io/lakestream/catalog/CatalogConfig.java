@@ -81,7 +81,16 @@ public record CatalogConfig(String type, String warehouse, Optional<String> uri,
 
     /** The embedded default: a JDBC catalog in a SQLite file inside the warehouse directory. */
     public static CatalogConfig embedded(Path warehouse) {
-        return new CatalogConfig("jdbc", warehouse.toAbsolutePath().toString(), Optional.empty(), Map.of());
+        return embedded(warehouse, Map.of());
+    }
+
+    /**
+     * The embedded catalog with more catalog properties: what the tables' file IO and logs need to reach storage
+     * other than the warehouse directory (e.g. {@code adls.*} or {@code s3.*} for a table whose log is on Azure or
+     * S3, {@code io-impl}, {@code hadoop.*}).
+     */
+    public static CatalogConfig embedded(Path warehouse, Map<String, String> properties) {
+        return new CatalogConfig("jdbc", warehouse.toAbsolutePath().toString(), Optional.empty(), properties);
     }
 
     /** The properties Iceberg's {@link CatalogUtil#buildIcebergCatalog} takes. */

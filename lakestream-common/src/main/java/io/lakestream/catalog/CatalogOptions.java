@@ -17,8 +17,8 @@ import java.util.Set;
  * catalog properties such as {@code s3.endpoint} or {@code jdbc.user}).
  *
  * <p>Without a catalog URI, with type jdbc and a local warehouse they name the embedded catalog (the SQLite
- * file in the warehouse directory), which takes no properties; otherwise a catalog server (or a SQLite file
- * elsewhere) and a warehouse anywhere, e.g. {@code s3://bucket/path}.
+ * file in the warehouse directory), whose properties configure the storage of its tables' files and logs;
+ * otherwise a catalog server (or a SQLite file elsewhere) and a warehouse anywhere, e.g. {@code s3://bucket/path}.
  *
  * @param warehouse the {@code --warehouse} value, if given
  */
@@ -99,17 +99,12 @@ public record CatalogOptions(
     }
 
     /**
-     * The catalog configuration they describe.
-     *
-     * @throws IllegalArgumentException catalog properties for the embedded catalog, which takes none
+     * The catalog configuration they describe. The embedded catalog takes the properties too: they configure the
+     * tables' file IO and logs (e.g. {@code adls.*} or {@code s3.*} for a log on Azure or S3).
      */
     public CatalogConfig config() {
         if (embedded()) {
-            if (!properties.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "--catalog-property needs --catalog-uri (the embedded catalog takes none)");
-            }
-            return CatalogConfig.embedded(localWarehouse());
+            return CatalogConfig.embedded(localWarehouse(), properties);
         }
         return new CatalogConfig(type, warehouseLocation(), uri, properties);
     }

@@ -56,9 +56,23 @@ class TestCatalogOptions {
         assertThatThrownBy(() -> CatalogOptions.of(Map.of("--catalog-property", List.of("s3.endpoint"))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--catalog-property takes name=value, not 's3.endpoint'");
-        assertThatThrownBy(() -> CatalogOptions.of(Map.of("--catalog-property", List.of("a=b")))
-                        .config())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--catalog-property needs --catalog-uri");
+    }
+
+    @Test
+    void theEmbeddedCatalogTakesProperties() {
+        // e.g. for a table whose log is on Azure or S3 while the warehouse (and its SQLite catalog) is local
+        CatalogOptions options = CatalogOptions.of(Map.of(
+                "--warehouse",
+                List.of("local/dir"),
+                "--catalog-property",
+                List.of("adls.auth.shared-key.account.name=acct", "io-impl=org.example.FileIO")));
+        assertThat(options.embedded()).isTrue();
+        assertThat(options.config())
+                .isEqualTo(CatalogConfig.embedded(
+                        Path.of("local/dir"),
+                        Map.of("adls.auth.shared-key.account.name", "acct", "io-impl", "org.example.FileIO")));
+        assertThat(options.config().icebergProperties())
+                .containsEntry("io-impl", "org.example.FileIO")
+                .containsEntry("adls.auth.shared-key.account.name", "acct");
     }
 }

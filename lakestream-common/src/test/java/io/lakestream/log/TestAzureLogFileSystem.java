@@ -3,30 +3,20 @@ package io.lakestream.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.azure.core.http.HttpHeaderName;
-import com.azure.core.http.HttpMethod;
-import com.azure.core.http.HttpPipelineCallContext;
-import com.azure.core.http.HttpPipelineNextPolicy;
-import com.azure.core.http.HttpPipelineNextSyncPolicy;
-import com.azure.core.http.HttpResponse;
-import com.azure.core.http.policy.HttpPipelinePolicy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.AzuriteServer;
 import io.lakestream.testing.TestingWarehouse;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import reactor.core.publisher.Mono;
 
 /**
  * The log on a real Azure Blob Storage protocol server (Azurite, in a process of its own): the object store
@@ -80,43 +70,8 @@ class TestAzureLogFileSystem extends LogFileSystemContract {
         LoseFirstConditionalResponse policy = new LoseFirstConditionalResponse();
         return new LossyFileSystem(
                 new AzureLogFileSystem(azurite.catalogProperties(DFS_HOST, BLOB_HOST), List.of(policy)),
-                policy.lost::get,
+                policy::lost,
                 () -> {});
-    }
-
-    /**
-     * Fails the first conditional Put Blob after the server has stored the blob (201), as a connection reset
-     * would: the SDK's retry policy sends it again, and Azure answers 409 BlobAlreadyExists.
-     */
-    private static final class LoseFirstConditionalResponse implements HttpPipelinePolicy {
-        private final AtomicInteger lost = new AtomicInteger();
-
-        @Override
-        public Mono<HttpResponse> process(HttpPipelineCallContext context, HttpPipelineNextPolicy next) {
-            return next.process()
-                    .flatMap(response -> loses(context, response)
-                            ? Mono.error(new IOException("Connection reset (simulated)"))
-                            : Mono.just(response));
-        }
-
-        @Override
-        public HttpResponse processSync(HttpPipelineCallContext context, HttpPipelineNextSyncPolicy next) {
-            HttpResponse response = next.processSync();
-            if (loses(context, response)) {
-                throw new UncheckedIOException(new IOException("Connection reset (simulated)"));
-            }
-            return response;
-        }
-
-        private boolean loses(HttpPipelineCallContext context, HttpResponse response) {
-            boolean conditionalPut = context.getHttpRequest().getHttpMethod() == HttpMethod.PUT
-                    && "*".equals(context.getHttpRequest().getHeaders().getValue(HttpHeaderName.IF_NONE_MATCH));
-            if (conditionalPut && response.getStatusCode() == 201 && lost.compareAndSet(0, 1)) {
-                response.close();
-                return true;
-            }
-            return false;
-        }
     }
 
     @Test

@@ -16,9 +16,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -52,33 +54,59 @@ public final class AzuriteServer implements AutoCloseable {
     private final Process process;
     private final Path root;
     private final int port;
+    /** Present when the server speaks HTTPS (and takes Azure AD bearer tokens). */
+    private final Optional<TestingCertificate> certificate;
 
-    private AzuriteServer(Process process, Path root, int port) {
+    private AzuriteServer(Process process, Path root, int port, Optional<TestingCertificate> certificate) {
         this.process = process;
         this.root = root;
         this.port = port;
+        this.certificate = certificate;
     }
 
     /** Installs Azurite if this machine has no copy yet, starts it with the given containers, waits until it answers. */
     public static AzuriteServer start(String... containers) {
+        return start(Optional.empty(), containers);
+    }
+
+    /**
+     * Like {@link #start}, over HTTPS with the certificate, taking Azure AD bearer tokens besides the account key
+     * ({@code --oauth basic}: Azurite checks a token's audience, issuer and lifetime, not its signature; bearer
+     * tokens need HTTPS). Its debug log records every request's authentication ({@link #tokenValidations()}).
+     */
+    public static AzuriteServer startWithOAuth(TestingCertificate certificate, String... containers) {
+        return start(Optional.of(certificate), containers);
+    }
+
+    private static AzuriteServer start(Optional<TestingCertificate> certificate, String... containers) {
         Path executable = install().resolve("node_modules/.bin/azurite-blob");
         try {
             Path root = Files.createTempDirectory("lakestream-azurite");
             int port = ServerProcesses.freeLoopbackPort();
-            Process process = new ProcessBuilder(List.of(
-                            executable.toString(),
-                            "--blobHost",
-                            "127.0.0.1",
-                            "--blobPort",
-                            Integer.toString(port),
-                            "--location",
-                            root.resolve("data").toString(),
-                            "--skipApiVersionCheck",
-                            "--disableTelemetry"))
+            List<String> command = new ArrayList<>(List.of(
+                    executable.toString(),
+                    "--blobHost",
+                    "127.0.0.1",
+                    "--blobPort",
+                    Integer.toString(port),
+                    "--location",
+                    root.resolve("data").toString(),
+                    "--skipApiVersionCheck",
+                    "--disableTelemetry"));
+            certificate.ifPresent(tls -> command.addAll(List.of(
+                    "--oauth",
+                    "basic",
+                    "--cert",
+                    tls.keystore().toString(),
+                    "--pwd",
+                    TestingCertificate.PASSWORD,
+                    "--debug",
+                    root.resolve("debug.log").toString())));
+            Process process = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(root.resolve("azurite.log").toFile())
                     .start();
-            AzuriteServer server = new AzuriteServer(process, root, port);
+            AzuriteServer server = new AzuriteServer(process, root, port, certificate);
             // a JVM that exits without close() leaves no server behind (node runs it as a child of its launcher)
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -214,18 +242,48 @@ public final class AzuriteServer implements AutoCloseable {
 
     /** The blob endpoint: path-style, the account as the first path segment. */
     public String blobEndpoint() {
-        return "http://127.0.0.1:%s/%s".formatted(port, ACCOUNT);
+        return "%s://127.0.0.1:%s/%s".formatted(scheme(), port, ACCOUNT);
+    }
+
+    private String scheme() {
+        return certificate.isPresent() ? "https" : "http";
     }
 
     public String connectionString() {
-        return "DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;"
-                .formatted(ACCOUNT, ACCOUNT_KEY, blobEndpoint());
+        return "DefaultEndpointsProtocol=%s;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;"
+                .formatted(scheme(), ACCOUNT, ACCOUNT_KEY, blobEndpoint());
     }
 
+    /** A client with the account key; over HTTPS it trusts the server's certificate (and only its own trust). */
     public BlobServiceClient client() {
-        return new BlobServiceClientBuilder()
-                .connectionString(connectionString())
-                .buildClient();
+        BlobServiceClientBuilder builder = new BlobServiceClientBuilder().connectionString(connectionString());
+        certificate.ifPresent(tls -> builder.httpClient(tls.azureHttpClient()));
+        return builder.buildClient();
+    }
+
+    /**
+     * How many requests Azurite authenticated by an Azure AD bearer token so far (its debug log records each;
+     * only with {@link #startWithOAuth}).
+     */
+    public long tokenValidations() {
+        try (var lines = Files.lines(root.resolve("debug.log"), UTF_8)) {
+            return lines.filter(line -> line.contains("Validation against token authentication successfully"))
+                    .count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The catalog properties that point the log and Iceberg's Azure FileIO at this server for locations on the
+     * given account hosts with no credentials: they authenticate with Azure AD ({@code DefaultAzureCredential}).
+     */
+    public Map<String, String> endpointProperties(String... accountHosts) {
+        Map<String, String> properties = new HashMap<>();
+        for (String host : accountHosts) {
+            properties.put("adls.connection-string." + host, blobEndpoint());
+        }
+        return Map.copyOf(properties);
     }
 
     /**
@@ -235,10 +293,7 @@ public final class AzuriteServer implements AutoCloseable {
      * and the account's shared key.
      */
     public Map<String, String> catalogProperties(String... accountHosts) {
-        Map<String, String> properties = new HashMap<>();
-        for (String host : accountHosts) {
-            properties.put("adls.connection-string." + host, blobEndpoint());
-        }
+        Map<String, String> properties = new HashMap<>(endpointProperties(accountHosts));
         properties.put("adls.auth.shared-key.account.name", ACCOUNT);
         properties.put("adls.auth.shared-key.account.key", ACCOUNT_KEY);
         return Map.copyOf(properties);

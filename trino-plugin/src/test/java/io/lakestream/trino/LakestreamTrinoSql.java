@@ -77,7 +77,8 @@ public final class LakestreamTrinoSql {
         DistributedQueryRunner runner;
         try {
             catalog = CatalogOptions.of(catalogValues);
-            runner = catalog.embedded()
+            // the embedded catalog with properties: configured like a catalog server (the properties translated)
+            runner = catalog.embedded() && catalog.properties().isEmpty()
                     ? embedded(catalog, coordinator)
                     : onCatalogServer(catalog.config(), coordinator);
         } catch (IllegalArgumentException e) {
@@ -127,8 +128,6 @@ public final class LakestreamTrinoSql {
     /** The embedded catalog in a local warehouse directory (created if missing), as the quickstart uses it. */
     private static DistributedQueryRunner embedded(CatalogOptions catalog, Map<String, String> coordinator)
             throws Exception {
-        // the embedded catalog takes no properties: config() says so
-        catalog.config();
         Files.createDirectories(catalog.localWarehouse());
         LakestreamQueryRunner.Builder builder =
                 LakestreamQueryRunner.builder(catalog.localWarehouse()).withStockIcebergCatalog();

@@ -89,12 +89,12 @@ final class TestLakestreamTrinoSqlOnS3 {
             assertThat(trino(catalog, "SELECT 1")).isEqualTo(2);
             assertThat(stderr()).contains("no Trino setting for catalog property 'io-impl'");
         }
-        // the embedded catalog of a local warehouse takes no properties
+        // the embedded catalog of a local warehouse takes properties too, translated as for a catalog server
         assertThat(trino(
                         List.of("--warehouse", directory.resolve("local").toString(), "--catalog-property", "a=b"),
                         "SELECT 1"))
                 .isEqualTo(2);
-        assertThat(stderr()).contains("--catalog-property needs --catalog-uri");
+        assertThat(stderr()).contains("no Trino setting for catalog property 'a'");
     }
 
     private int trino(List<String> catalog, String sql) throws Exception {

@@ -97,17 +97,17 @@ public final class LakestreamSparkSql {
 
     /**
      * The options of the Spark catalog the command line names: the embedded catalog in a local warehouse
-     * directory (created if missing), or a catalog server with a warehouse anywhere (type, uri, warehouse and
-     * every {@code --catalog-property} as an Iceberg catalog option).
+     * directory (created if missing), or a catalog server with a warehouse anywhere (type, uri, warehouse); every
+     * {@code --catalog-property} as an Iceberg catalog option, for the embedded catalog too.
      */
     static Map<String, String> sparkCatalogOptions(CatalogOptions options) throws IOException {
-        if (options.embedded()) {
-            // the embedded catalog takes no properties: config() says so
-            options.config();
-            Files.createDirectories(options.localWarehouse());
-            return Map.of("warehouse", options.localWarehouse().toString());
-        }
         CatalogConfig config = options.config();
+        if (options.embedded()) {
+            Files.createDirectories(options.localWarehouse());
+            Map<String, String> result = new HashMap<>(config.properties());
+            result.put("warehouse", options.localWarehouse().toString());
+            return result;
+        }
         Map<String, String> result = new HashMap<>(config.properties());
         result.put("type", config.type());
         result.put("warehouse", config.warehouse());
