@@ -259,6 +259,35 @@ final class TestLakestreamNestedParquetReads extends AbstractReadPathTest {
         assertThat(query("SELECT id FROM " + table + " WHERE r.z IS NULL")).matches("VALUES BIGINT '1', BIGINT '2'");
     }
 
+    /**
+     * An enforced filter on the key skips pages of a one-row-group lake file by its column index; the nested columns'
+     * readers skip the same rows (pages of 100 rows: the nested columns' pages hold other row ranges than the key's).
+     */
+    @Test
+    void nestedColumnsOfPagesSkippedByTheColumnIndex() {
+        String table = "nested_paged";
+        long rows = 5000;
+        assertUpdate("CREATE TABLE " + table + " (id bigint, r row(a bigint, b varchar), tags array(varchar))"
+                + " WITH (primary_key = ARRAY['id'], bucket_count = 1)");
+        tables.load(table)
+                .lake()
+                .updateProperties()
+                .set("write.parquet.page-row-limit", "100")
+                .commit();
+        String written = "SELECT x AS id, CAST(ROW(x * 3, 'b' || CAST(x AS varchar)) AS row(a bigint, b varchar)) AS r,"
+                + " IF(x % 7 = 0, NULL, repeat(CAST(x AS varchar), CAST(x % 4 AS integer))) AS tags"
+                + " FROM UNNEST(sequence(1, " + rows + ")) t(x)";
+        assertUpdate("INSERT INTO " + table + " " + written, rows);
+        tables.tier(table);
+
+        String sql = "SELECT id, r.b, tags, r FROM " + table + " WHERE id BETWEEN 2000 AND 2020";
+        assertThat(query(sql)).matches("SELECT id, r.b, tags, r FROM (" + written + ") WHERE id BETWEEN 2000 AND 2020");
+        assertSameOnBothPaths(sql);
+        Metrics metrics = scanMetrics(getSession(), sql);
+        assertThat(count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)).isEqualTo(1);
+        assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS)).isLessThan(rows / 4);
+    }
+
     private long physicalInputBytes(Session session, String sql) {
         long[] bytes = new long[1];
         assertQueryStats(
