@@ -23,6 +23,17 @@ final class LakeParquetColumns {
         });
     }
 
+    /**
+     * Adds an array, map or row column read as {@code icebergType} (a row narrowed to the fields a query uses, see
+     * {@link LakeParquetFields}) unless it is read already; returns its read column.
+     */
+    int addNested(int fieldId, org.apache.iceberg.types.Type icebergType) {
+        return indexOfField.computeIfAbsent(fieldId, _ -> {
+            columns.add(LakeParquetFile.ReadColumn.nested(fieldId, icebergType));
+            return columns.size() - 1;
+        });
+    }
+
     boolean contains(int fieldId) {
         return indexOfField.containsKey(fieldId);
     }

@@ -54,10 +54,23 @@ public final class LakeParquetFile implements AutoCloseable {
     /** Domains with more values than this are simplified to a range for row-group pruning. */
     private static final int DOMAIN_COMPACTION_THRESHOLD = 1000;
 
-    /** A column to read: its Iceberg field id and Trino type. */
-    public record ReadColumn(int fieldId, Type type) {
+    /**
+     * A column to read: its Iceberg field id and Trino type; for an array, map or row column also its Iceberg type
+     * (a row narrowed to the fields a query uses), whose nested fields are matched by id ({@link LakeParquetFields}).
+     */
+    public record ReadColumn(int fieldId, Type type, Optional<org.apache.iceberg.types.Type> nestedType) {
         public ReadColumn {
             requireNonNull(type, "type is null");
+            requireNonNull(nestedType, "nestedType is null");
+        }
+
+        public ReadColumn(int fieldId, Type type) {
+            this(fieldId, type, Optional.empty());
+        }
+
+        /** A nested column read as {@code icebergType}. */
+        static ReadColumn nested(int fieldId, org.apache.iceberg.types.Type icebergType) {
+            return new ReadColumn(fieldId, LakestreamTypes.toTrinoType(icebergType), Optional.of(icebergType));
         }
     }
 
@@ -65,11 +78,22 @@ public final class LakeParquetFile implements AutoCloseable {
     private final ParquetReader reader;
     /** For each read column, its channel in the reader's pages, or -1 if the file does not have it. */
     private final int[] channels;
+    /** The Parquet column chunks the reader reads (one per leaf column per row group), and their bytes. */
+    private final long columnChunks;
 
-    private LakeParquetFile(LakeParquetDataSource dataSource, ParquetReader reader, int[] channels) {
+    private final long columnChunkBytes;
+
+    private LakeParquetFile(
+            LakeParquetDataSource dataSource,
+            ParquetReader reader,
+            int[] channels,
+            long columnChunks,
+            long columnChunkBytes) {
         this.dataSource = dataSource;
         this.reader = reader;
         this.channels = channels;
+        this.columnChunks = columnChunks;
+        this.columnChunkBytes = columnChunkBytes;
     }
 
     /**
@@ -85,6 +109,26 @@ public final class LakeParquetFile implements AutoCloseable {
             LakeFile file,
             List<ReadColumn> columns,
             Map<Integer, Domain> constraint,
+            boolean pageSkipping,
+            TrinoFileSystem fileSystem,
+            ParquetReaderOptions options,
+            AggregatedMemoryContext memoryContext) {
+        return open(file, columns, constraint, Map.of(), pageSkipping, fileSystem, options, memoryContext);
+    }
+
+    /**
+     * Opens a file as {@link #open(LakeFile, List, Map, boolean, TrinoFileSystem, ParquetReaderOptions,
+     * AggregatedMemoryContext)} does; row groups (never pages, never rows) are also skipped by {@code fieldPruning}.
+     *
+     * @param fieldPruning filters on fields of row columns ({@code r.a}) that the engine applies itself, by the field
+     *     ids from the row column down: a file that lacks the field (all nulls) is skipped when the domain does not
+     *     take NULL, and row groups whose statistics of the field cannot match are skipped
+     */
+    public static Optional<LakeParquetFile> open(
+            LakeFile file,
+            List<ReadColumn> columns,
+            Map<Integer, Domain> constraint,
+            Map<List<Integer>, Domain> fieldPruning,
             boolean pageSkipping,
             TrinoFileSystem fileSystem,
             ParquetReaderOptions options,
@@ -111,34 +155,54 @@ public final class LakeParquetFile implements AutoCloseable {
                 }
             }
 
+            // the row columns a pruning filter reads, by the file's path of the field's leaf
+            Map<List<String>, Domain> leafPruning = new HashMap<>();
             List<org.apache.parquet.schema.Type> requested = new ArrayList<>();
-            int[] channels = new int[columns.size()];
-            Arrays.fill(channels, -1);
-            for (int i = 0; i < columns.size(); i++) {
+            for (Map.Entry<List<Integer>, Domain> entry : fieldPruning.entrySet()) {
                 org.apache.parquet.schema.Type column =
-                        fileColumns.get(columns.get(i).fieldId());
-                if (column != null) {
-                    channels[i] = requested.size();
+                        fileColumns.get(entry.getKey().getFirst());
+                Optional<List<String>> leaf = column == null
+                        ? Optional.empty()
+                        : LakeParquetFields.leafPath(
+                                column, entry.getKey().subList(1, entry.getKey().size()));
+                if (leaf.isEmpty()) {
+                    if (!entry.getValue().isNullAllowed()) {
+                        // the field is NULL in every row of this file, and the filter does not take NULL
+                        dataSource.close();
+                        return Optional.empty();
+                    }
+                    continue;
+                }
+                leafPruning.put(leaf.get(), entry.getValue());
+                if (!requested.contains(column)) {
                     requested.add(column);
+                }
+            }
+            for (ReadColumn column : columns) {
+                org.apache.parquet.schema.Type fileColumn = fileColumns.get(column.fieldId());
+                if (fileColumn != null && !requested.contains(fileColumn)) {
+                    requested.add(fileColumn);
                 }
             }
             MessageType requestedSchema = new MessageType(fileSchema.getName(), requested);
             MessageColumnIO columnIo = getColumnIO(fileSchema, requestedSchema);
             Map<List<String>, ColumnDescriptor> descriptors = getDescriptors(fileSchema, requestedSchema);
 
-            List<Column> readerColumns = new ArrayList<>(requested.size());
+            int[] channels = new int[columns.size()];
+            Arrays.fill(channels, -1);
+            List<Column> readerColumns = new ArrayList<>(columns.size());
             for (int i = 0; i < columns.size(); i++) {
-                if (channels[i] < 0) {
+                org.apache.parquet.schema.Type fileColumn =
+                        fileColumns.get(columns.get(i).fieldId());
+                if (fileColumn == null) {
                     continue;
                 }
-                String name = requested.get(channels[i]).getName();
-                ColumnIO column = lookupColumnByName(columnIo, name);
-                Type type = columns.get(i).type();
-                Field field = constructField(type, column)
-                        .orElseThrow(() -> new TrinoException(
-                                LAKESTREAM_BAD_DATA,
-                                "Column %s of lake file %s cannot be read as %s".formatted(name, file.path(), type)));
-                readerColumns.add(new Column(name, field));
+                String name = fileColumn.getName();
+                Optional<Field> field = field(columns.get(i), lookupColumnByName(columnIo, name), name, file);
+                if (field.isPresent()) {
+                    channels[i] = readerColumns.size();
+                    readerColumns.add(new Column(name, field.get()));
+                }
             }
 
             Map<ColumnDescriptor, Domain> parquetDomains = new HashMap<>();
@@ -153,17 +217,38 @@ public final class LakeParquetFile implements AutoCloseable {
             });
             TupleDomain<ColumnDescriptor> parquetDomain = TupleDomain.withColumnDomains(parquetDomains);
             TupleDomainParquetPredicate predicate = buildPredicate(requestedSchema, parquetDomain, descriptors, UTC);
+            // row groups are skipped by the enforced filter and the pruning filters; pages by the enforced one only
+            Map<ColumnDescriptor, Domain> rowGroupDomains = new HashMap<>(parquetDomains);
+            leafPruning.forEach((path, domain) -> {
+                ColumnDescriptor descriptor = descriptors.get(path);
+                if (descriptor != null) {
+                    rowGroupDomains.merge(descriptor, domain, Domain::intersect);
+                }
+            });
+            TupleDomain<ColumnDescriptor> rowGroupDomain = TupleDomain.withColumnDomains(rowGroupDomains);
             List<RowGroupInfo> rowGroups = getFilteredRowGroups(
                     file.start(),
                     file.length(),
                     dataSource,
                     metadata,
-                    List.of(parquetDomain),
-                    List.of(predicate),
+                    List.of(rowGroupDomain),
+                    List.of(buildPredicate(requestedSchema, rowGroupDomain, descriptors, UTC)),
                     descriptors,
                     UTC,
                     DOMAIN_COMPACTION_THRESHOLD,
                     options);
+            long columnChunks = 0;
+            long columnChunkBytes = 0;
+            List<ColumnDescriptor> leaves = new ArrayList<>();
+            readerColumns.forEach(column -> LakeParquetFields.forEachLeaf(column.field(), leaves::add));
+            for (RowGroupInfo rowGroup : rowGroups) {
+                for (ColumnDescriptor leaf : leaves) {
+                    columnChunks++;
+                    columnChunkBytes += rowGroup.prunedBlockMetadata()
+                            .getColumnChunkMetaData(leaf)
+                            .getTotalSize();
+                }
+            }
             ParquetDataSourceId id = dataSource.getId();
             ParquetReader reader = new ParquetReader(
                     Optional.ofNullable(fileMetadata.getCreatedBy()),
@@ -179,7 +264,7 @@ public final class LakeParquetFile implements AutoCloseable {
                     pageSkipping ? Optional.of(predicate) : Optional.empty(),
                     Optional.empty(),
                     Optional.empty());
-            return Optional.of(new LakeParquetFile(dataSource, reader, channels));
+            return Optional.of(new LakeParquetFile(dataSource, reader, channels, columnChunks, columnChunkBytes));
         } catch (IOException | RuntimeException e) {
             if (dataSource != null) {
                 try {
@@ -189,6 +274,23 @@ public final class LakeParquetFile implements AutoCloseable {
                 }
             }
             throw readError(new ParquetDataSourceId(file.path()), e);
+        }
+    }
+
+    /**
+     * The reader's field of a column of the file: by name for a flat column, by field id for a nested one; empty
+     * if the file holds none of a nested column's fields read.
+     */
+    private static Optional<Field> field(ReadColumn column, ColumnIO fileColumn, String name, LakeFile file) {
+        try {
+            return column.nestedType().isPresent()
+                    ? LakeParquetFields.field(column.nestedType().get(), fileColumn)
+                    : Optional.of(constructField(column.type(), fileColumn).orElseThrow());
+        } catch (RuntimeException e) {
+            throw new TrinoException(
+                    LAKESTREAM_BAD_DATA,
+                    "Column %s of lake file %s cannot be read as %s".formatted(name, file.path(), column.type()),
+                    e);
         }
     }
 
@@ -212,6 +314,16 @@ public final class LakeParquetFile implements AutoCloseable {
     /** The channel of a read column (by its index in the columns the file was opened with), -1 if absent. */
     public int channel(int readColumn) {
         return channels[readColumn];
+    }
+
+    /** The Parquet column chunks the reader reads: one per leaf column read per row group read. */
+    public long columnChunks() {
+        return columnChunks;
+    }
+
+    /** The stored bytes of {@link #columnChunks}. */
+    public long columnChunkBytes() {
+        return columnChunkBytes;
     }
 
     public long readBytes() {

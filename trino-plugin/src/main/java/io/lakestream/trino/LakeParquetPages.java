@@ -51,6 +51,9 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
     private final Iterator<LakeFile> files;
     private final List<LakeParquetFile.ReadColumn> readColumns;
     private final Map<Integer, Domain> constraint;
+    /** Filters on fields of row columns that only skip lake files and row groups (the engine applies them). */
+    private final Map<List<Integer>, Domain> fieldPruning;
+
     private final LakeRowFilter filter;
     private final LakeRowSelector selector;
     private final Optional<LakeFileDeletes> deletes;
@@ -77,6 +80,8 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
     private long keyCacheHits;
     private long keyCacheMisses;
     private long completedBytes;
+    private long columnChunks;
+    private long columnChunkBytes;
     private long readTimeNanos;
     private boolean finished;
 
@@ -103,12 +108,24 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
         this.files = split.lakeFiles().iterator();
 
         LakeParquetColumns read = new LakeParquetColumns();
+        Map<Integer, Types.NestedField> nested = nestedReads(columns);
         List<Output> outputs = new ArrayList<>(columns.size());
         for (LakestreamColumnHandle column : columns) {
             switch (column.kind()) {
-                case USER ->
-                    outputs.add(
-                            new ColumnOutput(read.add(column.fieldId().orElseThrow(), column.type()), column.type()));
+                case USER -> {
+                    int fieldId = column.fieldId().orElseThrow();
+                    Types.NestedField nestedRead = nested.get(fieldId);
+                    if (nestedRead == null) {
+                        outputs.add(new ColumnOutput(read.add(fieldId, column.type()), column.type()));
+                    } else {
+                        int readColumn = read.addNested(fieldId, nestedRead.type());
+                        outputs.add(
+                                column.isDereference()
+                                        ? new FieldOutput(
+                                                readColumn, fieldIndexes(nestedRead, column.path()), column.type())
+                                        : new ColumnOutput(readColumn, column.type()));
+                    }
+                }
                 case ROW_ID -> {
                     List<Types.NestedField> key = this.table.get().definition().primaryKeyFields();
                     List<Type> keyTypes = column.type().getTypeParameters();
@@ -143,6 +160,16 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
             }
         });
         this.filter = new LakeRowFilter(domains);
+        Map<List<Integer>, Domain> fieldPruning = new LinkedHashMap<>();
+        handle.pruning().getDomains().orElse(Map.of()).forEach((column, domain) -> {
+            if (column.isDereference() && !domain.isAll()) {
+                List<Integer> ids = new ArrayList<>();
+                ids.add(column.fieldId().orElseThrow());
+                ids.addAll(column.path());
+                fieldPruning.put(List.copyOf(ids), domain);
+            }
+        });
+        this.fieldPruning = Map.copyOf(fieldPruning);
 
         boolean hasDeletes = LakeFileDeletes.hasDeletes(split);
         this.longKey = changedKeys.isPresent() || hasDeletes
@@ -184,6 +211,49 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
                 this.keyCache.isPresent() ? this.readColumns.subList(0, this.readColumns.size() - 1) : this.readColumns;
         // an enforced filter that no row can pass (e.g. a contradiction) reads nothing
         this.finished = handle.constraint().isNone();
+    }
+
+    /**
+     * The array, map and row columns the query reads, by field id: whole, or a row narrowed to the fields its
+     * dereferences use (as the union split reader reads them, {@link LakestreamPageSource#readFields}). The table
+     * is loaded only when there is one.
+     */
+    private Map<Integer, Types.NestedField> nestedReads(List<LakestreamColumnHandle> columns) {
+        if (columns.stream()
+                .noneMatch(column -> column.isDereference() || LakestreamNestedTypes.isNested(column.type()))) {
+            return Map.of();
+        }
+        Map<Integer, Types.NestedField> nested = new HashMap<>();
+        for (Types.NestedField field :
+                LakestreamPageSource.readFields(table.get().definition(), columns)) {
+            if (field.type().isNestedType()) {
+                nested.put(field.fieldId(), field);
+            }
+        }
+        return nested;
+    }
+
+    /** The position of each field of a dereference's path in the (narrowed) row it is taken out of. */
+    private static int[] fieldIndexes(Types.NestedField row, List<Integer> path) {
+        int[] indexes = new int[path.size()];
+        Types.StructType struct = row.type().asStructType();
+        for (int step = 0; step < indexes.length; step++) {
+            List<Types.NestedField> fields = struct.fields();
+            int id = path.get(step);
+            indexes[step] = -1;
+            for (int i = 0; i < fields.size(); i++) {
+                if (fields.get(i).fieldId() == id) {
+                    indexes[step] = i;
+                }
+            }
+            if (indexes[step] < 0) {
+                throw new IllegalArgumentException("field %d of %s is not read".formatted(id, row.name()));
+            }
+            if (step + 1 < indexes.length) {
+                struct = fields.get(indexes[step]).type().asStructType();
+            }
+        }
+        return indexes;
     }
 
     /** Registers a column of the table's current schema by field id (if it has it: else loading the deletes fails). */
@@ -290,6 +360,7 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
                     lakeFile,
                     cachedKeys ? readColumnsWithoutKey : readColumns,
                     constraint,
+                    fieldPruning,
                     !cachedKeys && !selector.needsFileRows(),
                     fileSystem,
                     OPTIONS,
@@ -318,6 +389,8 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
     private void closeCurrent() {
         if (current != null) {
             completedBytes += current.readBytes();
+            columnChunks += current.columnChunks();
+            columnChunkBytes += current.columnChunkBytes();
             readTimeNanos += current.readTimeNanos();
             LakeParquetFile file = current;
             current = null;
@@ -328,14 +401,18 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
 
     /** The lake side's metrics: the selector's counters and the key cache's hits and misses. */
     Metrics metrics() {
+        long chunks = columnChunks + (current == null ? 0 : current.columnChunks());
+        long chunkBytes = columnChunkBytes + (current == null ? 0 : current.columnChunkBytes());
         return selector.tail().isPresent()
                 ? LakestreamMetrics.parquetMerge(
                         selector.lakeRows(),
                         selector.lakeRowsHidden(),
                         selector.rowsInKeyOrder(),
                         keyCacheHits,
-                        keyCacheMisses)
-                : LakestreamMetrics.lakeParquet(selector.lakeRows(), keyCacheHits, keyCacheMisses);
+                        keyCacheMisses,
+                        chunks,
+                        chunkBytes)
+                : LakestreamMetrics.lakeParquet(selector.lakeRows(), keyCacheHits, keyCacheMisses, chunks, chunkBytes);
     }
 
     /** The split's selector: Iceberg's deletes and, with a tail, its changed keys over the primary key. */
@@ -367,7 +444,7 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
     }
 
     /** Makes one output block from the page of a file. */
-    private sealed interface Output permits ColumnOutput, RowIdOutput, ConstantOutput {
+    private sealed interface Output permits ColumnOutput, FieldOutput, RowIdOutput, ConstantOutput {
         Block block(SourcePage page, LakeParquetFile file);
     }
 
@@ -387,6 +464,27 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
             return channel < 0
                     ? RunLengthEncodedBlock.create(type, null, page.getPositionCount())
                     : page.getBlock(channel);
+        }
+    }
+
+    /**
+     * A field of a row column ({@code r.a.b}): taken out of the reader's (narrowed) row block, by the field's
+     * position at each step; NULLs if the file does not have the row. A null row has null fields in the reader's
+     * block (Parquet stores a leaf under a null struct as null), so a null {@code r} gives a null {@code r.a}, as the
+     * engine's own dereference would.
+     */
+    private record FieldOutput(int readColumn, int[] fieldIndexes, Type type) implements Output {
+        @Override
+        public Block block(SourcePage page, LakeParquetFile file) {
+            int channel = file.channel(readColumn);
+            if (channel < 0) {
+                return RunLengthEncodedBlock.create(type, null, page.getPositionCount());
+            }
+            Block block = page.getBlock(channel);
+            for (int index : fieldIndexes) {
+                block = RowBlock.getRowFieldsFromBlock(block).get(index);
+            }
+            return block;
         }
     }
 

@@ -47,7 +47,10 @@ final class LakestreamMetrics {
     /** Lake files of a merge on Trino's pages whose key column was read into the key cache. */
     static final String LAKE_KEY_CACHE_MISSES = "lakestream.lakeKeyCacheMisses";
 
-    /** Parquet column chunks the union split reader read from lake files (columns times row groups). */
+    /**
+     * Parquet column chunks read from lake files (leaf columns times row groups), by the union split reader and by
+     * Trino's Parquet reader alike.
+     */
     static final String LAKE_COLUMN_CHUNKS = "lakestream.lakeColumnChunks";
     /** Bytes of those column chunks, as stored. */
     static final String LAKE_COLUMN_BYTES = "lakestream.lakeColumnBytes";
@@ -139,11 +142,14 @@ final class LakestreamMetrics {
      * The counters of a split read by Trino's Parquet reader without a tail: lake rows only, no merge; lake files
      * whose keys came from the key cache, to apply equality deletes on the primary key.
      */
-    static Metrics lakeParquet(long lakeRows, long keyCacheHits, long keyCacheMisses) {
-        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(10)
+    static Metrics lakeParquet(
+            long lakeRows, long keyCacheHits, long keyCacheMisses, long columnChunks, long columnChunkBytes) {
+        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(12)
                 .putAll(counts(lakeRows, 0, 0, 0, 0, 1, 0, 0))
                 .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
                 .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
+                .put(LAKE_COLUMN_CHUNKS, new LongCount(columnChunks))
+                .put(LAKE_COLUMN_BYTES, new LongCount(columnChunkBytes))
                 .buildOrThrow());
     }
 
@@ -152,13 +158,21 @@ final class LakestreamMetrics {
      * tail side reports its own counters ({@link #of(MergeCounters)}).
      */
     static Metrics parquetMerge(
-            long lakeRows, long lakeRowsHidden, long lakeRowsInKeyOrder, long keyCacheHits, long keyCacheMisses) {
+            long lakeRows,
+            long lakeRowsHidden,
+            long lakeRowsInKeyOrder,
+            long keyCacheHits,
+            long keyCacheMisses,
+            long columnChunks,
+            long columnChunkBytes) {
         // one map, not a merge of two: the engine asks for the metrics after every page
-        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(10)
+        return new Metrics(ImmutableMap.<String, Metric<?>>builderWithExpectedSize(13)
                 .putAll(counts(lakeRows, 0, lakeRowsHidden, 0, 0, 0, 1, 0))
                 .put(LAKE_ROWS_IN_KEY_ORDER, new LongCount(lakeRowsInKeyOrder))
                 .put(LAKE_KEY_CACHE_HITS, new LongCount(keyCacheHits))
                 .put(LAKE_KEY_CACHE_MISSES, new LongCount(keyCacheMisses))
+                .put(LAKE_COLUMN_CHUNKS, new LongCount(columnChunks))
+                .put(LAKE_COLUMN_BYTES, new LongCount(columnChunkBytes))
                 .buildOrThrow());
     }
 

@@ -111,10 +111,8 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 && split.mode() == table.mode()
                 // columns the lake files hold (user columns, the primary key as the row id of a DELETE)
                 // or that are constant in a lake split ($bucket; $offset, null for lake rows)
-                && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE)
-                // arrays, maps and rows (and fields of rows) are read from the lake by the union split reader
-                && columns.stream()
-                        .noneMatch(column -> column.isDereference() || LakestreamNestedTypes.isNested(column.type()));
+                // (arrays, maps, rows and fields of rows too: LakeParquetFields matches their fields by id)
+                && columns.stream().allMatch(column -> column.kind() != LakestreamColumnHandle.Kind.CHANGE);
     }
 
     /** The lake files through Trino's Parquet reader minus the keys the tail changes, then the tail. */

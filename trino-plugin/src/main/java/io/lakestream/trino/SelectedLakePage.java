@@ -3,7 +3,10 @@ package io.lakestream.trino;
 import static java.util.Objects.requireNonNull;
 
 import io.trino.spi.Page;
+import io.trino.spi.block.ArrayBlock;
 import io.trino.spi.block.Block;
+import io.trino.spi.block.MapBlock;
+import io.trino.spi.block.RowBlock;
 import io.trino.spi.block.ValueBlock;
 import io.trino.spi.block.VariableWidthBlock;
 import io.trino.spi.connector.SourcePage;
@@ -13,8 +16,8 @@ import java.util.function.ObjLongConsumer;
  * A page of lake rows: the output channels of a reader's page, narrowed to the rows the merge, Iceberg's
  * deletes and the filter keep. Blocks stay lazy until the engine asks for them, and each is narrowed when
  * loaded: a fixed-width block is copied (the operators above then read flat arrays, as on the fast path),
- * a variable-width one is seen through a dictionary of its positions (copying its bytes costs more than
- * the indirection).
+ * a variable-width one or an array, map or row is seen through a dictionary of its positions (copying its
+ * bytes costs more than the indirection).
  */
 final class SelectedLakePage implements SourcePage {
     /** Makes an output channel's block from the reader's page, every row of it. */
@@ -87,10 +90,15 @@ final class SelectedLakePage implements SourcePage {
         if (positions == null) {
             return size == block.getPositionCount() ? block : block.getRegion(0, size);
         }
-        if (block instanceof ValueBlock && !(block instanceof VariableWidthBlock)) {
+        if (block instanceof ValueBlock && !(block instanceof VariableWidthBlock) && !isNested(block)) {
             return block.copyPositions(positions, 0, size);
         }
         return block.getPositions(positions, 0, size);
+    }
+
+    /** An array, map or row block: copying one copies every value under it, a dictionary only its positions. */
+    private static boolean isNested(Block block) {
+        return block instanceof RowBlock || block instanceof ArrayBlock || block instanceof MapBlock;
     }
 
     @Override

@@ -117,8 +117,8 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
         }
     }
 
-    /** Every split of the query is read by Trino's Parquet reader, none by the union split reader. */
-    protected void assertReadByTrinoParquetReader(String sql) {
+    /** Every split of the query is read by Trino's Parquet reader, none by the union split reader; its metrics. */
+    protected Metrics assertReadByTrinoParquetReader(String sql) {
         Metrics metrics = scanMetrics(getSession(), sql);
         assertThat(count(metrics, LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
                 .as(sql)
@@ -127,6 +127,7 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
                         + count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS))
                 .as(sql)
                 .isPositive();
+        return metrics;
     }
 
     protected long fastPathSplits(String sql) {

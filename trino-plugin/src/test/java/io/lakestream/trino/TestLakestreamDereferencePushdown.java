@@ -2,23 +2,18 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * Dereference pushdown ({@code r.a} read as a column of its own): union, {@code $lake} and {@code $changes} reads
  * of append-only and primary-key tables return exactly the rows the test wrote, over lake rows and the log tail,
  * with nulls at every level (a null row, a null field, a null nested row, a null leaf) and a row column added after
- * rows were written; each read also equals the same read with the pushdown turned off. What the pushdown saves is
- * counted in {@link TestLakestreamReadMetrics}.
+ * rows were written; each read also equals the same read with the pushdown turned off, and a primary-key table's
+ * lake rows are read by Trino's Parquet reader (the split counters). What the pushdown saves is counted in {@link
+ * TestLakestreamReadMetrics}.
  */
-final class TestLakestreamDereferencePushdown extends AbstractLakestreamSqlTest {
+final class TestLakestreamDereferencePushdown extends AbstractReadPathTest {
     private static final String R = "row(a bigint, b varchar, c row(d double, e varchar))";
-
-    @Override
-    protected Map<String, String> connectorProperties() {
-        return LakestreamQueryRunner.EXACT_LAKE_READS;
-    }
 
     /** Row {@code id}'s {@code r}: each of ids 1 to 4 has a null at another level; later ids have no null. */
     private static String r(int id) {
@@ -101,6 +96,12 @@ final class TestLakestreamDereferencePushdown extends AbstractLakestreamSqlTest 
                 fields(2, 3, 4, 6)
                         + ", (BIGINT '1', CAST(ROW(5, 'e5', 5.5e0, 'b5') AS row(a bigint, e varchar, d double, b varchar)))");
         assertFields(SELECT_FIELDS + "\"deref_pk$lake\"", fields(1, 2, 3, 4, 7));
+        // the lake rows of both reads through Trino's Parquet reader, merged with the tail on its pages
+        assertThat(count(
+                        assertReadByTrinoParquetReader(SELECT_FIELDS + "deref_pk"),
+                        LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isPositive();
+        assertReadByTrinoParquetReader(SELECT_FIELDS + "\"deref_pk$lake\"");
         // the log's changes of keys 1, 6 and 7 (a delete carries only the key)
         assertFields(
                 "SELECT id, r.c.e FROM \"deref_pk$changes\" WHERE id IN (1, 6, 7)",
