@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,10 +75,30 @@ class TestUnionSplitLogSegments {
         List<SegmentFile> files = new ArrayList<>();
         for (int i = 0; i < segments; i++) {
             files.add(new SegmentFile(
-                    bucket, "bucket-%04d/%d.arrow".formatted(bucket, i), 10L * i, 10, 500, 1, 2, i + 1, 1_000L + i));
+                    bucket,
+                    "bucket-%04d/%d.arrow".formatted(bucket, i),
+                    10L * i,
+                    10,
+                    500,
+                    1,
+                    2,
+                    i + 1,
+                    1_000L + i,
+                    Optional.empty(),
+                    Optional.empty()));
         }
         List<BucketLog> buckets = new ArrayList<>(List.of(BucketLog.EMPTY, BucketLog.EMPTY));
         buckets.set(bucket, new BucketLog(0, 10L * segments, files));
-        return new LogSnapshot(LogCommit.FORMAT_VERSION, segments, 1_000L + segments, buckets, Map.of(), Map.of());
+        return new LogSnapshot(
+                LogCommit.FORMAT_VERSION,
+                segments,
+                1_000L + segments,
+                buckets,
+                Map.of(),
+                Map.of(),
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
     }
 }
