@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LocalLogFileSystem;
-import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
@@ -89,16 +87,6 @@ class TestUnionSplitLogSegments {
         }
         List<BucketLog> buckets = new ArrayList<>(List.of(BucketLog.EMPTY, BucketLog.EMPTY));
         buckets.set(bucket, new BucketLog(0, 10L * segments, files));
-        return new LogSnapshot(
-                LogCommit.FORMAT_VERSION,
-                segments,
-                1_000L + segments,
-                buckets,
-                Map.of(),
-                Map.of(),
-                Optional.empty(),
-                List.of(),
-                0,
-                List.of());
+        return LogSnapshot.ofBuckets(segments, buckets);
     }
 }
