@@ -66,7 +66,17 @@ public class LogSnapshotApplyBenchmark {
         for (int i = 0; i < LogSnapshot.RETAINED_SWEPT_PATHS; i++) {
             swept.put("bucket-0000/lease-swept-" + i + ".arrow", (long) i + 1);
         }
-        start = new LogSnapshot(LogCommit.FORMAT_VERSION, version, 1_000, buckets, keys, swept);
+        start = new LogSnapshot(
+                LogCommit.FORMAT_VERSION,
+                version,
+                1_000,
+                buckets,
+                keys,
+                swept,
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
         keyedAppends = new ArrayList<>();
         sweeps = new ArrayList<>();
         appendsAndRetention = new ArrayList<>();
@@ -162,6 +172,8 @@ public class LogSnapshotApplyBenchmark {
                 1,
                 2,
                 version,
-                1_000 + version);
+                1_000 + version,
+                Optional.empty(),
+                Optional.empty());
     }
 }

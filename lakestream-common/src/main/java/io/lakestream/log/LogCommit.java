@@ -81,29 +81,6 @@ public record LogCommit(
         expiredPartitions = expiredPartitions == null ? List.of() : ImmutableList.copyOf(expiredPartitions);
     }
 
-    public LogCommit(
-            int formatVersion,
-            long version,
-            long committedAtMillis,
-            Optional<String> idempotencyKey,
-            Operation operation,
-            List<SegmentFile> added,
-            List<SegmentFile> removed,
-            List<String> swept,
-            Optional<UUID> tableUuid) {
-        this(
-                formatVersion,
-                version,
-                committedAtMillis,
-                idempotencyKey,
-                operation,
-                added,
-                removed,
-                swept,
-                tableUuid,
-                List.of());
-    }
-
     /** A commit not bound to a table; {@link FileStreamLog} binds it with {@link #withTableUuid} when it publishes. */
     public LogCommit(
             int formatVersion,
@@ -123,7 +100,8 @@ public record LogCommit(
                 added,
                 removed,
                 swept,
-                Optional.empty());
+                Optional.empty(),
+                List.of());
     }
 
     public LogCommit withTableUuid(UUID uuid) {

@@ -88,50 +88,6 @@ public record LogSnapshot(
         }
     }
 
-    public LogSnapshot(
-            int formatVersion,
-            long version,
-            long committedAtMillis,
-            List<BucketLog> buckets,
-            Map<String, Long> idempotencyKeys,
-            Map<String, Long> swept,
-            Optional<UUID> tableUuid,
-            List<PartitionLog> partitions,
-            int nextPartitionId) {
-        this(
-                formatVersion,
-                version,
-                committedAtMillis,
-                buckets,
-                idempotencyKeys,
-                swept,
-                tableUuid,
-                partitions,
-                nextPartitionId,
-                List.of());
-    }
-
-    public LogSnapshot(
-            int formatVersion,
-            long version,
-            long committedAtMillis,
-            List<BucketLog> buckets,
-            Map<String, Long> idempotencyKeys,
-            Map<String, Long> swept,
-            Optional<UUID> tableUuid) {
-        this(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, tableUuid, List.of(), 0);
-    }
-
-    public LogSnapshot(
-            int formatVersion,
-            long version,
-            long committedAtMillis,
-            List<BucketLog> buckets,
-            Map<String, Long> idempotencyKeys,
-            Map<String, Long> swept) {
-        this(formatVersion, version, committedAtMillis, buckets, idempotencyKeys, swept, Optional.empty());
-    }
-
     /** This state, marked as the log of a table, for a checkpoint file. */
     public LogSnapshot withTableUuid(UUID uuid) {
         return new LogSnapshot(
@@ -169,13 +125,25 @@ public record LogSnapshot(
     }
 
     public static LogSnapshot empty(int bucketCount) {
+        return ofBuckets(0, java.util.Collections.nCopies(bucketCount, BucketLog.EMPTY));
+    }
+
+    /**
+     * The state of an unpartitioned log at {@code version} made of these bucket logs alone (no idempotency keys,
+     * swept paths or table): what a reader of given log ranges needs, not a state to write in a checkpoint.
+     */
+    public static LogSnapshot ofBuckets(long version, List<BucketLog> buckets) {
         return new LogSnapshot(
                 LogCommit.FORMAT_VERSION,
+                version,
                 0,
-                0,
-                java.util.Collections.nCopies(bucketCount, BucketLog.EMPTY),
+                buckets,
                 Map.of(),
-                Map.of());
+                Map.of(),
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
     }
 
     public int bucketCount() {

@@ -51,31 +51,6 @@ public record SegmentFile(
         checkArgument(partitionId.orElse(0) >= 0, "partitionId is negative");
     }
 
-    /** A segment of an unpartitioned table. */
-    public SegmentFile(
-            int bucket,
-            String path,
-            long baseOffset,
-            long rowCount,
-            long sizeBytes,
-            long minTimestampMicros,
-            long maxTimestampMicros,
-            long version,
-            long committedAtMillis) {
-        this(
-                bucket,
-                path,
-                baseOffset,
-                rowCount,
-                sizeBytes,
-                minTimestampMicros,
-                maxTimestampMicros,
-                version,
-                committedAtMillis,
-                Optional.empty(),
-                Optional.empty());
-    }
-
     /** The (partition, bucket) log this segment belongs to; empty for a segment of an unpartitioned table. */
     public Optional<PartitionBucket> partitionBucket() {
         return partitionId.map(id -> new PartitionBucket(id, bucket));

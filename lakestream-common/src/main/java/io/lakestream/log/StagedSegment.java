@@ -27,12 +27,6 @@ public record StagedSegment(
         partition = partition == null ? Optional.empty() : partition;
     }
 
-    /** A staged segment of an unpartitioned table. */
-    public StagedSegment(
-            int bucket, String path, long rowCount, long sizeBytes, long minTimestampMicros, long maxTimestampMicros) {
-        this(bucket, path, rowCount, sizeBytes, minTimestampMicros, maxTimestampMicros, Optional.empty());
-    }
-
     SegmentFile committed(long baseOffset, long version, long committedAtMillis, Optional<Integer> partitionId) {
         return new SegmentFile(
                 bucket,

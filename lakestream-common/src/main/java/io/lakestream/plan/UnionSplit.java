@@ -134,7 +134,7 @@ public record UnionSplit(
         BucketLog carried = new BucketLog(start, end, segments);
         if (range.partitionId().isEmpty()) {
             buckets.set(range.bucket(), carried);
-            return new LogSnapshot(LogCommit.FORMAT_VERSION, logVersion, 0, buckets, Map.of(), Map.of());
+            return LogSnapshot.ofBuckets(logVersion, buckets);
         }
         // only the range's partition, and in it only the range's bucket, is filled in
         int partitionId = range.partitionId().get();
@@ -150,6 +150,7 @@ public record UnionSplit(
                 Map.of(),
                 Optional.empty(),
                 List.of(new PartitionLog(partitionId, path, partitionBuckets)),
-                partitionId + 1);
+                partitionId + 1,
+                List.of());
     }
 }

@@ -125,7 +125,8 @@ class TestDroppedTableWriter {
                                 segment.rowCount(),
                                 segment.sizeBytes(),
                                 segment.minTimestampMicros(),
-                                segment.maxTimestampMicros())),
+                                segment.maxTimestampMicros(),
+                                Optional.empty())),
                         Optional.empty());
         assertThat(Files.readString(
                         LocalLogFileSystem.toPath(created.log().paths().commit(1))))

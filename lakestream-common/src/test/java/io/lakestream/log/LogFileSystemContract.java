@@ -69,7 +69,8 @@ abstract class LogFileSystemContract {
             try (OutputStream out = flaky.create(root + "/" + segment)) {
                 out.write(bytes("rows"));
             }
-            long version = log.commit(List.of(new StagedSegment(0, segment, 3, 4, 0, 0)), Optional.empty())
+            long version = log.commit(
+                            List.of(new StagedSegment(0, segment, 3, 4, 0, 0, Optional.empty())), Optional.empty())
                     .version();
             assertThat(lossy.lostResponses().getAsInt())
                     .as("conditional responses lost")
@@ -161,7 +162,7 @@ abstract class LogFileSystemContract {
                         try (OutputStream out = fileSystem().create(root + "/" + segment)) {
                             out.write(bytes("segment of writer " + id));
                         }
-                        StagedSegment staged = new StagedSegment(id % 2, segment, 1, 24, 0, 0);
+                        StagedSegment staged = new StagedSegment(id % 2, segment, 1, 24, 0, 0, Optional.empty());
                         versions.add(
                                 log.commit(List.of(staged), Optional.empty()).version());
                     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.testing.Seeds;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,7 +22,18 @@ class TestBucketLog {
             long offset = start;
             for (int i = random.nextInt(150); i > 0; i--) {
                 long rows = random.nextInt(5) + 1;
-                segments.add(new SegmentFile(0, "bucket-0000/" + i + ".arrow", offset, rows, 10, 1, 2, i, i));
+                segments.add(new SegmentFile(
+                        0,
+                        "bucket-0000/" + i + ".arrow",
+                        offset,
+                        rows,
+                        10,
+                        1,
+                        2,
+                        i,
+                        i,
+                        Optional.empty(),
+                        Optional.empty()));
                 offset += rows;
             }
             BucketLog log = new BucketLog(start, offset, segments);

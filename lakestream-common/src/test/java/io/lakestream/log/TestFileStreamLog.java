@@ -326,7 +326,8 @@ class TestFileStreamLog {
     @Test
     void commitThatSkipsOffsetsIsDetected() throws Exception {
         log.commit(List.of(staged(0, 5)), Optional.empty());
-        SegmentFile bad = new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0);
+        SegmentFile bad =
+                new SegmentFile(0, "bucket-0000/x.arrow", 7, 1, 1, 0, 0, 2, 0, Optional.empty(), Optional.empty());
         LogCommit commit = new LogCommit(
                 LogCommit.FORMAT_VERSION,
                 2,

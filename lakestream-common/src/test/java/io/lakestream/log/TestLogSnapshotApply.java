@@ -50,7 +50,11 @@ class TestLogSnapshotApply {
                 0,
                 java.util.Collections.nCopies(BUCKETS, BucketLog.EMPTY),
                 model.keys,
-                model.swept);
+                model.swept,
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
         List<LogSnapshot> savedSnapshots = new ArrayList<>();
         List<Model> savedModels = new ArrayList<>();
         int forks = 0;
@@ -166,7 +170,11 @@ class TestLogSnapshotApply {
                 snapshot.committedAtMillis(),
                 snapshot.buckets(),
                 model.keys,
-                model.swept);
+                model.swept,
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
         int commits = 400;
         long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < commits; i++) {
@@ -407,7 +415,9 @@ class TestLogSnapshotApply {
                         1,
                         2,
                         version,
-                        10 * version));
+                        10 * version,
+                        Optional.empty(),
+                        Optional.empty()));
             }
             return commit(model, key, LogCommit.Operation.APPEND, added, List.of(), List.of());
         }

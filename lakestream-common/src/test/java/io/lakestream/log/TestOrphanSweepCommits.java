@@ -274,7 +274,8 @@ class TestOrphanSweepCommits {
     }
 
     private StagedSegment stage(int bucket, long rows) {
-        StagedSegment segment = new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 1, 0, 0);
+        StagedSegment segment =
+                new StagedSegment(bucket, LogPaths.newSegmentPath(bucket), rows, 1, 0, 0, Optional.empty());
         try {
             Files.createDirectories(file(segment).getParent());
             Files.write(file(segment), new byte[] {1});

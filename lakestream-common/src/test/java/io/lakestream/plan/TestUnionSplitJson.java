@@ -55,8 +55,30 @@ class TestUnionSplitJson {
                 42,
                 true,
                 Optional.of(List.of(
-                        new SegmentFile(3, "bucket-0003/a.arrow", 5, 10, 400, 1, 2, 40, 1_000),
-                        new SegmentFile(3, "bucket-0003/b.arrow", 15, 10, 400, 3, 4, 42, 2_000))));
+                        new SegmentFile(
+                                3,
+                                "bucket-0003/a.arrow",
+                                5,
+                                10,
+                                400,
+                                1,
+                                2,
+                                40,
+                                1_000,
+                                Optional.empty(),
+                                Optional.empty()),
+                        new SegmentFile(
+                                3,
+                                "bucket-0003/b.arrow",
+                                15,
+                                10,
+                                400,
+                                3,
+                                4,
+                                42,
+                                2_000,
+                                Optional.empty(),
+                                Optional.empty()))));
         assertThat(LogJson.read(LogJson.write(carrying), UnionSplit.class)).isEqualTo(carrying);
         assertThat(carrying.tailOnly().logSegments()).isEqualTo(carrying.logSegments());
         assertThatThrownBy(() -> new UnionSplit(
@@ -66,7 +88,18 @@ class TestUnionSplitJson {
                         Optional.of(new LogRange(3, 10, 25)),
                         42,
                         true,
-                        Optional.of(List.of(new SegmentFile(3, "bucket-0003/c.arrow", 25, 10, 400, 1, 2, 43, 1_000)))))
+                        Optional.of(List.of(new SegmentFile(
+                                3,
+                                "bucket-0003/c.arrow",
+                                25,
+                                10,
+                                400,
+                                1,
+                                2,
+                                43,
+                                1_000,
+                                Optional.empty(),
+                                Optional.empty())))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("does not hold offsets of the range");
 

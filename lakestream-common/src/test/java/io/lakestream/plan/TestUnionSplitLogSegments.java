@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.FileStreamLog;
 import io.lakestream.log.LocalLogFileSystem;
-import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,10 +73,20 @@ class TestUnionSplitLogSegments {
         List<SegmentFile> files = new ArrayList<>();
         for (int i = 0; i < segments; i++) {
             files.add(new SegmentFile(
-                    bucket, "bucket-%04d/%d.arrow".formatted(bucket, i), 10L * i, 10, 500, 1, 2, i + 1, 1_000L + i));
+                    bucket,
+                    "bucket-%04d/%d.arrow".formatted(bucket, i),
+                    10L * i,
+                    10,
+                    500,
+                    1,
+                    2,
+                    i + 1,
+                    1_000L + i,
+                    Optional.empty(),
+                    Optional.empty()));
         }
         List<BucketLog> buckets = new ArrayList<>(List.of(BucketLog.EMPTY, BucketLog.EMPTY));
         buckets.set(bucket, new BucketLog(0, 10L * segments, files));
-        return new LogSnapshot(LogCommit.FORMAT_VERSION, segments, 1_000L + segments, buckets, Map.of(), Map.of());
+        return LogSnapshot.ofBuckets(segments, buckets);
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -31,7 +32,7 @@ public final class LogFiles {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return new StagedSegment(bucket, path, rows, 100, 0, 0);
+        return new StagedSegment(bucket, path, rows, 100, 0, 0, Optional.empty());
     }
 
     /** The segment files under the log that the newest version does not reference: staged, not committed. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.And;
@@ -57,8 +58,12 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
     private static final Logger LOG = LoggerFactory.getLogger(LakestreamStreamPushdown.class);
-    /** The rule on this Spark; empty (a warning logged once) when this Spark lacks an internal the rule needs. */
-    private static final Optional<LakestreamStreamPushdown> RULE = create(StreamPlanInternals::find);
+    /**
+     * The rule on this Spark; empty (a warning logged once) when this Spark lacks an internal the rule needs.
+     * Replaced only by tests ({@link #lookUpWith}), to run streams as on a Spark without those internals.
+     */
+    private static final AtomicReference<Optional<LakestreamStreamPushdown>> RULE =
+            new AtomicReference<>(create(StreamPlanInternals::find));
 
     private final StreamPlanInternals internals;
     private final AtomicBoolean disabled = new AtomicBoolean();
@@ -92,7 +97,17 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
      * nothing where this Spark lacks what the rule needs. Returns whether the session has the rule.
      */
     static boolean install(SparkSession session) {
-        return install(RULE, session);
+        return install(RULE.get(), session);
+    }
+
+    /**
+     * For tests: streams opened until the returned handle is closed install the rule {@code lookup} gives, none if
+     * it fails (a Spark lacking an internal the rule needs); closing it restores this Spark's rule. Sessions that
+     * already have the rule keep it.
+     */
+    static AutoCloseable lookUpWith(InternalsLookup lookup) {
+        Optional<LakestreamStreamPushdown> previous = RULE.getAndSet(create(lookup));
+        return () -> RULE.set(previous);
     }
 
     static boolean install(Optional<LakestreamStreamPushdown> rule, SparkSession session) {

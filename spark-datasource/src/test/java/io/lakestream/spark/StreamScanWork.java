@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
 import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
@@ -26,9 +27,14 @@ final class StreamScanWork {
 
     /** Counts the scan work of every batch collector {@code name} keeps from now on (replaces its batch hook). */
     static void count(String name) {
+        count(name, SparkTesting.get().spark());
+    }
+
+    /** {@link #count(String)} of streams that run in {@code session}. */
+    static void count(String name, SparkSession session) {
         WORK.putIfAbsent(name, new long[3]);
         StreamCollector.onBatch(name, (batch, id) -> {
-            for (StreamingQuery query : SparkTesting.get().spark().streams().active()) {
+            for (StreamingQuery query : session.streams().active()) {
                 StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
                 if (execution.lastExecution() == null) {
                     continue;
@@ -52,7 +58,7 @@ final class StreamScanWork {
 
     /** Runs the stream with AvailableNow to its end, counting the scan work of its batches under {@code name}. */
     static void runToEnd(Dataset<Row> stream, String name, Path checkpoint, String outputMode) throws Exception {
-        count(name);
+        count(name, stream.sparkSession());
         StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow(), outputMode);
         try {
             query.awaitTermination();

@@ -16,9 +16,11 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import scala.collection.immutable.Seq;
 
 /**
  * Projection and filter pushdown into streams ({@link LakestreamStreamPushdown}), through a real SparkSession: a
@@ -46,31 +48,12 @@ class TestLakestreamSparkStreamPushdown {
     void appendOnlyStreamReadsOnlyTheSelectedColumnsAndRows() throws Exception {
         long seed = Seeds.seed(DEFAULT_SEED);
         Random random = new Random(seed);
-        testing.sql(
-                "CREATE TABLE ls.%s.events (id BIGINT, kind STRING, note STRING, score INT) TBLPROPERTIES ('bucket.num'='2')"
-                        .formatted(NS));
-        LakestreamTable table = SparkTables.load(NS, "events");
         List<Map<String, Object>> written = new ArrayList<>();
-        long[] nextId = {0};
-        Runnable commit = () -> {
-            try (LakestreamWriter writer =
-                    new LakestreamWriter(table, testing.warehouse().allocator())) {
-                for (int i = 0; i < 40; i++) {
-                    Map<String, Object> row = new HashMap<>();
-                    row.put("id", nextId[0]++);
-                    row.put("kind", random.nextBoolean() ? "a" : "b");
-                    row.put("note", "note-" + random.nextInt(1000));
-                    row.put("score", random.nextInt(100));
-                    writer.append(row);
-                    written.add(row);
-                }
-                writer.commit();
-            }
-        };
+        Runnable commit = eventCommits("events", random, written);
         for (int i = 0; i < 3; i++) {
             commit.run();
         }
-        SparkTables.tierAll(testing.tiering(), table);
+        SparkTables.tierAll(testing.tiering(), SparkTables.load(NS, "events"));
         commit.run(); // a log tail after the lake: the state read is a union read
         Path all = Files.createTempDirectory("pushdown-all");
         Path pushed = Files.createTempDirectory("pushdown-pushed");
@@ -90,21 +73,13 @@ class TestLakestreamSparkStreamPushdown {
                 "events-pushed-" + seed,
                 pushed);
 
-        Predicate<Map<String, Object>> kept = row -> "a".equals(row.get("kind")) && (int) row.get("score") >= 50;
-        List<List<Object>> expected = written.stream()
-                .filter(kept)
-                .map(row -> List.<Object>of(row.get("id"), row.get("score")))
-                .sorted(ROW_ORDER)
-                .toList();
+        List<List<Object>> expected = selected(written);
         List<List<Object>> unpushed = StreamCollector.rows("events-all-" + seed).stream()
                 .filter(row -> "a".equals(row.getAs("kind")) && row.<Integer>getAs("score") >= 50)
                 .map(row -> List.<Object>of(row.getAs("id"), row.getAs("score")))
                 .sorted(ROW_ORDER)
                 .toList();
-        List<List<Object>> rows = StreamCollector.rows("events-pushed-" + seed).stream()
-                .map(row -> List.<Object>of(row.get(0), row.get(1)))
-                .sorted(ROW_ORDER)
-                .toList();
+        List<List<Object>> rows = selectedRows("events-pushed-" + seed);
         assertThat(unpushed)
                 .as("%s: the unpushed stream, selected afterwards, equals the rows written", context)
                 .isEqualTo(expected);
@@ -132,6 +107,50 @@ class TestLakestreamSparkStreamPushdown {
         assertThat(pushedWork[1])
                 .as("%s: values the pushed scan returned (id and score only)", context)
                 .isEqualTo(2L * expected.size());
+    }
+
+    /**
+     * On a Spark that lacks an internal the rule needs ({@link StreamPlanInternals}), streams install no rule: the
+     * same selected stream as above, in a session no stream has installed the rule in, returns the same rows while
+     * its scan returns every row and column (Spark selects), across the {@code full} start's seam.
+     */
+    @Test
+    void withoutTheRuleAStreamReadsEveryRowAndColumnAndReturnsTheSameRows() throws Exception {
+        long seed = Seeds.seed(DEFAULT_SEED);
+        Random random = new Random(seed);
+        List<Map<String, Object>> written = new ArrayList<>();
+        Runnable commit = eventCommits("unpushed", random, written);
+        commit.run();
+        commit.run();
+        SparkTables.tierAll(testing.tiering(), SparkTables.load(NS, "unpushed"));
+        commit.run();
+        SparkSession session = testing.spark().newSession();
+        Path checkpoint = Files.createTempDirectory("pushdown-off");
+        String name = "unpushed-" + seed;
+        String stream = "ls.%s.unpushed".formatted(NS);
+        try (AutoCloseable withoutInternals = LakestreamStreamPushdown.lookUpWith(() -> {
+            // as on a Spark whose session API lacks what the rule calls
+            StreamPlanInternals.method(SparkSession.class, "experimentalMethods", Seq.class);
+            throw new AssertionError("unreachable: the method does not exist");
+        })) {
+            run(selected(session.readStream().table(stream)), name, checkpoint);
+            commit.run();
+            run(selected(session.readStream().table(stream)), name, checkpoint);
+        }
+
+        String context = "seed " + seed;
+        assertThat(selectedRows(name))
+                .as("%s: the stream without pushdown equals the rows written, selected", context)
+                .isEqualTo(selected(written));
+        assertThat(StreamCollector.batches(name))
+                .as("%s: state batch, then log batch", context)
+                .hasSize(2);
+        assertThat(StreamScanWork.rows(name))
+                .as("%s: rows the scan returned (every row written)", context)
+                .isEqualTo(written.size());
+        assertThat(StreamScanWork.values(name))
+                .as("%s: values the scan returned (4 columns)", context)
+                .isEqualTo(4L * written.size());
     }
 
     @Test
@@ -214,6 +233,51 @@ class TestLakestreamSparkStreamPushdown {
 
     private static final java.util.Comparator<List<Object>> ROW_ORDER =
             (a, b) -> a.toString().compareTo(b.toString());
+
+    /**
+     * Creates the append-only table {@code name} {@code (id, kind, note, score)} of 2 buckets; the commit returned
+     * writes 40 random rows into it each time it runs, and {@code written} gets them.
+     */
+    private Runnable eventCommits(String name, Random random, List<Map<String, Object>> written) {
+        testing.sql(
+                "CREATE TABLE ls.%s.%s (id BIGINT, kind STRING, note STRING, score INT) TBLPROPERTIES ('bucket.num'='2')"
+                        .formatted(NS, name));
+        LakestreamTable table = SparkTables.load(NS, name);
+        long[] nextId = {0};
+        return () -> {
+            try (LakestreamWriter writer =
+                    new LakestreamWriter(table, testing.warehouse().allocator())) {
+                for (int i = 0; i < 40; i++) {
+                    Map<String, Object> row = new HashMap<>();
+                    row.put("id", nextId[0]++);
+                    row.put("kind", random.nextBoolean() ? "a" : "b");
+                    row.put("note", "note-" + random.nextInt(1000));
+                    row.put("score", random.nextInt(100));
+                    writer.append(row);
+                    written.add(row);
+                }
+                writer.commit();
+            }
+        };
+    }
+
+    /** The rows written that {@link #selected(Dataset)} keeps, as it returns them: {@code (id, score)}. */
+    private static List<List<Object>> selected(List<Map<String, Object>> written) {
+        Predicate<Map<String, Object>> kept = row -> "a".equals(row.get("kind")) && (int) row.get("score") >= 50;
+        return written.stream()
+                .filter(kept)
+                .map(row -> List.<Object>of(row.get("id"), row.get("score")))
+                .sorted(ROW_ORDER)
+                .toList();
+    }
+
+    /** The rows {@code (id, score)} a stream of {@link #selected(Dataset)} delivered to collector {@code name}. */
+    private static List<List<Object>> selectedRows(String name) {
+        return StreamCollector.rows(name).stream()
+                .map(row -> List.<Object>of(row.get(0), row.get(1)))
+                .sorted(ROW_ORDER)
+                .toList();
+    }
 
     private static Dataset<Row> selected(Dataset<Row> events) {
         return events.where("kind = 'a' AND score >= 50").select("id", "score");

@@ -233,8 +233,8 @@ class TestLakestreamSparkUnits {
     @Test
     void commitMessageRoundTripsThroughJson() {
         List<StagedSegment> segments = List.of(
-                new StagedSegment(0, "bucket-0000/a.arrow", 10, 1234, 5, 9),
-                new StagedSegment(2, "bucket-0002/b.arrow", 1, 99, 7, 7));
+                new StagedSegment(0, "bucket-0000/a.arrow", 10, 1234, 5, 9, Optional.empty()),
+                new StagedSegment(2, "bucket-0002/b.arrow", 1, 99, 7, 7, Optional.empty()));
         assertThat(LakestreamCommitMessage.of(segments).segments()).isEqualTo(segments);
         assertThat(LakestreamCommitMessage.of(List.of()).segments()).isEmpty();
     }

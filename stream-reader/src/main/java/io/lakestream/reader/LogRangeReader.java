@@ -10,7 +10,6 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.collect.ImmutableList;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
-import io.lakestream.log.LogCommit;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.SegmentFile;
@@ -24,8 +23,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -134,10 +133,12 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
                 segment.minTimestampMicros(),
                 segment.maxTimestampMicros(),
                 0,
-                0);
+                0,
+                Optional.empty(),
+                Optional.empty());
         List<BucketLog> buckets = new ArrayList<>(Collections.nCopies(segment.bucket() + 1, BucketLog.EMPTY));
         buckets.set(segment.bucket(), new BucketLog(0, segment.rowCount(), List.of(file)));
-        LogSnapshot alone = new LogSnapshot(LogCommit.FORMAT_VERSION, 0, 0, buckets, Map.of(), Map.of());
+        LogSnapshot alone = LogSnapshot.ofBuckets(0, buckets);
         return new LogRangeReader(
                 log, alone, new LogRange(segment.bucket(), 0, segment.rowCount()), projection, allocator, true);
     }

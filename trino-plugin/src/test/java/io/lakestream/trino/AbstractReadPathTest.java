@@ -81,20 +81,39 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
                 .build();
     }
 
-    /** Trino's Parquet reader returns the same rows as the union split reader. */
-    protected void assertSameOnBothPaths(String sql) {
-        MaterializedResult fast = computeActual(sql);
-        MaterializedResult reference = computeActual(unionSplitReader(), sql);
-        assertThat(fast.getTypes()).isEqualTo(reference.getTypes());
-        List<MaterializedRow> fastRows = fast.getMaterializedRows();
-        assertThat(fastRows).as(sql).containsExactlyInAnyOrderElementsOf(reference.getMaterializedRows());
-        // the reference read every split the other read (a filter may leave none) with the union split reader
-        Metrics reader = scanMetrics(unionSplitReader(), sql);
-        assertThat(count(reader, LakestreamMetrics.FAST_PATH_SPLITS)).isZero();
-        assertThat(count(reader, LakestreamMetrics.PARQUET_MERGE_SPLITS)).isZero();
-        assertThat(count(reader, LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
+    /**
+     * Trino's Parquet reader returns the same rows as the union split reader, which read every split the
+     * other read (a filter may leave none). Runs the query once per path: returns the Parquet reader's
+     * rows and metrics, for further checks without running the query again.
+     */
+    protected Scan assertSameOnBothPaths(String sql) {
+        Scan fast = scan(getSession(), sql);
+        assertSameRows(sql, fast, scan(unionSplitReader(), sql));
+        return fast;
+    }
+
+    private static void assertSameRows(String sql, Scan fast, Scan reference) {
+        assertThat(fast.result().getTypes()).isEqualTo(reference.result().getTypes());
+        assertThat(fast.rows()).as(sql).containsExactlyInAnyOrderElementsOf(reference.rows());
+        assertThat(count(reference.metrics(), LakestreamMetrics.FAST_PATH_SPLITS))
+                .isZero();
+        assertThat(count(reference.metrics(), LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isZero();
+        assertThat(count(reference.metrics(), LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
                 .as(sql)
-                .isEqualTo(splits(scanMetrics(getSession(), sql)));
+                .isEqualTo(splits(fast.metrics()));
+    }
+
+    /**
+     * {@link #assertSameOnBothPaths}, and both paths count the same merge (as {@link
+     * #assertSameCountersOnBothPaths}), from the same two runs of the query.
+     */
+    protected Scan assertSameRowsAndCountersOnBothPaths(String sql) {
+        Scan fast = scan(getSession(), sql);
+        Scan reference = scan(unionSplitReader(), sql);
+        assertSameRows(sql, fast, reference);
+        assertSameCounters(sql, fast, reference);
+        return fast;
     }
 
     /** Splits read, by any path. */
@@ -106,28 +125,35 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
 
     /** Both read paths count the same merge: lake rows read (deletes applied) and hidden, log rows read and superseded. */
     protected void assertSameCountersOnBothPaths(String sql) {
-        Metrics merged = scanMetrics(getSession(), sql);
-        Metrics reference = scanMetrics(unionSplitReader(), sql);
+        assertSameCounters(sql, scan(getSession(), sql), scan(unionSplitReader(), sql));
+    }
+
+    private static void assertSameCounters(String sql, Scan merged, Scan reference) {
         for (String counter : List.of(
                 LakestreamMetrics.LAKE_ROWS,
                 LakestreamMetrics.LOG_ROWS,
                 LakestreamMetrics.LAKE_ROWS_HIDDEN,
                 LakestreamMetrics.LOG_ROWS_SUPERSEDED)) {
-            assertThat(count(merged, counter)).as(counter).isEqualTo(count(reference, counter));
+            assertThat(count(merged.metrics(), counter))
+                    .as(sql + ": " + counter)
+                    .isEqualTo(count(reference.metrics(), counter));
         }
     }
 
     /** Every split of the query is read by Trino's Parquet reader, none by the union split reader; its metrics. */
     protected Metrics assertReadByTrinoParquetReader(String sql) {
-        Metrics metrics = scanMetrics(getSession(), sql);
-        assertThat(count(metrics, LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
+        return assertReadByTrinoParquetReader(sql, scan(getSession(), sql));
+    }
+
+    /** {@link #assertReadByTrinoParquetReader(String)} of a query already run. */
+    protected static Metrics assertReadByTrinoParquetReader(String sql, Scan scan) {
+        assertThat(scan.count(LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
                 .as(sql)
                 .isZero();
-        assertThat(count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)
-                        + count(metrics, LakestreamMetrics.PARQUET_MERGE_SPLITS))
+        assertThat(scan.count(LakestreamMetrics.FAST_PATH_SPLITS) + scan.count(LakestreamMetrics.PARQUET_MERGE_SPLITS))
                 .as(sql)
                 .isPositive();
-        return metrics;
+        return scan.metrics();
     }
 
     protected long fastPathSplits(String sql) {
@@ -135,15 +161,32 @@ abstract class AbstractReadPathTest extends AbstractLakestreamSqlTest {
     }
 
     protected Metrics scanMetrics(Session session, String sql) {
-        Metrics[] result = new Metrics[1];
+        return scan(session, sql).metrics();
+    }
+
+    /** Runs the query once: its rows and the connector metrics of its scans. */
+    protected Scan scan(Session session, String sql) {
+        Scan[] scan = new Scan[1];
+        Metrics[] metrics = new Metrics[1];
         assertQueryStats(
                 session,
                 sql,
-                stats -> result[0] = stats.getOperatorSummaries().stream()
+                stats -> metrics[0] = stats.getOperatorSummaries().stream()
                         .map(OperatorStats::getConnectorMetrics)
                         .reduce(Metrics.EMPTY, Metrics::mergeWith),
-                rows -> {});
-        return result[0];
+                result -> scan[0] = new Scan(result, metrics[0]));
+        return scan[0];
+    }
+
+    /** A query's result and the connector metrics of its scans. */
+    protected record Scan(MaterializedResult result, Metrics metrics) {
+        List<MaterializedRow> rows() {
+            return result.getMaterializedRows();
+        }
+
+        long count(String counter) {
+            return AbstractReadPathTest.count(metrics, counter);
+        }
     }
 
     protected static long count(Metrics metrics, String name) {

@@ -204,7 +204,18 @@ final class TestLakestreamHandleJson {
                         Optional.of(new LogRange(3, 17, 40)),
                         9,
                         true,
-                        Optional.of(List.of(new SegmentFile(3, "bucket-0003/a.arrow", 10, 30, 800, 1, 2, 9, 1_000))))));
+                        Optional.of(List.of(new SegmentFile(
+                                3,
+                                "bucket-0003/a.arrow",
+                                10,
+                                30,
+                                800,
+                                1,
+                                2,
+                                9,
+                                1_000,
+                                Optional.empty(),
+                                Optional.empty()))))));
         assertRoundTrip(
                 LakestreamSplit.class,
                 new LakestreamSplit(new UnionSplit(
@@ -239,7 +250,8 @@ final class TestLakestreamHandleJson {
                         List.of(ID, REGION),
                         WriterLease.newId(),
                         UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")));
-        StagedSegment segment = new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2);
+        StagedSegment segment =
+                new StagedSegment(2, "file:/warehouse/t/log/bucket-0002/a.arrow", 10, 4096, 1, 2, Optional.empty());
         assertThat(LakestreamPageSink.readFragment(LakestreamPageSink.writeFragment(segment)))
                 .isEqualTo(segment);
     }

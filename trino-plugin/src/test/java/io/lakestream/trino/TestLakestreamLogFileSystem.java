@@ -144,7 +144,7 @@ final class TestLakestreamLogFileSystem {
             channel.force();
         }
         int afterSegment = syncs.size();
-        log.commit(List.of(new StagedSegment(0, segment, 1, 10, 0, 0)), Optional.empty());
+        log.commit(List.of(new StagedSegment(0, segment, 1, 10, 0, 0, Optional.empty())), Optional.empty());
 
         assertThat(syncs.subList(0, afterSegment)).contains("force " + root.resolve("t/log/bucket-0000/a.arrow"));
         assertThat(syncs.subList(afterSegment, syncs.size()))
