@@ -56,7 +56,10 @@ class TestPartitionDeleteMarker {
                         CommitMarkers.partitionDelete("gave-up", 1, Optional.of(List.of("p=2"))), 5L,
                         CommitMarkers.partitionDeleteAbandoned("gave-up"), 6L),
                 java.util.Map.of(),
-                Optional.empty());
+                Optional.empty(),
+                List.of(),
+                0,
+                List.of());
 
         assertThat(CommitMarkers.partitionDeletes(snapshot, 0))
                 .extracting(PartitionDeleteMarker::deleteId)
