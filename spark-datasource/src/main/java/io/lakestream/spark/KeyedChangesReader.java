@@ -80,7 +80,8 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         }
         List<String> primaryKey = table.definition().primaryKey();
         int[] keyColumns = primaryKey.stream().mapToInt(columns::indexOf).toArray();
-        ChangelogRows changelog = new ChangelogRows(types, keyColumns);
+        ChangelogRows changelog = new ChangelogRows(
+                LakestreamTypes.hasPartitionColumn(factory.changes().readSchema()), types, keyColumns);
 
         List<InternalRow> changes = new ArrayList<>();
         try (LakestreamPartitionReader reader = new LakestreamPartitionReader(
@@ -99,9 +100,10 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         if (!partition.stateBefore().isEmpty() && !changes.isEmpty()) {
             Set<UnsafeRow> keys = new HashSet<>();
             for (InternalRow change : changes) {
-                keys.add(changelog.key(change, ChangelogRows.CHANGE_COLUMNS));
+                keys.add(changelog.key(change, changelog.changeColumns()));
             }
-            Expression filter = keyFilter(table.definition().schema(), primaryKey, changes, types, keyColumns);
+            Expression filter = keyFilter(
+                    table.definition().schema(), primaryKey, changes, types, keyColumns, changelog.changeColumns());
             LakestreamReaderFactory stateRead = new LakestreamReaderFactory(
                     rowRead.table(),
                     columns,
@@ -139,7 +141,12 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
      * other keys are dropped after the read).
      */
     private static Expression keyFilter(
-            Schema schema, List<String> primaryKey, List<InternalRow> changes, DataType[] types, int[] keyColumns) {
+            Schema schema,
+            List<String> primaryKey,
+            List<InternalRow> changes,
+            DataType[] types,
+            int[] keyColumns,
+            int changeColumns) {
         if (primaryKey.size() != 1) {
             return Expressions.alwaysTrue();
         }
@@ -147,7 +154,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         if (type != Type.TypeID.INTEGER && type != Type.TypeID.LONG && type != Type.TypeID.STRING) {
             return Expressions.alwaysTrue();
         }
-        int column = ChangelogRows.CHANGE_COLUMNS + keyColumns[0];
+        int column = changeColumns + keyColumns[0];
         Set<Object> values = new HashSet<>();
         for (InternalRow change : changes) {
             if (!change.isNullAt(column)) {

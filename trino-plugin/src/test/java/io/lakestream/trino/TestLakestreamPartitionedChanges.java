@@ -1,0 +1,81 @@
+package io.lakestream.trino;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.table.LakestreamTable;
+import io.lakestream.testing.PartitionedChanges;
+import io.lakestream.testing.PartitionedScores;
+import io.trino.testing.MaterializedResult;
+import io.trino.testing.MaterializedRow;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code t$changes} of a partitioned table names each change's log by {@code _partition} (after {@code _bucket}):
+ * offsets of a log kept per (partition, bucket) restart in every partition, so {@code (_bucket, _offset)} alone does
+ * not identify a change there. Unpartitioned tables keep their four change columns.
+ */
+final class TestLakestreamPartitionedChanges extends AbstractLakestreamSqlTest {
+    @Test
+    void changesOfTwoPartitionsInOneBucketAreNamedByPartition() {
+        LakestreamTable table = tables.catalog()
+                .createTable(TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "pchanges"), PartitionedScores.spec(1));
+        PartitionedChanges.write(table, tables.allocator());
+
+        MaterializedResult result = computeActual("SELECT * FROM \"pchanges$changes\"");
+        PartitionedChanges.assertLogPositionsUnique(
+                result.getColumnNames(),
+                result.getMaterializedRows().stream()
+                        .map(MaterializedRow::getFields)
+                        .toList());
+        assertThat(result.getColumnNames())
+                .containsExactly(
+                        "_change_type",
+                        "_bucket",
+                        "_partition",
+                        "_offset",
+                        "_commit_timestamp",
+                        "id",
+                        "region",
+                        "score");
+        List<List<Object>> rows = new ArrayList<>();
+        for (MaterializedRow row : result.getMaterializedRows()) {
+            rows.add(Arrays.asList(
+                    row.getField(0),
+                    row.getField(2),
+                    row.getField(1),
+                    row.getField(3),
+                    row.getField(5),
+                    row.getField(6),
+                    row.getField(7)));
+        }
+        PartitionedChanges.assertReadBack(rows);
+        // a filter on the partition path is applied like any other
+        assertQuery("SELECT count(*) FROM \"pchanges$changes\" WHERE _partition = 'region=us'", "VALUES 3");
+    }
+
+    /** A partitioned table whose log is kept per bucket has the column too, NULL: its offsets are per bucket. */
+    @Test
+    void perBucketLogOfAPartitionedTableHasANullPartition() {
+        tables.catalog()
+                .createTable(
+                        TableIdentifier.of(LakestreamQueryRunner.SCHEMA, "old_changes"),
+                        PartitionedScores.perBucketLogSpec(1));
+        assertUpdate("INSERT INTO old_changes VALUES (1, 'eu', 1), (2, 'us', 2)", 2);
+        assertQuery(
+                "SELECT count(*), count(_partition), count(DISTINCT _offset) FROM \"old_changes$changes\"",
+                "VALUES (2, 0, 2)");
+    }
+
+    /** The changes of an unpartitioned table keep their columns and positions. */
+    @Test
+    void unpartitionedTableKeepsItsChangeColumns() {
+        assertUpdate("CREATE TABLE plain_changes (id bigint NOT NULL, v varchar) WITH (primary_key = ARRAY['id'])");
+        assertUpdate("INSERT INTO plain_changes VALUES (1, 'a')", 1);
+        assertThat(computeActual("SELECT * FROM \"plain_changes$changes\"").getColumnNames())
+                .containsExactly("_change_type", "_bucket", "_offset", "_commit_timestamp", "id", "v");
+    }
+}
