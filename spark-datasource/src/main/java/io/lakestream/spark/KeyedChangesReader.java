@@ -40,6 +40,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
     private Iterator<InternalRow> rows;
     private InternalRow current;
     private long returnedValues;
+    private long logSegments;
 
     KeyedChangesReader(LakestreamStreamReaderFactory factory, LakestreamKeyedChangesPartition partition) {
         this.factory = requireNonNull(factory, "factory is null");
@@ -61,7 +62,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return LakestreamMetrics.returnedValues(returnedValues);
+        return LakestreamMetrics.derived(returnedValues, logSegments);
     }
 
     @Override
@@ -86,6 +87,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         List<InternalRow> changes = new ArrayList<>();
         try (LakestreamPartitionReader reader = new LakestreamPartitionReader(
                 factory.changes(), partition.changes().split())) {
+            logSegments += reader.logSegments();
             while (reader.next()) {
                 Iterator<InternalRow> batch = reader.get().rowIterator();
                 while (batch.hasNext()) {
@@ -114,6 +116,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
                     LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
             for (LakestreamInputPartition state : partition.stateBefore()) {
                 try (LakestreamPartitionReader reader = new LakestreamPartitionReader(stateRead, state.split())) {
+                    logSegments += reader.logSegments();
                     while (reader.next()) {
                         collect(reader.get(), changelog, keys, before);
                     }
