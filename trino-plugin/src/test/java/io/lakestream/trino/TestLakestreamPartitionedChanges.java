@@ -5,20 +5,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.testing.PartitionedChanges;
 import io.lakestream.testing.PartitionedScores;
+import io.trino.operator.OperatorStats;
+import io.trino.plugin.base.metrics.LongCount;
+import io.trino.spi.metrics.Metrics;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.MaterializedRow;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code t$changes} of a partitioned table names each change's log by {@code _partition} (after {@code _bucket}):
  * offsets of a log kept per (partition, bucket) restart in every partition, so {@code (_bucket, _offset)} alone does
- * not identify a change there. Unpartitioned tables keep their four change columns.
+ * not identify a change there. Unpartitioned tables keep their four change columns. Also {@code lakestream.logSegments}
+ * on every split: the segments of a log tail, and an explicit 0 on lake-only splits (a tiered table).
  */
 final class TestLakestreamPartitionedChanges extends AbstractLakestreamSqlTest {
+    /** The segment counts of a read right after tiering: the read must pin that lake. */
+    @Override
+    protected Map<String, String> connectorProperties() {
+        return LakestreamQueryRunner.EXACT_LAKE_READS;
+    }
+
     @Test
     void changesOfTwoPartitionsInOneBucketAreNamedByPartition() {
         LakestreamTable table = tables.catalog()
@@ -77,5 +88,33 @@ final class TestLakestreamPartitionedChanges extends AbstractLakestreamSqlTest {
         assertUpdate("INSERT INTO plain_changes VALUES (1, 'a')", 1);
         assertThat(computeActual("SELECT * FROM \"plain_changes$changes\"").getColumnNames())
                 .containsExactly("_change_type", "_bucket", "_offset", "_commit_timestamp", "id", "v");
+    }
+
+    @Test
+    void lakeOnlySplitsReportZeroSegments() {
+        assertUpdate(
+                "CREATE TABLE seg (id bigint NOT NULL, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO seg VALUES (1, 'a'), (2, 'b'), (3, 'c')", 3);
+        assertUpdate("INSERT INTO seg VALUES (4, 'd')", 1);
+        long segments = tables.load("seg").log().latestSnapshot().liveSegments().size();
+        assertThat(logSegments("SELECT * FROM seg")).isEqualTo(segments).isPositive();
+
+        tables.tier("seg");
+        assertThat(logSegments("SELECT * FROM seg")).isZero();
+        assertThat(logSegments("SELECT * FROM \"seg$lake\"")).isZero();
+        assertThat(logSegments("SELECT count(*) FROM seg WHERE id = 1")).isZero();
+    }
+
+    private long logSegments(String sql) {
+        Metrics[] result = new Metrics[1];
+        assertQueryStats(
+                getSession(),
+                sql,
+                stats -> result[0] = stats.getOperatorSummaries().stream()
+                        .map(OperatorStats::getConnectorMetrics)
+                        .reduce(Metrics.EMPTY, Metrics::mergeWith),
+                rows -> {});
+        assertThat(result[0].getMetrics()).as("the metrics of %s", sql).containsKey(LakestreamMetrics.LOG_SEGMENTS);
+        return ((LongCount) result[0].getMetrics().get(LakestreamMetrics.LOG_SEGMENTS)).getTotal();
     }
 }
