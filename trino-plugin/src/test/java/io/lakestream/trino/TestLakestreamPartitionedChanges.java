@@ -90,6 +90,22 @@ final class TestLakestreamPartitionedChanges extends AbstractLakestreamSqlTest {
                 .containsExactly("_change_type", "_bucket", "_offset", "_commit_timestamp", "id", "v");
     }
 
+    /** An identity partition on a timestamp column is pruned in the log by a filter on the column. */
+    @Test
+    void filterOnATimestampIdentityPartitionOpensOnlyItsSegments() {
+        assertUpdate("CREATE TABLE by_ts (id bigint, ts timestamp(6)) WITH (partitioning = ARRAY['ts'])");
+        assertUpdate("INSERT INTO by_ts VALUES (1, TIMESTAMP '2026-12-01 10:00:00')", 1);
+        assertUpdate("INSERT INTO by_ts VALUES (2, TIMESTAMP '2026-12-01 10:00:00.123456')", 1);
+        assertUpdate("INSERT INTO by_ts VALUES (3, TIMESTAMP '2026-12-02 00:00:01')", 1);
+        assertThat(tables.load("by_ts").log().latestSnapshot().partitions()).hasSize(3);
+        assertThat(logSegments("SELECT * FROM by_ts")).isEqualTo(3);
+        assertQuery("SELECT id FROM by_ts WHERE ts = TIMESTAMP '2026-12-01 10:00:00.123456'", "VALUES 2");
+        assertThat(logSegments("SELECT id FROM by_ts WHERE ts = TIMESTAMP '2026-12-01 10:00:00.123456'"))
+                .isEqualTo(1);
+        assertThat(logSegments("SELECT id FROM by_ts WHERE ts >= TIMESTAMP '2026-12-02 00:00:00'"))
+                .isEqualTo(1);
+    }
+
     @Test
     void lakeOnlySplitsReportZeroSegments() {
         assertUpdate(
