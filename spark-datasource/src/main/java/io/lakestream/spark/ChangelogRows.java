@@ -34,11 +34,11 @@ final class ChangelogRows {
     static final String DELETE = "delete";
     private static final String UPSERT = "upsert";
 
-    private final DataType[] changeTypes;
-    /** The positions of {@code _offset} and {@code _bucket} in a change row. */
-    private final int offsetColumn;
+    /** The position of {@code _bucket} in a change row; {@code _offset}'s depends on {@code _partition}. */
+    private static final int BUCKET_COLUMN = 1;
 
-    private final int bucketColumn = 1;
+    private final DataType[] changeTypes;
+    private final int offsetColumn;
     private final DataType[] userTypes;
     private final int[] keyColumns;
     private final UnsafeProjection keyProjection;
@@ -149,7 +149,7 @@ final class ChangelogRows {
                     "Change at offset %s of bucket %s is past the last commit of its range (%s)"
                             .formatted(
                                     changes.get(next).getLong(offsetColumn),
-                                    changes.get(next).getInt(bucketColumn),
+                                    changes.get(next).getInt(BUCKET_COLUMN),
                                     commitEnds));
         }
         return rows;
@@ -164,7 +164,7 @@ final class ChangelogRows {
                 throw new LakestreamException(
                         LOG_CORRUPT,
                         "A primary-key table's log holds a change of type '%s' at offset %s of bucket %s; only upsert and delete are valid"
-                                .formatted(type, change.getLong(offsetColumn), change.getInt(bucketColumn)));
+                                .formatted(type, change.getLong(offsetColumn), change.getInt(BUCKET_COLUMN)));
         };
     }
 
