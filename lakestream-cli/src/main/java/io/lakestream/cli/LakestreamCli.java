@@ -27,6 +27,9 @@ public final class LakestreamCli {
                                                            remove log segments the lake holds, committed longer ago
               remove-orphans --table db.t [catalog options]
                                                            one orphan sweep of the log and the lake
+              expire-partitions --table db.t [--retention 30d] [catalog options]
+                                                           expire tiered partitions older than the retention
+                                                           (default: the table's lakestream.partition.expiration)
 
             """ + CatalogOptions.USAGE;
 
@@ -60,6 +63,10 @@ public final class LakestreamCli {
                             args.getFirst(),
                             CliArguments.parse(
                                     rest, with(CATALOG_OPTIONS, MaintenanceCommand.options(args.getFirst())), Set.of()),
+                            out);
+                case "expire-partitions" ->
+                    expirePartitions(
+                            CliArguments.parse(rest, with(CATALOG_OPTIONS, ExpirePartitionsCommand.OPTIONS), Set.of()),
                             out);
                 case "help", "--help", "-h" -> {
                     out.println(USAGE);
@@ -100,6 +107,12 @@ public final class LakestreamCli {
     private static int maintain(String command, CliArguments arguments, PrintStream out) throws Exception {
         try (LakestreamCatalog catalog = openExisting(arguments)) {
             return MaintenanceCommand.run(command, catalog, arguments, out, Clock.systemUTC());
+        }
+    }
+
+    private static int expirePartitions(CliArguments arguments, PrintStream out) throws Exception {
+        try (LakestreamCatalog catalog = openExisting(arguments)) {
+            return ExpirePartitionsCommand.run(catalog, arguments, out, Clock.systemUTC());
         }
     }
 

@@ -90,7 +90,7 @@ final class MaintenanceCommand {
         return 0;
     }
 
-    private static TableIdentifier identifier(CliArguments arguments) {
+    static TableIdentifier identifier(CliArguments arguments) {
         String name = arguments
                 .option("--table")
                 .orElseThrow(() -> new CliArguments.UsageException("the command needs --table namespace.table"));

@@ -62,7 +62,12 @@ public enum LakestreamError {
      * The table property {@code lakestream.partition.expiration} is not a duration, or the table has no partition
      * field expiry can date (a year, month, day or hour transform, or the identity of a date column).
      */
-    PARTITION_EXPIRATION_INVALID(33, Kind.USER);
+    PARTITION_EXPIRATION_INVALID(33, Kind.USER),
+    /**
+     * An on-demand partition expiry ({@code EXECUTE expire_partitions}, {@code lakestream expire-partitions}) of a table
+     * whose partitions cannot leave its log alone: unpartitioned, or a log kept per bucket.
+     */
+    PARTITION_EXPIRY_NOT_POSSIBLE(34, Kind.USER);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -80,23 +80,31 @@ public record PartitionExpiration(Duration retention, List<Integer> timeFields) 
     }
 
     static Duration parseRetention(String table, String value) {
+        return parseRetention(table, "'%s'".formatted(PROPERTY), value);
+    }
+
+    /**
+     * A retention in the property's syntax given as {@code setting} (named in the error), e.g. the {@code retention}
+     * argument of an on-demand expiry; {@code PARTITION_EXPIRATION_INVALID} unless it is a positive duration.
+     */
+    public static Duration parseRetention(String table, String setting, String value) {
         Duration retention;
         try {
             String text = value.trim();
             retention = text.regionMatches(true, 0, "P", 0, 1) ? Duration.parse(text) : Durations.parse(text);
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw invalidValue(table, value);
+            throw invalidValue(table, setting, value);
         }
         if (retention.isNegative() || retention.isZero()) {
-            throw invalidValue(table, value);
+            throw invalidValue(table, setting, value);
         }
         return retention;
     }
 
-    private static LakestreamException invalidValue(String table, String value) {
+    private static LakestreamException invalidValue(String table, String setting, String value) {
         return new LakestreamException(
                 PARTITION_EXPIRATION_INVALID,
-                "Table %s: '%s' = '%s' is not a valid expiration; use %s".formatted(table, PROPERTY, value, ACCEPTED));
+                "Table %s: %s = '%s' is not a valid expiration; use %s".formatted(table, setting, value, ACCEPTED));
     }
 
     private static boolean isTimeField(PartitionField field, Schema schema) {

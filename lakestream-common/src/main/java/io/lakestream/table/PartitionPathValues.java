@@ -2,8 +2,10 @@ package io.lakestream.table;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -53,6 +55,14 @@ public final class PartitionPathValues {
             return null;
         }
         String transform = field.transform().toString();
+        if (transform.equals("identity") && type.typeId() == Type.TypeID.TIMESTAMP) {
+            // Iceberg's partition strings have no timestamps: its human string is ISO-8601 (LocalDateTime's, or
+            // OffsetDateTime's in UTC with a zone), read back here to microseconds
+            return ((Types.TimestampType) type).shouldAdjustToUTC()
+                    ? ChronoUnit.MICROS.between(
+                            Instant.EPOCH, OffsetDateTime.parse(human).toInstant())
+                    : ChronoUnit.MICROS.between(EPOCH.atStartOfDay(), LocalDateTime.parse(human));
+        }
         return switch (transform) {
             case "year" -> (int) ChronoUnit.YEARS.between(EPOCH, LocalDate.of(Integer.parseInt(human), 1, 1));
             case "month" -> (int) ChronoUnit.MONTHS.between(EPOCH, LocalDate.parse(human + "-01"));

@@ -172,6 +172,54 @@ class TestPartitionedLogPlanning {
         }
     }
 
+    /**
+     * An identity partition on a timestamp column, with and without zone: its path (Iceberg's ISO-8601 human string,
+     * seconds and fractions left out when zero) reads back to the microseconds, so a filter on the column prunes it.
+     */
+    @Test
+    void timestampIdentityPathsReadBackAndPrune() {
+        Random random = new Random(SEED);
+        for (Types.TimestampType type : List.of(Types.TimestampType.withoutZone(), Types.TimestampType.withZone())) {
+            Schema schema = new Schema(
+                    Types.NestedField.required(1, "ts", type),
+                    Types.NestedField.optional(2, "n", Types.IntegerType.get()));
+            io.lakestream.table.TableDefinition definition = io.lakestream.table.TableLayout.of(
+                            TableSpec.builder(schema)
+                                    .partitioning(List.of("ts"))
+                                    .partitionedLog(true)
+                                    .bucketCount(1)
+                                    .build())
+                    .definition();
+            PartitionSpec spec = Partitioning.userSpec(definition);
+            PartitionKey key = new PartitionKey(spec, definition.schema());
+            InternalRecordWrapper wrapper =
+                    new InternalRecordWrapper(definition.schema().asStruct());
+            for (int i = 0; i < 200; i++) {
+                // whole minutes, whole seconds, milliseconds and microseconds: each prints differently
+                LocalDateTime time = LocalDateTime.of(1950 + random.nextInt(100), 1 + random.nextInt(12), 1, 0, 0)
+                        .plusMinutes(random.nextInt(100_000))
+                        .plusSeconds(random.nextInt(3) == 0 ? 0 : random.nextInt(60))
+                        .plusNanos(
+                                switch (random.nextInt(3)) {
+                                    case 0 -> 0;
+                                    case 1 -> random.nextInt(1000) * 1_000_000L;
+                                    default -> random.nextInt(1_000_000) * 1_000L;
+                                });
+                GenericRecord row = GenericRecord.create(definition.schema());
+                row.set(0, type.shouldAdjustToUTC() ? time.atOffset(java.time.ZoneOffset.UTC) : time);
+                key.partition(wrapper.wrap(row));
+                String path = spec.partitionToPath(key);
+                long micros = key.get(0, Long.class);
+                LogPartitionPruner same = new LogPartitionPruner(definition, Expressions.equal("ts", micros));
+                LogPartitionPruner other = new LogPartitionPruner(definition, Expressions.equal("ts", micros + 1));
+                io.lakestream.log.PartitionLog partition = new io.lakestream.log.PartitionLog(0, path, List.of());
+                assertThat(same.values(path).get(0, Long.class)).as(path).isEqualTo(micros);
+                assertThat(same.mayMatch(partition)).as(path).isTrue();
+                assertThat(other.mayMatch(partition)).as("%s pruned", path).isFalse();
+            }
+        }
+    }
+
     private static void check(
             LakestreamTable table, List<Row> written, Expression filter, Predicate<Row> matches, ReadMode mode) {
         // the oracle: rows per partition path, of the partitions a matching row was written to

@@ -2,10 +2,12 @@ package io.lakestream.merge;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static io.lakestream.common.LakestreamError.INVALID_READ_OPTIONS;
+import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.PartitionLog;
 import io.lakestream.plan.LakeFile;
 import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadMode;
@@ -243,7 +245,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                 .toList();
         List<Field> fields = new ArrayList<>();
         if (split.mode() == ReadMode.CHANGES) {
-            fields.addAll(ChangeColumns.FIELDS);
+            fields.addAll(ChangeColumns.fields(table.definition()));
         }
         fields.addAll(userFields);
         if (withOffsets) {
@@ -354,6 +356,18 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         return logSnapshot;
     }
 
+    /** The path of the range's partition at the pinned log version; empty for a per-bucket log. */
+    private Optional<String> partitionPath(LogRange range) {
+        return range.partitionId()
+                .map(id -> logSnapshot()
+                        .partition(id)
+                        .map(PartitionLog::path)
+                        .orElseThrow(() -> new LakestreamException(
+                                LOG_CORRUPT,
+                                "Log version %s has no partition %s, which the split's range %s names"
+                                        .formatted(logSnapshot().version(), id, range.describeLog()))));
+    }
+
     /** Log rows of a range: all of them, or only the winners of the index (last upsert of each key). */
     private Iterator<VectorSchemaRoot> logBatches(LogRange range, BitSet winners) {
         List<Types.NestedField> columns = readSchema.columns();
@@ -391,7 +405,7 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
                     }
                     rowFilter.apply(view, selection);
                     if (!selection.isEmpty()) {
-                        pending = output(batch, view, selection);
+                        pending = output(range, batch, view, selection);
                     }
                 }
             }
@@ -424,10 +438,11 @@ public final class UnionSplitReader implements Iterator<VectorSchemaRoot>, AutoC
         }
     }
 
-    private VectorSchemaRoot output(LogBatch batch, VectorSchemaRoot view, Selection selection) {
+    private VectorSchemaRoot output(LogRange range, LogBatch batch, VectorSchemaRoot view, Selection selection) {
         VectorSchemaRoot userOutput = BatchCompactor.compact(view, selection, outputColumns, userFields, allocator);
         if (split.mode() == ReadMode.CHANGES) {
-            List<FieldVector> vectors = new ArrayList<>(ChangeColumns.build(batch, selection, allocator));
+            List<FieldVector> vectors = new ArrayList<>(ChangeColumns.build(
+                    batch, selection, ChangeColumns.hasPartition(table.definition()), partitionPath(range), allocator));
             vectors.addAll(userOutput.getFieldVectors());
             return new VectorSchemaRoot(outputFields, vectors, selection.size());
         }

@@ -17,32 +17,42 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Turns a primary-key table's log changes ({@code t$changes} rows: change type, bucket, offset, commit
- * time, then the user columns) into the rows of the stream outputs read per key: the changelog (each
+ * Turns a primary-key table's log changes ({@code t$changes} rows: change type, bucket, the partition of a
+ * partitioned table, offset, commit time, then the user columns) into the rows of the stream outputs read per key: the changelog (each
  * change with its effect, from the row each key held before) or the last change per key. Keys are
  * compared as {@link UnsafeRow}s of the key columns (byte equality, as the merge compares keys).
  * Not thread-safe (one per task).
  */
 final class ChangelogRows {
-    static final int CHANGE_COLUMNS = 4;
     static final String INSERT = "insert";
     static final String UPDATE_BEFORE = "update_before";
     static final String UPDATE_AFTER = "update_after";
     static final String DELETE = "delete";
     private static final String UPSERT = "upsert";
 
+    /** The position of {@code _bucket} in a change row; {@code _offset}'s depends on {@code _partition}. */
+    private static final int BUCKET_COLUMN = 1;
+
+    private final DataType[] changeTypes;
+    private final int offsetColumn;
     private final DataType[] userTypes;
     private final int[] keyColumns;
     private final UnsafeProjection keyProjection;
 
     /**
+     * @param withPartition whether change rows carry {@code _partition} (a partitioned table)
      * @param userTypes the Spark types of the user columns, in row order
      * @param keyColumns the positions of the primary-key columns among them
      */
-    ChangelogRows(DataType[] userTypes, int[] keyColumns) {
+    ChangelogRows(boolean withPartition, DataType[] userTypes, int[] keyColumns) {
+        this.changeTypes = LakestreamTypes.changeFields(withPartition).stream()
+                .map(StructField::dataType)
+                .toArray(DataType[]::new);
+        this.offsetColumn = changeTypes.length - 2;
         this.userTypes = requireNonNull(userTypes, "userTypes is null").clone();
         this.keyColumns = requireNonNull(keyColumns, "keyColumns is null").clone();
         DataType[] keyTypes = new DataType[keyColumns.length];
@@ -50,6 +60,11 @@ final class ChangelogRows {
             keyTypes[i] = userTypes[keyColumns[i]];
         }
         this.keyProjection = UnsafeProjection.create(keyTypes);
+    }
+
+    /** How many change columns precede the user columns of a change row. */
+    int changeColumns() {
+        return changeTypes.length;
     }
 
     /** The user columns of a row whose user columns start at {@code first}, copied out of the row. */
@@ -75,7 +90,7 @@ final class ChangelogRows {
     List<InternalRow> lastPerKey(List<InternalRow> changes) {
         Map<UnsafeRow, InternalRow> last = new LinkedHashMap<>();
         for (InternalRow change : changes) {
-            UnsafeRow key = key(change, CHANGE_COLUMNS);
+            UnsafeRow key = key(change, changeColumns());
             // re-inserted, so a key's position is that of its last change
             last.remove(key);
             last.put(key, change);
@@ -102,9 +117,9 @@ final class ChangelogRows {
         for (long commitEnd : commitEnds) {
             Map<UnsafeRow, Object[]> atCommitStart = new HashMap<>();
             Map<UnsafeRow, InternalRow> lastChange = new LinkedHashMap<>();
-            for (; next < changes.size() && changes.get(next).getLong(2) < commitEnd; next++) {
+            for (; next < changes.size() && changes.get(next).getLong(offsetColumn) < commitEnd; next++) {
                 InternalRow change = changes.get(next);
-                UnsafeRow key = key(change, CHANGE_COLUMNS);
+                UnsafeRow key = key(change, changeColumns());
                 if (!atCommitStart.containsKey(key)) {
                     atCommitStart.put(key, current.containsKey(key) ? current.get(key) : before.get(key));
                 }
@@ -115,7 +130,7 @@ final class ChangelogRows {
             for (Map.Entry<UnsafeRow, InternalRow> entry : lastChange.entrySet()) {
                 InternalRow change = entry.getValue();
                 Object[] previous = atCommitStart.get(entry.getKey());
-                Object[] after = isUpsert(change) ? userValues(change, CHANGE_COLUMNS) : null;
+                Object[] after = isUpsert(change) ? userValues(change, changeColumns()) : null;
                 if (previous == null && after != null) {
                     rows.add(row(INSERT, change, after));
                 } else if (previous != null && after != null) {
@@ -133,14 +148,14 @@ final class ChangelogRows {
                     GENERIC_INTERNAL_ERROR,
                     "Change at offset %s of bucket %s is past the last commit of its range (%s)"
                             .formatted(
-                                    changes.get(next).getLong(2),
-                                    changes.get(next).getInt(1),
+                                    changes.get(next).getLong(offsetColumn),
+                                    changes.get(next).getInt(BUCKET_COLUMN),
                                     commitEnds));
         }
         return rows;
     }
 
-    private static boolean isUpsert(InternalRow change) {
+    private boolean isUpsert(InternalRow change) {
         String type = change.getUTF8String(0).toString();
         return switch (type) {
             case UPSERT -> true;
@@ -149,18 +164,18 @@ final class ChangelogRows {
                 throw new LakestreamException(
                         LOG_CORRUPT,
                         "A primary-key table's log holds a change of type '%s' at offset %s of bucket %s; only upsert and delete are valid"
-                                .formatted(type, change.getLong(2), change.getInt(1)));
+                                .formatted(type, change.getLong(offsetColumn), change.getInt(BUCKET_COLUMN)));
         };
     }
 
     /** A changelog row: the change columns of {@code change} with another type, and {@code values}. */
-    private static InternalRow row(String type, InternalRow change, Object[] values) {
-        Object[] row = new Object[CHANGE_COLUMNS + values.length];
+    private InternalRow row(String type, InternalRow change, Object[] values) {
+        Object[] row = new Object[changeTypes.length + values.length];
         row[0] = UTF8String.fromString(type);
-        row[1] = change.getInt(1);
-        row[2] = change.getLong(2);
-        row[3] = change.isNullAt(3) ? null : change.getLong(3);
-        System.arraycopy(values, 0, row, CHANGE_COLUMNS, values.length);
+        for (int column = 1; column < changeTypes.length; column++) {
+            row[column] = change.isNullAt(column) ? null : copy(change.get(column, changeTypes[column]));
+        }
+        System.arraycopy(values, 0, row, changeTypes.length, values.length);
         return new GenericInternalRow(row);
     }
 

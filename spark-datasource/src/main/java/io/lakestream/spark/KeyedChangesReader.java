@@ -40,6 +40,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
     private Iterator<InternalRow> rows;
     private InternalRow current;
     private long returnedValues;
+    private long logSegments;
 
     KeyedChangesReader(LakestreamStreamReaderFactory factory, LakestreamKeyedChangesPartition partition) {
         this.factory = requireNonNull(factory, "factory is null");
@@ -61,7 +62,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
 
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-        return LakestreamMetrics.returnedValues(returnedValues);
+        return LakestreamMetrics.derived(returnedValues, logSegments);
     }
 
     @Override
@@ -80,11 +81,13 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         }
         List<String> primaryKey = table.definition().primaryKey();
         int[] keyColumns = primaryKey.stream().mapToInt(columns::indexOf).toArray();
-        ChangelogRows changelog = new ChangelogRows(types, keyColumns);
+        ChangelogRows changelog = new ChangelogRows(
+                LakestreamTypes.hasPartitionColumn(factory.changes().readSchema()), types, keyColumns);
 
         List<InternalRow> changes = new ArrayList<>();
         try (LakestreamPartitionReader reader = new LakestreamPartitionReader(
                 factory.changes(), partition.changes().split())) {
+            logSegments += reader.logSegments();
             while (reader.next()) {
                 Iterator<InternalRow> batch = reader.get().rowIterator();
                 while (batch.hasNext()) {
@@ -99,9 +102,10 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         if (!partition.stateBefore().isEmpty() && !changes.isEmpty()) {
             Set<UnsafeRow> keys = new HashSet<>();
             for (InternalRow change : changes) {
-                keys.add(changelog.key(change, ChangelogRows.CHANGE_COLUMNS));
+                keys.add(changelog.key(change, changelog.changeColumns()));
             }
-            Expression filter = keyFilter(table.definition().schema(), primaryKey, changes, types, keyColumns);
+            Expression filter = keyFilter(
+                    table.definition().schema(), primaryKey, changes, types, keyColumns, changelog.changeColumns());
             LakestreamReaderFactory stateRead = new LakestreamReaderFactory(
                     rowRead.table(),
                     columns,
@@ -112,6 +116,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
                     LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
             for (LakestreamInputPartition state : partition.stateBefore()) {
                 try (LakestreamPartitionReader reader = new LakestreamPartitionReader(stateRead, state.split())) {
+                    logSegments += reader.logSegments();
                     while (reader.next()) {
                         collect(reader.get(), changelog, keys, before);
                     }
@@ -139,7 +144,12 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
      * other keys are dropped after the read).
      */
     private static Expression keyFilter(
-            Schema schema, List<String> primaryKey, List<InternalRow> changes, DataType[] types, int[] keyColumns) {
+            Schema schema,
+            List<String> primaryKey,
+            List<InternalRow> changes,
+            DataType[] types,
+            int[] keyColumns,
+            int changeColumns) {
         if (primaryKey.size() != 1) {
             return Expressions.alwaysTrue();
         }
@@ -147,7 +157,7 @@ final class KeyedChangesReader implements PartitionReader<InternalRow> {
         if (type != Type.TypeID.INTEGER && type != Type.TypeID.LONG && type != Type.TypeID.STRING) {
             return Expressions.alwaysTrue();
         }
-        int column = ChangelogRows.CHANGE_COLUMNS + keyColumns[0];
+        int column = changeColumns + keyColumns[0];
         Set<Object> values = new HashSet<>();
         for (InternalRow change : changes) {
             if (!change.isNullAt(column)) {

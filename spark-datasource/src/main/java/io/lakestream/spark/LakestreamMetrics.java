@@ -40,9 +40,14 @@ public final class LakestreamMetrics {
         };
     }
 
-    /** The metrics of a reader that derives rows from others' (the per-key stream outputs): the values it returned. */
-    static CustomTaskMetric[] returnedValues(long returnedValues) {
-        return new CustomTaskMetric[] {new TaskValue(RETURNED_VALUES, returnedValues)};
+    /**
+     * The metrics of a reader that derives rows from others' (the per-key stream outputs): the values it returned and
+     * the log segments the reads it made opened (its range's changes, the state before them).
+     */
+    static CustomTaskMetric[] derived(long returnedValues, long logSegments) {
+        return new CustomTaskMetric[] {
+            new TaskValue(RETURNED_VALUES, returnedValues), new TaskValue(LOG_SEGMENTS, logSegments)
+        };
     }
 
     static CustomTaskMetric[] values(

@@ -40,6 +40,11 @@ final class LakestreamPartitionReader implements PartitionReader<ColumnarBatch> 
                 .size();
     }
 
+    /** The log segments the split reads (0 for a split without a log range, such as a lake-only one). */
+    long logSegments() {
+        return logSegments;
+    }
+
     @Override
     public boolean next() {
         return reader.next();

@@ -26,6 +26,7 @@ final class LakestreamProcedures {
         procedures.put(LakestreamTierProcedure.SIGNATURE.name(), LakestreamTierProcedure::new);
         procedures.put(LakestreamCompactProcedure.SIGNATURE.name(), LakestreamCompactProcedure::new);
         procedures.put(LakestreamExpireSnapshotsProcedure.SIGNATURE.name(), LakestreamExpireSnapshotsProcedure::new);
+        procedures.put(LakestreamExpirePartitionsProcedure.SIGNATURE.name(), LakestreamExpirePartitionsProcedure::new);
         for (LakestreamMaintenanceProcedure.Kind kind : LakestreamMaintenanceProcedure.Kind.values()) {
             procedures.put(kind.signature().name(), context -> new LakestreamMaintenanceProcedure(kind, context));
         }

@@ -71,7 +71,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         this.readOptions = requireNonNull(readOptions, "readOptions is null");
         List<StructField> fields = new ArrayList<>();
         if (options.mode() == ReadMode.CHANGES) {
-            fields.addAll(LakestreamTypes.changeFields());
+            fields.addAll(LakestreamTypes.changeFields(table.table().definition()));
         }
         // a struct narrowed by Spark's nested schema pruning is read (and reported) with only its fields
         for (Types.NestedField column : columns) {

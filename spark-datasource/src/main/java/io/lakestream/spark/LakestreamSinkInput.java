@@ -25,7 +25,7 @@ import org.apache.spark.sql.types.StructType;
  * How the rows of a streaming write map onto its table: every table column by name (in any order),
  * with exactly the table's Spark type, plus optionally the change-type column {@code _change_type} of
  * a changelog (what {@code t$changes} and a Lakestream stream source produce). The changelog's other
- * system columns ({@code _bucket}, {@code _offset}, {@code _commit_timestamp}) are ignored, so a
+ * system columns ({@code _bucket}, {@code _partition}, {@code _offset}, {@code _commit_timestamp}) are ignored, so a
  * changelog can be written into a derived table as it is. Checked on the driver when the write is
  * planned, before the first batch writes anything; the executors rebuild the mapping from the input's
  * column names.
@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.StructType;
  */
 record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
     private static final Set<String> IGNORED_COLUMNS =
-            Set.of(ChangeColumns.BUCKET, ChangeColumns.OFFSET, ChangeColumns.COMMIT_TIMESTAMP);
+            Set.of(ChangeColumns.BUCKET, ChangeColumns.PARTITION, ChangeColumns.OFFSET, ChangeColumns.COMMIT_TIMESTAMP);
 
     LakestreamSinkInput {
         inputColumns = ImmutableList.copyOf(requireNonNull(inputColumns, "inputColumns is null"));

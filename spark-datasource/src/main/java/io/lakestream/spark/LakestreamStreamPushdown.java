@@ -253,7 +253,7 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         builder.pruneColumns(new StructType(fields.toArray(StructField[]::new)));
         LakestreamScan pushedScan = (LakestreamScan) builder.build();
         Set<String> kept = new HashSet<>(pushedScan.columns());
-        LakestreamTypes.changeFields().forEach(field -> kept.add(field.name()));
+        LakestreamTypes.changeFields(definition).forEach(field -> kept.add(field.name()));
         List<AttributeReference> output = new ArrayList<>();
         for (AttributeReference attribute : CollectionConverters.asJava(scan.output())) {
             if (kept.contains(attribute.name())) {

@@ -49,7 +49,13 @@ record LakestreamStreamReaderFactory(
         }
         LakestreamPartitionReader reader = new LakestreamPartitionReader(rows, split);
         // on the changelog a union split is the table's state; elsewhere its rows are what the stream returns
-        return output.changeColumns() ? new StateChangeColumns(reader, stateChangeType, split.bucket()) : reader;
+        return output.changeColumns()
+                ? new StateChangeColumns(
+                        reader,
+                        stateChangeType,
+                        split.bucket(),
+                        LakestreamTypes.hasPartitionColumn(changes.readSchema()))
+                : reader;
     }
 
     private String tableName() {

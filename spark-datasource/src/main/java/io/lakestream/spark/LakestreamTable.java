@@ -120,7 +120,7 @@ public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRow
     @Override
     public StructType schema() {
         return switch (view) {
-            case CHANGES -> LakestreamTypes.changesSchema(table.definition().schema());
+            case CHANGES -> LakestreamTypes.changesSchema(table.definition());
             case OFFSETS -> LakestreamOffsetsScan.SCHEMA;
             case DATA, LAKE -> LakestreamTypes.sparkSchema(table.definition().schema());
         };

@@ -5,6 +5,7 @@ import static io.lakestream.common.LakestreamError.UNSUPPORTED_OPERATION;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.merge.ChangeColumns;
+import io.lakestream.table.TableDefinition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -57,22 +58,36 @@ final class LakestreamTypes {
     }
 
     /** The schema of the changes read mode: the change columns, then the user columns. */
-    static StructType changesSchema(Schema schema) {
-        List<StructField> fields = new ArrayList<>(changeFields());
-        fields.addAll(List.of(sparkSchema(schema).fields()));
+    static StructType changesSchema(TableDefinition definition) {
+        List<StructField> fields = new ArrayList<>(changeFields(definition));
+        fields.addAll(List.of(sparkSchema(definition.schema()).fields()));
         return new StructType(fields.toArray(StructField[]::new));
     }
 
     /**
-     * The change columns. Bucket, offset and commit time are nullable: the rows of a table's state that a
+     * The change columns of the table ({@link ChangeColumns#fields}: {@code _partition} after {@code _bucket} for a
+     * partitioned table). Bucket, partition, offset and commit time are nullable: the rows of a table's state that a
      * stream starting in mode {@code full} emits first come from no single change (a lake row has no offset).
      */
-    static List<StructField> changeFields() {
-        return List.of(
+    static List<StructField> changeFields(TableDefinition definition) {
+        return changeFields(ChangeColumns.hasPartition(definition));
+    }
+
+    static List<StructField> changeFields(boolean withPartition) {
+        List<StructField> fields = new ArrayList<>(List.of(
                 new StructField(ChangeColumns.CHANGE_TYPE, DataTypes.StringType, false, Metadata.empty()),
-                new StructField(ChangeColumns.BUCKET, DataTypes.IntegerType, true, Metadata.empty()),
-                new StructField(ChangeColumns.OFFSET, DataTypes.LongType, true, Metadata.empty()),
-                new StructField(ChangeColumns.COMMIT_TIMESTAMP, DataTypes.TimestampType, true, Metadata.empty()));
+                new StructField(ChangeColumns.BUCKET, DataTypes.IntegerType, true, Metadata.empty())));
+        if (withPartition) {
+            fields.add(new StructField(ChangeColumns.PARTITION, DataTypes.StringType, true, Metadata.empty()));
+        }
+        fields.add(new StructField(ChangeColumns.OFFSET, DataTypes.LongType, true, Metadata.empty()));
+        fields.add(new StructField(ChangeColumns.COMMIT_TIMESTAMP, DataTypes.TimestampType, true, Metadata.empty()));
+        return List.copyOf(fields);
+    }
+
+    /** Whether rows of {@code schema} (change columns first) carry {@code _partition}: it is then the third column. */
+    static boolean hasPartitionColumn(StructType schema) {
+        return schema.fields().length > 2 && schema.fields()[2].name().equals(ChangeColumns.PARTITION);
     }
 
     static DataType sparkType(String column, Type type) {

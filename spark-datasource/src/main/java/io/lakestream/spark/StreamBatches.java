@@ -73,7 +73,8 @@ record StreamBatches(
         if (!changelog()) {
             return rowSchema();
         }
-        List<StructField> fields = new ArrayList<>(LakestreamTypes.changeFields());
+        List<StructField> fields =
+                new ArrayList<>(LakestreamTypes.changeFields(table.table().definition()));
         fields.addAll(List.of(rowSchema().fields()));
         return new StructType(fields.toArray(StructField[]::new));
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** {@link ChangelogRows} on hand-made changes of a table {@code (id bigint key, name string)}. */
 class TestChangelogRows {
     private final ChangelogRows rows =
-            new ChangelogRows(new DataType[] {DataTypes.LongType, DataTypes.StringType}, new int[] {0});
+            new ChangelogRows(false, new DataType[] {DataTypes.LongType, DataTypes.StringType}, new int[] {0});
 
     @Test
     void eachCommitGivesEachKeyItsNetChange() {

@@ -56,10 +56,10 @@ class TestLakestreamSparkStreamPartitionedLog {
     /** Admission limits of every stream: whole commits, at most two and at most 25 rows (unless one is larger). */
     private static final Map<String, String> LIMITS =
             Map.of("max-rows-per-trigger", "25", "max-commits-per-trigger", "2");
-    // rows of t$changes: _change_type, _bucket, _offset, _commit_timestamp, id, region, score
+    // rows of t$changes: _change_type, _bucket, _partition, _offset, _commit_timestamp, id, region, score
     private static final int TYPE = 0;
-    private static final int OFFSET = 2;
-    private static final int FIRST_COLUMN = 4;
+    private static final int OFFSET = 3;
+    private static final int FIRST_COLUMN = 5;
 
     private final SparkTesting testing = SparkTesting.get();
 

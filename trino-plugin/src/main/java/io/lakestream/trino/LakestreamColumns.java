@@ -22,12 +22,20 @@ import org.apache.iceberg.types.Types;
  * {@code SELECT *}).
  */
 public final class LakestreamColumns {
-    /** The system columns of {@code $changes}, in the order the union split reader returns them. */
+    /** The system columns of {@code $changes} of an unpartitioned table, in the order the union split reader returns them. */
     public static final List<LakestreamColumnHandle> CHANGE_COLUMNS = List.of(
             LakestreamColumnHandle.change(ChangeColumns.CHANGE_TYPE, VARCHAR),
             LakestreamColumnHandle.change(ChangeColumns.BUCKET, INTEGER),
             LakestreamColumnHandle.change(ChangeColumns.OFFSET, BIGINT),
             LakestreamColumnHandle.change(ChangeColumns.COMMIT_TIMESTAMP, TIMESTAMP_TZ_MICROS));
+
+    /** Those of a partitioned table: {@code _partition} (the partition path of the change's log) after the bucket. */
+    public static final List<LakestreamColumnHandle> PARTITIONED_CHANGE_COLUMNS = List.of(
+            CHANGE_COLUMNS.get(0),
+            CHANGE_COLUMNS.get(1),
+            LakestreamColumnHandle.change(ChangeColumns.PARTITION, VARCHAR),
+            CHANGE_COLUMNS.get(2),
+            CHANGE_COLUMNS.get(3));
 
     /** A row's log bucket; NULL for a lake row of an append-only table without a bucket key (its lake is not bucketed). */
     public static final LakestreamColumnHandle BUCKET =
@@ -38,6 +46,11 @@ public final class LakestreamColumns {
             new LakestreamColumnHandle("$offset", BIGINT, LakestreamColumnHandle.Kind.OFFSET, OptionalInt.empty());
 
     private LakestreamColumns() {}
+
+    /** The system columns of the table's {@code $changes} ({@link ChangeColumns#fields}). */
+    public static List<LakestreamColumnHandle> changeColumns(TableDefinition definition) {
+        return ChangeColumns.hasPartition(definition) ? PARTITIONED_CHANGE_COLUMNS : CHANGE_COLUMNS;
+    }
 
     public static List<LakestreamColumnHandle> userColumns(TableDefinition definition) {
         return definition.schema().columns().stream()
@@ -60,7 +73,7 @@ public final class LakestreamColumns {
     public static List<LakestreamColumnHandle> columns(TableDefinition definition, ReadMode mode) {
         ImmutableList.Builder<LakestreamColumnHandle> columns = ImmutableList.builder();
         if (mode == ReadMode.CHANGES) {
-            columns.addAll(CHANGE_COLUMNS);
+            columns.addAll(changeColumns(definition));
         }
         List<LakestreamColumnHandle> user = userColumns(definition);
         columns.addAll(user);
@@ -108,7 +121,7 @@ public final class LakestreamColumns {
             return ColumnMetadata.builder()
                     .setName(column.name())
                     .setType(column.type())
-                    .setNullable(false)
+                    .setNullable(column.name().equals(ChangeColumns.PARTITION))
                     .setComment(Optional.of(changeColumnComment(column.name())))
                     .build();
         }
@@ -133,7 +146,9 @@ public final class LakestreamColumns {
         return switch (name) {
             case ChangeColumns.CHANGE_TYPE -> "insert, upsert or delete";
             case ChangeColumns.BUCKET -> "log bucket of the change";
-            case ChangeColumns.OFFSET -> "offset of the change in its bucket";
+            case ChangeColumns.PARTITION ->
+                "partition path of the change's log; NULL if the table's log is kept per bucket";
+            case ChangeColumns.OFFSET -> "offset of the change in its log: its bucket, or its partition's bucket";
             case ChangeColumns.COMMIT_TIMESTAMP -> "when the change was committed to the log";
             default -> throw new IllegalArgumentException("not a change column: " + name);
         };

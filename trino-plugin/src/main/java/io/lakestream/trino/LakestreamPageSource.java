@@ -96,9 +96,10 @@ final class LakestreamPageSource implements ConnectorPageSource {
         List<Types.NestedField> readFields = readFields(table.definition(), columns);
         List<String> userColumns =
                 readFields.stream().map(Types.NestedField::name).toList();
-        int userOffset = handle.mode() == ReadMode.CHANGES ? LakestreamColumns.CHANGE_COLUMNS.size() : 0;
+        List<LakestreamColumnHandle> changeColumns =
+                handle.mode() == ReadMode.CHANGES ? LakestreamColumns.changeColumns(table.definition()) : List.of();
         this.channels = columns.stream()
-                .map(column -> channel(table, split, column, userColumns, userOffset))
+                .map(column -> channel(table, split, column, userColumns, changeColumns))
                 .toList();
         boolean withOffsets = columns.contains(LakestreamColumns.OFFSET);
         this.allocator = parentAllocator.newChildAllocator("split of " + tableName, 0, Long.MAX_VALUE);
@@ -213,13 +214,14 @@ final class LakestreamPageSource implements ConnectorPageSource {
             UnionSplit split,
             LakestreamColumnHandle column,
             List<String> userColumns,
-            int userOffset) {
+            List<LakestreamColumnHandle> changeColumns) {
+        int userOffset = changeColumns.size();
         return switch (column.kind()) {
             case USER ->
                 column.isDereference()
                         ? fieldChannel(userOffset + userColumns.indexOf(column.name()), column)
                         : vectorChannel(userOffset + userColumns.indexOf(column.name()), column.type());
-            case CHANGE -> vectorChannel(LakestreamColumns.CHANGE_COLUMNS.indexOf(column), column.type());
+            case CHANGE -> vectorChannel(changeColumns.indexOf(column), column.type());
             // the reader appends the offsets after the user columns
             case OFFSET -> vectorChannel(userColumns.size(), column.type());
             case BUCKET -> {

@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static io.trino.plugin.base.session.PropertyMetadataUtil.dataSizeProperty;
 import static io.trino.plugin.base.session.PropertyMetadataUtil.durationProperty;
 import static io.trino.spi.session.PropertyMetadata.integerProperty;
+import static io.trino.spi.session.PropertyMetadata.stringProperty;
 
 import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
@@ -50,7 +51,19 @@ public enum LakestreamTableProcedure {
             List.of(durationProperty(
                     "retention_threshold", "Remove tiered log segments committed longer ago than this", null, false))),
     /** {@code remove_orphans}: one orphan sweep of the log and the lake with the tiering service's ages. */
-    REMOVE_ORPHANS(TableProcedureExecutionMode.coordinatorOnly(), List.of());
+    REMOVE_ORPHANS(TableProcedureExecutionMode.coordinatorOnly(), List.of()),
+    /**
+     * {@code expire_partitions(retention => '30d')}: the tiering service's partition expiry now, by {@code retention}
+     * (the table property's syntax) or, without it, by the table's {@code partition_expiration}.
+     */
+    EXPIRE_PARTITIONS(
+            TableProcedureExecutionMode.coordinatorOnly(),
+            List.of(stringProperty(
+                    "retention",
+                    "Expire partitions whose time range ended longer ago than this ('30d', 'P30D'); default: the table's"
+                            + " partition_expiration",
+                    null,
+                    false)));
 
     private final TableProcedureExecutionMode executionMode;
     private final List<PropertyMetadata<?>> properties;

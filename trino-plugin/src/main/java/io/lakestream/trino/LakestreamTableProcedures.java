@@ -6,11 +6,13 @@ import io.airlift.units.DataSize;
 import io.airlift.units.Duration;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.PartitionExpiration;
 import io.lakestream.tiering.TableMaintenance;
 import io.lakestream.tiering.TableSnapshotExpiry;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.compaction.TableCompaction;
+import io.lakestream.tiering.expiry.PartitionExpiry;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
@@ -37,6 +39,11 @@ final class LakestreamTableProcedures {
         OptionalLong retention = properties.get("retention_threshold") instanceof Duration duration
                 ? OptionalLong.of(duration.toMillis())
                 : OptionalLong.empty();
+        if (properties.get("retention") instanceof String value) {
+            // checked here, so a bad value fails before anything runs, with the property's syntax and error
+            retention = OptionalLong.of(PartitionExpiration.parseRetention(table.toString(), "retention", value)
+                    .toMillis());
+        }
         OptionalInt retainLast =
                 properties.get("retain_last") instanceof Integer count ? OptionalInt.of(count) : OptionalInt.empty();
         if (targetFileSize.isPresent() && targetFileSize.getAsLong() < 1024) {
@@ -91,6 +98,20 @@ final class LakestreamTableProcedures {
                         clock.millis()));
             case REMOVE_ORPHANS ->
                 Map.of("removed_files_count", (long) TableMaintenance.removeOrphans(table, defaults, clock));
+            case EXPIRE_PARTITIONS -> {
+                Optional<java.time.Duration> retention =
+                        handle.retentionMillis().isPresent()
+                                ? Optional.of(java.time.Duration.ofMillis(
+                                        handle.retentionMillis().getAsLong()))
+                                : Optional.empty();
+                PartitionExpiry.Result result =
+                        new PartitionExpiry(TieringHooks.NONE, clock).expireNow(table, retention);
+                yield Map.of(
+                        "expired_from_log_count", (long) result.expiredFromLog().size(),
+                        "deleted_from_lake_count",
+                                (long) result.lake().deleted().size(),
+                        "waiting_count", (long) result.lake().waiting().size());
+            }
         };
     }
 }

@@ -1,5 +1,7 @@
 package io.lakestream.tiering.expiry;
 
+import static io.lakestream.common.LakestreamError.PARTITION_EXPIRATION_INVALID;
+import static io.lakestream.common.LakestreamError.PARTITION_EXPIRY_NOT_POSSIBLE;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
@@ -13,9 +15,11 @@ import io.lakestream.table.Partitioning;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringStep;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.PartitionSpec;
 import org.slf4j.Logger;
@@ -74,6 +78,46 @@ public final class PartitionExpiry {
             // finishes earlier expiries whatever the property says now
             invalid = Optional.of(e);
         }
+        Result result = expire(table, expiration);
+        if (invalid.isPresent()) {
+            throw invalid.get();
+        }
+        return result;
+    }
+
+    /**
+     * An expiry on demand ({@code ALTER TABLE t EXECUTE expire_partitions}, {@code lakestream expire-partitions}): the
+     * same two steps as a round's, by {@code retention} if given, else by the table's property. Unlike a round it
+     * refuses what it cannot do: a table whose log is kept per bucket or that is not partitioned ({@code
+     * PARTITION_EXPIRY_NOT_POSSIBLE}), a table not partitioned by time, an invalid retention, or neither a retention
+     * nor the property ({@code PARTITION_EXPIRATION_INVALID}); nothing is written then.
+     */
+    public Result expireNow(LakestreamTable table, Optional<Duration> retention) {
+        String name = table.identifier().toString();
+        if (!table.definition().isPartitioned() || !table.log().isPartitionedLog()) {
+            throw new LakestreamException(
+                    PARTITION_EXPIRY_NOT_POSSIBLE,
+                    (table.definition().isPartitioned()
+                                    ? "Table %s keeps its log per bucket (it was created before partitioned logs were the"
+                                            + " default), so a partition cannot leave its log alone; copy the rows into a"
+                                            + " table created now to expire partitions"
+                                    : "Table %s is not partitioned; expire rows with DELETE instead")
+                            .formatted(name));
+        }
+        table.lake().refresh();
+        Map<String, String> properties = retention
+                .map(value -> Map.of(PartitionExpiration.PROPERTY, value.toString()))
+                .orElse(table.lake().properties());
+        PartitionExpiration expiration = PartitionExpiration.of(name, table.definition(), properties)
+                .orElseThrow(() -> new LakestreamException(
+                        PARTITION_EXPIRATION_INVALID,
+                        ("Table %s sets no '%s': pass a retention (such as '30d') or set the table property"
+                                        + " (Trino: partition_expiration, Spark: TBLPROPERTIES)")
+                                .formatted(name, PartitionExpiration.PROPERTY)));
+        return expire(table, Optional.of(expiration));
+    }
+
+    private Result expire(LakestreamTable table, Optional<PartitionExpiration> expiration) {
         List<String> expired = List.of();
         if (expiration.isPresent()) {
             expired = expireFromLog(table, expiration.get());
@@ -81,11 +125,7 @@ public final class PartitionExpiry {
                 hooks.reached(table.identifier(), TieringStep.PARTITIONS_EXPIRED_FROM_LOG, -1);
             }
         }
-        ExpiredPartitionLakeDelete.Result lake = ExpiredPartitionLakeDelete.run(table, hooks);
-        if (invalid.isPresent()) {
-            throw invalid.get();
-        }
-        return new Result(expired, lake);
+        return new Result(expired, ExpiredPartitionLakeDelete.run(table, hooks));
     }
 
     private List<String> expireFromLog(LakestreamTable table, PartitionExpiration expiration) {
