@@ -2,6 +2,7 @@ package io.lakestream.sqltests;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,7 @@ public final class FreshnessBenchmark {
     static List<Long> run(String[] args) throws Exception {
         int commits = 200;
         Optional<Path> traceFile = Optional.empty();
+        Optional<Path> queryInfoDir = Optional.empty();
         boolean inProcess = false;
         int trinoWorkers = 0;
         int warmup = 20;
@@ -76,10 +78,12 @@ public final class FreshnessBenchmark {
                 commits = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--trace") && i + 1 < args.length) {
                 traceFile = Optional.of(Path.of(args[++i]));
+            } else if (args[i].equals("--query-info") && i + 1 < args.length) {
+                queryInfoDir = Optional.of(Path.of(args[++i]));
             } else {
                 System.err.println(
                         "usage: lakestream bench freshness [--commits N] [--trace FILE] [--in-process] [--trino-workers N]"
-                                + " [--warmup N] [--floor-samples N]");
+                                + " [--warmup N] [--floor-samples N] [--query-info DIR]");
                 System.exit(2);
             }
         }
@@ -132,6 +136,9 @@ public final class FreshnessBenchmark {
                 }
             }
             writers.stopTiering();
+            if (queryInfoDir.isPresent()) {
+                writeQueryInfo(trino, queryInfoDir.get(), schema, commits);
+            }
             report(
                     trino,
                     commits,
@@ -261,6 +268,29 @@ public final class FreshnessBenchmark {
         return (System.nanoTime() - committedNanos) / 1_000_000;
     }
 
+    /**
+     * The coordinator's full query info (stages, tasks, pipelines, operators with their blocked and wall times) of
+     * the union read that saw the last measured commit, and of the polls before it, and of one {@code SELECT}
+     * constant run now: to see where a union read waits (docs/benchmarks.md, "freshness").
+     */
+    private static void writeQueryInfo(TrinoEngine trino, Path dir, String schema, int commits) throws IOException {
+        Files.createDirectories(dir);
+        String lastPoint = "SELECT count(*) FROM " + schema + ".events WHERE id = " + (commits - 1);
+        // every poll of that commit (the last one saw it); no other query's text contains this one's
+        List<String> union = trino.queryInfoJson(lastPoint);
+        for (int i = 0; i < union.size(); i++) {
+            Files.writeString(dir.resolve("union-after-commit-" + i + ".json"), union.get(i));
+        }
+        String constant = "SELECT 20261202";
+        trino.query(constant);
+        List<String> constantInfo = trino.queryInfoJson(constant);
+        if (!constantInfo.isEmpty()) {
+            Files.writeString(dir.resolve("select-constant.json"), constantInfo.getLast());
+        }
+        System.out.printf(
+                "query info: %d union read(s) after the last commit and a SELECT constant in %s%n", union.size(), dir);
+    }
+
     /** Latencies of {@code samples} runs of a query, formatted with ids cycling over the written rows. */
     private static List<Long> queryLatencies(
             TrinoEngine trino, String query, int rows, int samples, List<TrinoEngine.QueryPhases> phases) {
@@ -295,6 +325,16 @@ public final class FreshnessBenchmark {
                 phase(phases, TrinoEngine.QueryPhases::blocked),
                 phase(phases, TrinoEngine.QueryPhases::tasks),
                 phase(phases, TrinoEngine.QueryPhases::drivers));
+        OUT.printf(
+                "%-48s first task created %s, leaf drivers ended %s, output drivers ended %s, query ended %s;"
+                        + " table scans' getOutput wall %s, cpu %s%n",
+                "",
+                phase(phases, TrinoEngine.QueryPhases::firstTaskCreated),
+                phase(phases, TrinoEngine.QueryPhases::leafDriversEnded),
+                phase(phases, TrinoEngine.QueryPhases::outputDriversEnded),
+                phase(phases, TrinoEngine.QueryPhases::ended),
+                phase(phases, TrinoEngine.QueryPhases::scanWall),
+                phase(phases, TrinoEngine.QueryPhases::scanCpu));
     }
 
     private static String phase(List<TrinoEngine.QueryPhases> phases, ToLongFunction<TrinoEngine.QueryPhases> value) {

@@ -11,18 +11,27 @@ import io.lakestream.trino.TrinoPluginJars;
 import io.trino.execution.QueryInfo;
 import io.trino.execution.QueryManager;
 import io.trino.execution.QueryStats;
+import io.trino.execution.StageId;
+import io.trino.execution.StageInfo;
+import io.trino.execution.StagesInfo;
+import io.trino.execution.TaskInfo;
+import io.trino.operator.OperatorStats;
 import io.trino.server.BasicQueryInfo;
 import io.trino.spi.Plugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * A real in-process Trino (coordinator and one worker, unless told otherwise) with the {@code lakestream} catalog over the
@@ -120,10 +129,16 @@ public final class TrinoEngine implements AutoCloseable {
                 .filter(query -> query.getQuery().equals(statement))
                 .max(Comparator.comparing(query -> query.getQueryStats().getCreateTime()))
                 .map(BasicQueryInfo::getQueryId)
-                .map(id -> QueryPhases.of(queries.getFullQueryInfo(id).getQueryStats()));
+                .map(id -> QueryPhases.of(queries.getFullQueryInfo(id)));
     }
 
-    /** A query's phases in milliseconds (Trino's {@link QueryStats}), and its tasks and drivers. */
+    /**
+     * A query's phases in milliseconds (Trino's {@link QueryStats}), and its tasks and drivers; then its timeline
+     * from the stages' tasks, in milliseconds after the query was created: when the first task was created, when the
+     * drivers of the leaf stages (the table scans) and of the output stage had all ended, and when the query ended;
+     * and the wall and CPU time of the table scan operators' {@code getOutput} (the connector's page sources). A
+     * query without stages (none had started) has -1 for the timeline.
+     */
     record QueryPhases(
             long elapsed,
             long queued,
@@ -136,8 +151,34 @@ public final class TrinoEngine implements AutoCloseable {
             long scheduled,
             long blocked,
             long tasks,
-            long drivers) {
-        static QueryPhases of(QueryStats stats) {
+            long drivers,
+            long firstTaskCreated,
+            long leafDriversEnded,
+            long outputDriversEnded,
+            long ended,
+            long scanWall,
+            long scanCpu) {
+        static QueryPhases of(QueryInfo info) {
+            QueryStats stats = info.getQueryStats();
+            Instant created = stats.getCreateTime();
+            List<StageInfo> stages = info.getStages().map(StagesInfo::getStages).orElse(List.of());
+            Optional<StageId> output = info.getStages().map(StagesInfo::getOutputStageId);
+            List<TaskInfo> tasks =
+                    stages.stream().flatMap(stage -> stage.tasks().stream()).toList();
+            List<TaskInfo> leafTasks = stages.stream()
+                    .filter(stage -> stage.subStages().isEmpty())
+                    .flatMap(stage -> stage.tasks().stream())
+                    .toList();
+            List<TaskInfo> outputTasks = stages.stream()
+                    .filter(stage -> output.isPresent() && stage.stageId().equals(output.get()))
+                    .flatMap(stage -> stage.tasks().stream())
+                    .toList();
+            List<OperatorStats> scans = tasks.stream()
+                    .flatMap(task -> task.stats().pipelines().stream())
+                    .flatMap(pipeline -> pipeline.getOperatorSummaries().stream())
+                    .filter(operator -> operator.getOperatorType().contains("TableScan")
+                            || operator.getOperatorType().contains("ScanFilter"))
+                    .toList();
             return new QueryPhases(
                     millis(stats.getElapsedTime()),
                     millis(stats.getQueuedTime()),
@@ -150,7 +191,26 @@ public final class TrinoEngine implements AutoCloseable {
                     millis(stats.getTotalScheduledTime()),
                     millis(stats.getTotalBlockedTime()),
                     stats.getTotalTasks(),
-                    stats.getTotalDrivers());
+                    stats.getTotalDrivers(),
+                    after(created, tasks.stream().map(task -> task.stats().createTime()), false),
+                    after(created, leafTasks.stream().map(task -> task.stats().lastEndTime()), true),
+                    after(created, outputTasks.stream().map(task -> task.stats().lastEndTime()), true),
+                    after(created, Stream.ofNullable(stats.getEndTime()), true),
+                    scans.stream()
+                            .mapToLong(scan -> millis(scan.getGetOutputWall()))
+                            .sum(),
+                    scans.stream()
+                            .mapToLong(scan -> millis(scan.getGetOutputCpu()))
+                            .sum());
+        }
+
+        /** Milliseconds from {@code start} to the latest (or earliest) of {@code times}; -1 if there are none. */
+        private static long after(Instant start, Stream<Instant> times, boolean latest) {
+            Comparator<Instant> order = Comparator.naturalOrder();
+            return times.filter(Objects::nonNull)
+                    .reduce((a, b) -> (order.compare(a, b) < 0) == latest ? b : a)
+                    .map(time -> Duration.between(start, time).toMillis())
+                    .orElse(-1L);
         }
 
         private static long millis(io.airlift.units.Duration duration) {
