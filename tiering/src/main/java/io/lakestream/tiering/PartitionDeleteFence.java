@@ -86,8 +86,9 @@ public final class PartitionDeleteFence implements CommitConflictCheck {
     }
 
     private Optional<String> partitionDelete(List<StagedSegment> segments, LogSnapshot current) {
-        boolean windowFull = !CommitMarkers.covers(current, current.version());
-        if (!windowFull && CommitMarkers.partitionDeletes(current, 0).isEmpty()) {
+        // nothing to check only while the key window still holds every keyed commit (so every marker) ever made
+        if (CommitMarkers.covers(current, 0)
+                && CommitMarkers.partitionDeletes(current, 0).isEmpty()) {
             return Optional.empty();
         }
         Table lake = table.lake();

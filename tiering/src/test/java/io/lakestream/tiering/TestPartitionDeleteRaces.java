@@ -8,6 +8,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakePosition;
 import io.lakestream.log.CommitConflictCheck;
 import io.lakestream.log.CommitMarkers;
+import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.table.LakestreamTable;
@@ -15,6 +16,7 @@ import io.lakestream.testing.PartitionedScores;
 import io.lakestream.testing.TestingWarehouse;
 import io.lakestream.write.LakestreamWriter;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -305,6 +307,39 @@ class TestPartitionDeleteRaces {
             }
             return fence.findConflict(segments, from, current);
         };
+    }
+
+    /**
+     * More keyed commits than the log remembers came after the lake the write read, none of them a marker: a marker
+     * may have dropped out of the window, so the write fails rather than being let through on a window that cannot
+     * tell.
+     */
+    @Test
+    void aKeyWindowThatNoLongerReachesTheReadLakeFailsTheWrite() {
+        try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
+            LakestreamTable table = tieredTable(warehouse);
+            Read read = Read.now(table);
+            LogSnapshot checkedFrom = table.log().latestSnapshot();
+            long firstKept = checkedFrom.version() + 10;
+            Map<String, Long> keys = new HashMap<>();
+            for (int i = 0; i < LogSnapshot.RETAINED_IDEMPOTENCY_KEYS; i++) {
+                keys.put(CommitMarkers.CONDITIONAL_PREFIX + "write-" + i, firstKept + i);
+            }
+            LogSnapshot current = new LogSnapshot(
+                    checkedFrom.formatVersion(),
+                    firstKept + LogSnapshot.RETAINED_IDEMPOTENCY_KEYS - 1,
+                    checkedFrom.committedAtMillis(),
+                    checkedFrom.buckets(),
+                    keys,
+                    checkedFrom.swept(),
+                    checkedFrom.tableUuid(),
+                    checkedFrom.partitions(),
+                    checkedFrom.nextPartitionId(),
+                    checkedFrom.expiredPartitions());
+
+            assertThat(read.fence(table).findConflict(List.of(), checkedFrom, current))
+                    .hasValueSatisfying(conflict -> assertThat(conflict).contains("than the log remembers"));
+        }
     }
 
     private static void assertConflict(Throwable failure) {
