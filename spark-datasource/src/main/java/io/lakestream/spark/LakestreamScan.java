@@ -45,6 +45,9 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     private final org.apache.iceberg.expressions.Expression lakePruning;
 
     private final List<String> columns;
+    /** The user columns the scan returns, each a struct possibly narrowed by Spark's nested schema pruning. */
+    private final List<Types.NestedField> readFields;
+
     private final MergeConfig merge;
     private final OptionalInt limit;
     private final List<Predicate> pushed;
@@ -65,6 +68,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         this.options = requireNonNull(options, "options is null");
         this.lakePruning = requireNonNull(lakePruning, "lakePruning is null");
         this.columns = columns.stream().map(Types.NestedField::name).toList();
+        this.readFields = List.copyOf(columns);
         this.merge = requireNonNull(merge, "merge is null");
         this.limit = requireNonNull(limit, "limit is null");
         this.pushed = List.copyOf(pushed);
@@ -99,6 +103,11 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
         return columns;
     }
 
+    /** The user columns the scan returns, in table order, each a struct narrowed to the fields it reads. */
+    List<Types.NestedField> readFields() {
+        return readFields;
+    }
+
     /** The filter the scan applies exactly: the predicates Spark pushed that could be translated. */
     org.apache.iceberg.expressions.Expression filter() {
         return options.filter();
@@ -117,7 +126,7 @@ final class LakestreamScan implements SupportsReportStatistics, Batch {
     /** {@code spark.readStream}: see {@link LakestreamStreams}. */
     @Override
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
-        return LakestreamStreams.open(table, options, columns, merge, readOptions, checkpointLocation);
+        return LakestreamStreams.open(table, options, readFields, merge, readOptions, checkpointLocation);
     }
 
     @Override

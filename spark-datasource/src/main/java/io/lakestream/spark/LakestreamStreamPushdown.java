@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.table.TableDefinition;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,6 +18,7 @@ import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
@@ -23,11 +26,14 @@ import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.execution.datasources.v2.StreamingDataSourceV2ScanRelation;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Function1;
+import scala.PartialFunction;
+import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -159,37 +165,83 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
 
     private Optional<LogicalPlan> pushDown(LogicalPlan node) {
         if (node instanceof Project project) {
-            return through(project.child(), names(project.references())).map(pushed -> withChild(project, pushed));
+            return through(project.child(), ScanUsage.projecting(project.projectList()))
+                    .map(pushed -> pushed.above(project));
         }
         if (node instanceof Filter || node instanceof EventTimeWatermark) {
-            // nothing above prunes columns: every column the scan returns is needed
-            return through(node, names(node.outputSet()));
+            // nothing above prunes columns: every column the scan returns is needed, whole
+            return through(node, ScanUsage.projecting(node.output())).map(Pushed::plan);
         }
         return Optional.empty();
     }
 
     /**
-     * Pushes into the stream's scan under {@code node}, reached through filters and watermarks (nodes that pass rows
-     * on unchanged or drop them): the scan keeps the {@code required} columns and those the nodes on the way use;
-     * only the filter right on the scan offers its conjuncts (Spark's optimizer already moved every conjunct that may
-     * go lower into it, so the others, e.g. on a watermark's event time or above a nondeterministic filter, stay).
+     * What the plan above a stream's scan uses of the scan's output: the expressions a projection returns and the
+     * conditions of the nodes between it and the scan (Spark's nested schema pruning reads the fields they use).
      */
-    private Optional<LogicalPlan> through(LogicalPlan node, Set<String> required) {
+    private record ScanUsage(List<NamedExpression> projects, List<Expression> conditions) {
+        ScanUsage {
+            projects = List.copyOf(projects);
+            conditions = List.copyOf(conditions);
+        }
+
+        static ScanUsage projecting(Seq<? extends NamedExpression> projects) {
+            return new ScanUsage(List.copyOf(CollectionConverters.asJava(projects)), List.of());
+        }
+
+        ScanUsage with(List<Expression> more) {
+            List<Expression> all = new ArrayList<>(conditions);
+            all.addAll(more);
+            return new ScanUsage(projects, all);
+        }
+
+        /** The columns the expressions refer to. */
+        Set<String> columnNames() {
+            Set<String> names = new HashSet<>();
+            projects.forEach(project -> names.addAll(names(((Expression) project).references())));
+            conditions.forEach(condition -> names.addAll(names(condition.references())));
+            return names;
+        }
+    }
+
+    /**
+     * A plan whose stream scan reads what was pushed into it, and how the expressions of the nodes above the scan
+     * are rewritten to its output, whose structs may be narrowed (empty: the output has the scan's types).
+     */
+    private record Pushed(LogicalPlan plan, Optional<PartialFunction<Expression, Expression>> narrowing) {
+        /** {@code node}, over this plan, its expressions reading the narrowed structs. */
+        Pushed under(LogicalPlan node) {
+            return new Pushed(above(node), narrowing);
+        }
+
+        LogicalPlan above(LogicalPlan node) {
+            LogicalPlan rewritten = narrowing.map(node::transformExpressions).orElse(node);
+            return withChild(rewritten, plan);
+        }
+    }
+
+    /**
+     * Pushes into the stream's scan under {@code node}, reached through filters and watermarks (nodes that pass rows
+     * on unchanged or drop them): the scan keeps what {@code usage} needs and what the nodes on the way use; only
+     * the filter right on the scan offers its conjuncts (Spark's optimizer already moved every conjunct that may go
+     * lower into it, so the others, e.g. on a watermark's event time or above a nondeterministic filter, stay).
+     */
+    private Optional<Pushed> through(LogicalPlan node, ScanUsage usage) {
         Optional<StreamingDataSourceV2ScanRelation> scan = stream(node);
         if (scan.isPresent()) {
-            return pushDown(scan.get(), required, Optional.empty());
+            return pushDown(scan.get(), usage, Optional.empty());
         }
         if (node instanceof Filter filter && stream(filter.child()).isPresent()) {
-            return pushDown(stream(filter.child()).orElseThrow(), required, Optional.of(filter));
+            return pushDown(stream(filter.child()).orElseThrow(), usage, Optional.of(filter));
         }
-        if (node instanceof Filter || node instanceof EventTimeWatermark) {
-            Set<String> needed = new HashSet<>(required);
-            needed.addAll(names(node.references()));
-            if (node instanceof EventTimeWatermark watermark) {
-                needed.add(watermark.eventTime().name());
-            }
-            LogicalPlan child = ((org.apache.spark.sql.catalyst.plans.logical.UnaryNode) node).child();
-            return through(child, needed).map(pushed -> withChild(node, pushed));
+        if (node instanceof Filter filter) {
+            return through(filter.child(), usage.with(List.of(filter.condition())))
+                    .map(pushed -> pushed.under(node));
+        }
+        if (node instanceof EventTimeWatermark watermark) {
+            // the event time is read whole (Spark computes the watermark from it)
+            return through(watermark.child(), usage.with(List.of(watermark.eventTime())))
+                    .map(pushed -> pushed.under(node));
         }
         return Optional.empty();
     }
@@ -207,11 +259,12 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
     }
 
     /**
-     * The scan reading only the {@code required} columns and the rows the pushable conjuncts of {@code filter} keep,
-     * under a filter of the other conjuncts; empty if that reads what the scan reads.
+     * The scan reading only what {@code usage} needs (with Spark's nested schema pruning, a struct narrowed to the
+     * fields used) and the rows the pushable conjuncts of {@code filter} keep, under a filter of the other conjuncts;
+     * empty if that reads what the scan reads.
      */
-    private Optional<LogicalPlan> pushDown(
-            StreamingDataSourceV2ScanRelation scan, Set<String> required, Optional<Filter> filter) {
+    private Optional<Pushed> pushDown(
+            StreamingDataSourceV2ScanRelation scan, ScanUsage usage, Optional<Filter> filter) {
         LakestreamMicroBatchStream stream = (LakestreamMicroBatchStream) scan.stream();
         StreamBatches batches = stream.batches();
         TableDefinition definition = batches.table().table().definition();
@@ -235,44 +288,80 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
                 remaining.add(conjunct);
             }
         }
-        Set<String> needed = new HashSet<>(required);
+        Set<String> needed = usage.columnNames();
         remaining.forEach(conjunct -> needed.addAll(names(conjunct.references())));
         if (byKey) {
             // the outputs per key find each change's key in the rows they read
             needed.addAll(definition.primaryKey());
         }
+        Map<String, DataType> narrowed = narrowedTypes(scan, usage.with(remaining));
         List<StructField> fields = new ArrayList<>();
-        for (Types.NestedField field : definition.schema().columns()) {
-            if (needed.contains(field.name())) {
-                fields.add(LakestreamTypes.sparkField(field));
+        for (Types.NestedField column : definition.schema().columns()) {
+            if (needed.contains(column.name())) {
+                StructField field = LakestreamTypes.sparkField(column);
+                fields.add(new StructField(
+                        field.name(),
+                        narrowed.getOrDefault(field.name(), field.dataType()),
+                        field.nullable(),
+                        field.metadata()));
             }
-        }
-        if (!anyPushed && fields.size() == batches.columns().size()) {
-            return Optional.empty();
         }
         builder.pruneColumns(new StructType(fields.toArray(StructField[]::new)));
         LakestreamScan pushedScan = (LakestreamScan) builder.build();
-        Set<String> kept = new HashSet<>(pushedScan.columns());
-        LakestreamTypes.changeFields(definition).forEach(field -> kept.add(field.name()));
+        if (!anyPushed && pushedScan.readFields().equals(batches.columns())) {
+            return Optional.empty();
+        }
+        // the scan's output: the attributes it keeps, each of the type the scan reads (a struct maybe narrowed)
+        StructType read = pushedScan.readSchema();
         List<AttributeReference> output = new ArrayList<>();
+        boolean anyNarrowed = false;
         for (AttributeReference attribute : CollectionConverters.asJava(scan.output())) {
-            if (kept.contains(attribute.name())) {
+            if (read.getFieldIndex(attribute.name()).isEmpty()) {
+                continue;
+            }
+            DataType type = read.apply(attribute.name()).dataType();
+            if (type.equals(attribute.dataType())) {
                 output.add(attribute);
+            } else {
+                output.add(attribute.withDataType(type));
+                anyNarrowed = true;
             }
         }
+        Optional<PartialFunction<Expression, Expression>> narrowing =
+                anyNarrowed ? Optional.of(internals.projectionOverSchema(output)) : Optional.empty();
         LogicalPlan relation = internals.scanRelation(
                 scan,
                 new PushedDownStreamScan(pushedScan),
                 output,
-                stream.pushedDown(batches.pushedDown(pushedScan.columns(), pushedScan.filter())));
+                stream.pushedDown(batches.pushedDown(pushedScan.readFields(), pushedScan.filter())));
         if (remaining.isEmpty()) {
-            return Optional.of(relation);
+            return Optional.of(new Pushed(relation, narrowing));
         }
         if (remaining.size() == conjuncts.size()) {
-            return Optional.of(withChild(filter.orElseThrow(), relation));
+            return Optional.of(new Pushed(relation, narrowing).under(filter.orElseThrow()));
         }
-        return Optional.of(
-                internals.filter(remaining.stream().reduce(internals::and).orElseThrow(), relation));
+        List<Expression> rewritten = remaining.stream()
+                .map(conjunct -> narrowing.map(conjunct::transformDown).orElse(conjunct))
+                .toList();
+        return Optional.of(new Pushed(
+                internals.filter(rewritten.stream().reduce(internals::and).orElseThrow(), relation), narrowing));
+    }
+
+    /**
+     * The types Spark's nested schema pruning reads the struct columns {@code usage} uses as (only the fields used),
+     * by column name; empty where the session has nested schema pruning off.
+     */
+    private Map<String, DataType> narrowedTypes(StreamingDataSourceV2ScanRelation scan, ScanUsage usage) {
+        if (!internals.nestedSchemaPruningEnabled()) {
+            return Map.of();
+        }
+        Map<String, DataType> types = new HashMap<>();
+        for (StructField field : internals
+                .prunedSchema(scan.schema(), usage.projects(), usage.conditions())
+                .fields()) {
+            types.put(field.name(), field.dataType());
+        }
+        return types;
     }
 
     /** Whether the scan takes the conjunct as an exact filter. */

@@ -8,6 +8,7 @@ import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
 import java.util.List;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ final class LakestreamStreams {
     static LakestreamMicroBatchStream open(
             LakestreamTable table,
             ReadOptions options,
-            List<String> columns,
+            List<Types.NestedField> columns,
             MergeConfig merge,
             CaseInsensitiveStringMap readOptions,
             String checkpointLocation) {

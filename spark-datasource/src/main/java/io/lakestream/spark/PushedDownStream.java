@@ -77,6 +77,6 @@ final class PushedDownStream implements MicroBatchStream {
 
     @Override
     public String toString() {
-        return source + "[columns=" + batches.columns() + ", filter=" + batches.filter() + "]";
+        return source + "[columns=" + batches.rowSchema().simpleString() + ", filter=" + batches.filter() + "]";
     }
 }

@@ -13,6 +13,7 @@ import java.util.OptionalInt;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -24,13 +25,18 @@ import org.apache.spark.sql.types.StructType;
  *
  * @param table the table
  * @param output what the rows are
- * @param columns the user columns to return
+ * @param columns the user columns to return, in table order, each a struct possibly narrowed to the fields the
+ *     stream's query uses (nested schema pruning, {@link LakestreamStreamPushdown}): the executors read only those
  * @param filter the rows to return, applied to every row read (the state's and the log's), so only filters that
  *     are exact on the output's rows belong here ({@link LakestreamStreamPushdown})
  * @param merge the merge limits of the state read
  */
 record StreamBatches(
-        LakestreamTable table, StreamOutput output, List<String> columns, Expression filter, MergeConfig merge) {
+        LakestreamTable table,
+        StreamOutput output,
+        List<Types.NestedField> columns,
+        Expression filter,
+        MergeConfig merge) {
     StreamBatches {
         requireNonNull(table, "table is null");
         requireNonNull(output, "output is null");
@@ -40,7 +46,7 @@ record StreamBatches(
     }
 
     /** The same batches, reading only {@code columns} and the rows that pass {@code filter}. */
-    StreamBatches pushedDown(List<String> columns, Expression filter) {
+    StreamBatches pushedDown(List<Types.NestedField> columns, Expression filter) {
         return new StreamBatches(table, output, columns, filter, merge);
     }
 
@@ -61,11 +67,14 @@ record StreamBatches(
         return output.changeColumns();
     }
 
+    /** The names of the user columns to return. */
+    List<String> columnNames() {
+        return columns.stream().map(Types.NestedField::name).toList();
+    }
+
+    /** The user columns as Spark reads them: a narrowed struct with only its read fields. */
     StructType rowSchema() {
-        return new StructType(columns.stream()
-                .map(column -> LakestreamTypes.sparkField(
-                        table.table().definition().schema().findField(column)))
-                .toArray(StructField[]::new));
+        return new StructType(columns.stream().map(LakestreamTypes::sparkField).toArray(StructField[]::new));
     }
 
     /** The rows of the stream: the change columns first on the changelog, as in {@code t$changes}. */
@@ -85,7 +94,7 @@ record StreamBatches(
                 Binder.bind(table.table().definition().schema().asStruct(), filter, false));
         LakestreamReaderFactory rows = new LakestreamReaderFactory(
                 table.ref(),
-                columns,
+                columnNames(),
                 rowSchema(),
                 filterJson,
                 merge.maxIndexRows(),
@@ -93,7 +102,7 @@ record StreamBatches(
                 LakestreamReaderFactory.NO_LAKE_PRUNING_JSON);
         LakestreamReaderFactory changes = new LakestreamReaderFactory(
                 table.ref(),
-                columns,
+                columnNames(),
                 readSchema(),
                 filterJson,
                 merge.maxIndexRows(),

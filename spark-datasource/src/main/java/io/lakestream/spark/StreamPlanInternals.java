@@ -12,7 +12,10 @@ import org.apache.spark.sql.ExperimentalMethods;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.ProjectionOverSchema;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
@@ -21,7 +24,11 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.streaming.SparkDataStream;
 import org.apache.spark.sql.execution.datasources.v2.StreamingDataSourceV2Relation;
 import org.apache.spark.sql.execution.datasources.v2.StreamingDataSourceV2ScanRelation;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import scala.Option;
+import scala.PartialFunction;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -45,6 +52,12 @@ final class StreamPlanInternals {
     private final MethodHandle experimental;
     private final MethodHandle extraOptimizations;
     private final MethodHandle setExtraOptimizations;
+    private final MethodHandle nestedSchemaPruningEnabled;
+    private final MethodHandle identifyRootFields;
+    private final MethodHandle pruneSchema;
+    private final MethodHandle attributeSet;
+    private final MethodHandle projectionOverSchema;
+    private final MethodHandle projectionUnapply;
 
     private StreamPlanInternals(
             MethodHandle scanRelation,
@@ -53,7 +66,13 @@ final class StreamPlanInternals {
             MethodHandle translateFilter,
             MethodHandle experimental,
             MethodHandle extraOptimizations,
-            MethodHandle setExtraOptimizations) {
+            MethodHandle setExtraOptimizations,
+            MethodHandle nestedSchemaPruningEnabled,
+            MethodHandle identifyRootFields,
+            MethodHandle pruneSchema,
+            MethodHandle attributeSet,
+            MethodHandle projectionOverSchema,
+            MethodHandle projectionUnapply) {
         this.scanRelation = requireNonNull(scanRelation, "scanRelation is null");
         this.filter = requireNonNull(filter, "filter is null");
         this.and = requireNonNull(and, "and is null");
@@ -61,6 +80,13 @@ final class StreamPlanInternals {
         this.experimental = requireNonNull(experimental, "experimental is null");
         this.extraOptimizations = requireNonNull(extraOptimizations, "extraOptimizations is null");
         this.setExtraOptimizations = requireNonNull(setExtraOptimizations, "setExtraOptimizations is null");
+        this.nestedSchemaPruningEnabled =
+                requireNonNull(nestedSchemaPruningEnabled, "nestedSchemaPruningEnabled is null");
+        this.identifyRootFields = requireNonNull(identifyRootFields, "identifyRootFields is null");
+        this.pruneSchema = requireNonNull(pruneSchema, "pruneSchema is null");
+        this.attributeSet = requireNonNull(attributeSet, "attributeSet is null");
+        this.projectionOverSchema = requireNonNull(projectionOverSchema, "projectionOverSchema is null");
+        this.projectionUnapply = requireNonNull(projectionUnapply, "projectionUnapply is null");
     }
 
     /** This Spark lacks an internal the rule needs (the message names it and the Spark version). */
@@ -73,6 +99,8 @@ final class StreamPlanInternals {
     /** The internals of the running Spark, or why pushdown into streams cannot work with it. */
     static StreamPlanInternals find() throws Unavailable {
         Object strategy = module("org.apache.spark.sql.execution.datasources.v2.DataSourceV2Strategy$");
+        Object schemaPruning = module("org.apache.spark.sql.catalyst.expressions.SchemaPruning$");
+        Object attributeSets = module("org.apache.spark.sql.catalyst.expressions.AttributeSet$");
         Class<?> classicSession = type("org.apache.spark.sql.classic.SparkSession");
         return new StreamPlanInternals(
                 constructor(
@@ -89,7 +117,23 @@ final class StreamPlanInternals {
                         .bindTo(strategy),
                 method(classicSession, "experimental", ExperimentalMethods.class),
                 method(ExperimentalMethods.class, "extraOptimizations", Seq.class),
-                method(ExperimentalMethods.class, "extraOptimizations_$eq", void.class, Seq.class));
+                method(ExperimentalMethods.class, "extraOptimizations_$eq", void.class, Seq.class),
+                MethodHandles.filterReturnValue(
+                        staticMethod(SQLConf.class, "get", SQLConf.class),
+                        method(SQLConf.class, "nestedSchemaPruningEnabled", boolean.class)),
+                method(schemaPruning.getClass(), "identifyRootFields", Seq.class, Seq.class, Seq.class)
+                        .bindTo(schemaPruning),
+                method(schemaPruning.getClass(), "pruneSchema", StructType.class, StructType.class, Seq.class)
+                        .bindTo(schemaPruning),
+                method(attributeSets.getClass(), "apply", AttributeSet.class, scala.collection.Iterable.class)
+                        .bindTo(attributeSets),
+                staticMethod(
+                        ProjectionOverSchema.class,
+                        "apply",
+                        ProjectionOverSchema.class,
+                        StructType.class,
+                        AttributeSet.class),
+                method(ProjectionOverSchema.class, "unapply", Option.class, Expression.class));
     }
 
     /** The public constructor of {@code owner} with exactly these parameters. */
@@ -109,6 +153,19 @@ final class StreamPlanInternals {
         } catch (ReflectiveOperationException e) {
             throw unavailable(
                     "the method %s %s.%s(%s)".formatted(returns.getName(), owner.getName(), name, names(parameters)),
+                    e);
+        }
+    }
+
+    /** The public static method of {@code owner} with exactly this name, return type and parameters. */
+    static MethodHandle staticMethod(Class<?> owner, String name, Class<?> returns, Class<?>... parameters)
+            throws Unavailable {
+        try {
+            return MethodHandles.publicLookup().findStatic(owner, name, MethodType.methodType(returns, parameters));
+        } catch (ReflectiveOperationException e) {
+            throw unavailable(
+                    "the static method %s %s.%s(%s)"
+                            .formatted(returns.getName(), owner.getName(), name, names(parameters)),
                     e);
         }
     }
@@ -178,6 +235,53 @@ final class StreamPlanInternals {
     @SuppressWarnings("unchecked")
     Option<Predicate> translateFilter(Expression expression) {
         return invoke(translateFilter, expression);
+    }
+
+    /** Whether the session that plans now prunes nested columns ({@code spark.sql.optimizer.nestedSchemaPruning.enabled}). */
+    boolean nestedSchemaPruningEnabled() {
+        return invoke(nestedSchemaPruningEnabled);
+    }
+
+    /**
+     * {@code schema} (a relation's output) with only the columns {@code projects} and {@code filters} use, each struct
+     * narrowed to the fields they use (Spark's {@code SchemaPruning}, what its batch scans hand {@code pruneColumns}).
+     */
+    StructType prunedSchema(StructType schema, List<NamedExpression> projects, List<Expression> filters) {
+        Seq<?> rootFields = invoke(
+                identifyRootFields,
+                CollectionConverters.asScala(projects).toList(),
+                CollectionConverters.asScala(filters).toList());
+        return rootFields.isEmpty() ? new StructType() : invoke(pruneSchema, schema, rootFields);
+    }
+
+    /**
+     * Rewrites an expression over a relation's attributes to {@code output}, the same attributes (by expression id)
+     * with narrowed struct types: field accesses by ordinal are moved to the narrowed structs' ordinals (Spark's
+     * {@code ProjectionOverSchema}, as its batch scans rewrite the plan above a pruned scan). For {@code
+     * transformExpressions}, which applies it top down.
+     */
+    PartialFunction<Expression, Expression> projectionOverSchema(List<AttributeReference> output) {
+        StructType schema = new StructType(output.stream()
+                .map(attribute -> new StructField(
+                        attribute.name(), attribute.dataType(), attribute.nullable(), attribute.metadata()))
+                .toArray(StructField[]::new));
+        AttributeSet attributes = invoke(attributeSet, CollectionConverters.asScala(output));
+        Object projection = invoke(projectionOverSchema, schema, attributes);
+        return new PartialFunction<>() {
+            @Override
+            public boolean isDefinedAt(Expression expression) {
+                return projected(expression).isDefined();
+            }
+
+            @Override
+            public Expression apply(Expression expression) {
+                return projected(expression).get();
+            }
+
+            private Option<Expression> projected(Expression expression) {
+                return invoke(projectionUnapply, projection, expression);
+            }
+        };
     }
 
     /** The optimizer rules {@code session} adds to Spark's (its {@code spark.experimental.extraOptimizations}). */
