@@ -211,7 +211,8 @@ class TestLakestreamSparkStreamNestedPruning {
     /**
      * An append-only table: a field {@code r.f} added after rows were written to the lake and to the log reads null
      * in them, in the {@code full} state (lake files and a log tail from before the change) and in the log batches of
-     * an {@code earliest} start (segments from before and after it). Only {@code r.a} and {@code r.f} (or {@code
+     * an {@code earliest} start (segments from before and after it), there under a condition on a field that Spark
+     * applies over the narrowed struct. Only {@code r.a} and {@code r.f} (or {@code
      * r.c.e} and {@code r.f}) are read; a field of structs in an array ({@code l.x}) is read with the array whole.
      */
     @Test
@@ -238,7 +239,9 @@ class TestLakestreamSparkStreamNestedPruning {
         for (int id = 1; id <= 7; id++) {
             String f = id >= 6 ? "f" + id : null;
             full.add(row((long) id, ae(id).get(0), f, xs(id)));
-            earliest.add(row((long) id, ae(id).get(1), f));
+            if (id != 4) {
+                earliest.add(row((long) id, ae(id).get(1), f));
+            }
         }
         assertThat(collected("events-full")).isEqualTo(sorted(full));
         assertThat(collected("events-earliest")).isEqualTo(sorted(earliest));
@@ -264,6 +267,8 @@ class TestLakestreamSparkStreamNestedPruning {
                 .readStream()
                 .option("startup.mode", "earliest")
                 .table("ls.%s.events".formatted(NS))
+                // a condition on a field stays in Spark, over the narrowed struct
+                .where("coalesce(r.c.e, '') <> 'e4'")
                 .selectExpr("id", "r.c.e", "r.f");
     }
 
