@@ -44,6 +44,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * exactly go through the table's own {@link LakestreamScanBuilder} (the batch scan's rules), and the scan is
  * replaced by one reading only those ({@link PushedDownStream}); the filters it took leave the plan.
  *
+ * <p>Nested schema pruning (with Spark's {@code nestedSchemaPruning} on): below a {@code Project}, a struct column is
+ * read with only the fields the plan uses (Spark's own {@code SchemaPruning}, as its batch pushdown does), so the scan's
+ * output attributes get the narrowed types, and the expressions of every node from the scan up to the {@code Project}
+ * are rewritten to them (Spark's {@code ProjectionOverSchema}); the {@code Project}'s output keeps its types.
+ *
  * <p>Which filters a stream may take depends on its output (docs/decisions.md, "pushdown into a stream"): rows of
  * an append-only table and the {@code log} output are independent rows, so any filter the scan evaluates exactly is
  * exact on them, the {@code full} state included (a union read with the filter is the filtered state). The {@code
