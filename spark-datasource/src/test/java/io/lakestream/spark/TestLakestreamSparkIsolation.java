@@ -264,6 +264,22 @@ class TestLakestreamSparkIsolation {
     }
 
     /**
+     * {@code INSERT INTO t SELECT ... FROM t} reads the table it writes (Spark resolves both to one loaded table), so
+     * it is planned from a read too: here it is an UPDATE in disguise, and without the check the racing upsert would
+     * be lost.
+     */
+    @Test
+    void insertSelectingFromTheSameTableRacingAnUpsertConflicts() {
+        createTable("self", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.self VALUES (1, 1), (2, 2)");
+        arm(() -> upsert("self", Map.of("id", 1L, "v", 100L)));
+
+        assertConflict("self", "INSERT INTO ls.iso.self SELECT id, race(v) + 1 FROM ls.iso.self WHERE id = 1");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.self ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 100L), List.of(2L, 2L)));
+    }
+
+    /**
      * On an append-only table (where Spark's NOT-MATCHED-only MERGE works, as an append) the MERGE has no key to
      * collide on: a row inserted after its read that its ON condition would have matched makes it fail (its scan's
      * condition is {@code true}, as for every MERGE), so it never inserts a second "absent" row.
