@@ -280,6 +280,29 @@ class TestLakestreamSparkIsolation {
     }
 
     /**
+     * The limit of the link: a DataFrame read from the table and appended to it with {@code writeTo} is two loads of
+     * the table (the DataFrame's, when it was created, and the write's), so the append sees no scan and is blind:
+     * last writer wins, as documented (docs/writes.md).
+     */
+    @Test
+    void dataFrameReadFromTheTableAndAppendedWithWriteToIsBlind() throws Exception {
+        createTable("frames", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.frames VALUES (1, 1)");
+        long before = SparkTables.logVersion(NS, "frames");
+        arm(() -> upsert("frames", Map.of("id", 1L, "v", 100L)));
+
+        testing.spark()
+                .table("ls.iso.frames")
+                .where("id = 1")
+                .selectExpr("id", "race(v) + 1 AS v")
+                .writeTo("ls.iso.frames")
+                .append();
+        assertThat(ARMED.get()).isNull();
+        assertThat(SparkTables.logVersion(NS, "frames")).isEqualTo(before + 2);
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.frames"))).isEqualTo(List.of(List.of(1L, 2L)));
+    }
+
+    /**
      * On an append-only table (where Spark's NOT-MATCHED-only MERGE works, as an append) the MERGE has no key to
      * collide on: a row inserted after its read that its ON condition would have matched makes it fail (its scan's
      * condition is {@code true}, as for every MERGE), so it never inserts a second "absent" row.
