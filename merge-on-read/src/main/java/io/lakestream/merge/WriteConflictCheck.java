@@ -36,9 +36,8 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * The conflict rule of snapshot isolation for a write planned from a read of a primary-key table
- * (UPDATE, DELETE, MERGE), engine-neutral. A change committed after the write's read version
- * conflicts when
+ * The conflict rule of snapshot isolation for a write planned from a read (UPDATE, DELETE, MERGE),
+ * engine-neutral. A change committed after the write's read version conflicts when
  *
  * <ol>
  *   <li>its key is a key the write publishes a change for (any change type: a concurrent delete of
@@ -53,7 +52,9 @@ import org.apache.iceberg.types.Types;
  * cannot translate, which only broadens it); {@code alwaysTrue} when the engine knows none, so that
  * every concurrent insert or upsert conflicts. The keys the write publishes are read from its
  * staged segments with the canonical key encoding of the merge ({@link ArrowKeyEncoder}), so the
- * rule does not depend on what an engine reports. Every bucket of the log is checked, and every bucket of
+ * rule does not depend on what an engine reports. A table without a primary key (where Spark runs a
+ * MERGE with only NOT MATCHED clauses as an append) has no keys to collide on: only rule 2 applies.
+ * Every bucket of the log is checked, and every bucket of
  * every partition of a partitioned table's log ({@link LogTail}); only those the write publishes to, or whose
  * rows the condition can match, are read; the changed keys of a bucket are held in memory while
  * its staged keys stream past them.
@@ -81,9 +82,6 @@ public final class WriteConflictCheck implements CommitConflictCheck {
         this.table = requireNonNull(table, "table is null");
         this.condition = requireNonNull(condition, "condition is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
-        if (!table.definition().hasPrimaryKey()) {
-            throw new IllegalArgumentException("table %s has no primary key".formatted(table));
-        }
         Schema schema = table.definition().schema();
         this.keyFields = table.definition().primaryKeyFields();
         this.keyTypes = keyFields.stream().map(Types.NestedField::type).toList();
@@ -93,6 +91,10 @@ public final class WriteConflictCheck implements CommitConflictCheck {
             if (conditionFields.contains(column.fieldId()) && !keyFields.contains(column)) {
                 columns.add(column);
             }
+        }
+        if (columns.isEmpty()) {
+            // no key and a condition on no column: one column, so that the reader yields the rows to count
+            columns.add(schema.columns().getFirst());
         }
         this.projection = List.copyOf(columns);
         this.conditionFilter = new ArrowRowFilter(new Schema(projection), condition);
@@ -110,8 +112,11 @@ public final class WriteConflictCheck implements CommitConflictCheck {
                         LinkedHashMap::new,
                         Collectors.toList()));
         for (LogTail tail : LogTail.of(OffsetMap.EMPTY, current)) {
-            List<StagedSegment> writes = written.getOrDefault(
-                    new WrittenLog(tail.partition().map(PartitionLog::path), tail.bucket()), List.of());
+            // without a key, what the write publishes collides with nothing (rule 1 needs keys)
+            List<StagedSegment> writes = keyFields.isEmpty()
+                    ? List.of()
+                    : written.getOrDefault(
+                            new WrittenLog(tail.partition().map(PartitionLog::path), tail.bucket()), List.of());
             boolean conditionReads = !conditionMatchesNothing
                     && (conditionBuckets.isEmpty() || conditionBuckets.get().contains(tail.bucket()));
             if (writes.isEmpty() && !conditionReads) {
@@ -207,6 +212,9 @@ public final class WriteConflictCheck implements CommitConflictCheck {
     }
 
     private String describeKey(List<FieldVector> keys, int row) {
+        if (keyFields.isEmpty()) {
+            return "no primary key";
+        }
         List<String> parts = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             parts.add(keyFields.get(i).name() + "=" + keys.get(i).getObject(row));

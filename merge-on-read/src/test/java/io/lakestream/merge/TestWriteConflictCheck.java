@@ -279,6 +279,33 @@ class TestWriteConflictCheck {
                 .isEqualTo(read + 2);
     }
 
+    /**
+     * A table without a primary key (Spark's MERGE with only NOT MATCHED clauses appends to one): no key to collide
+     * on, so only a new row that the condition may match conflicts; the write's own rows never do.
+     */
+    @Test
+    void withoutAPrimaryKeyOnlyRowsMatchingTheConditionConflict() {
+        LakestreamTable events = warehouse.createAppendOnlyTable("events", 2);
+        commit(events, writer -> writer.append(row(1, "active", 0)));
+        long read = events.log().latestSnapshot().version();
+        List<StagedSegment> first = stage(events, writer -> writer.append(row(1, "active", 1)));
+        // the same values the write appends, outside its condition: appends do not collide by value
+        commit(events, writer -> writer.append(row(1, "active", 1)));
+        assertThat(commitChecked(events, first, read, Expressions.equal("name", "expired"))
+                        .version())
+                .isEqualTo(read + 2);
+
+        long again = events.log().latestSnapshot().version();
+        List<StagedSegment> second = stage(events, writer -> writer.append(row(2, "active", 1)));
+        commit(events, writer -> writer.append(row(3, "expired", 1)));
+        assertThatThrownBy(() -> commitChecked(events, second, again, Expressions.alwaysTrue()))
+                .isInstanceOfSatisfying(
+                        LakestreamException.class,
+                        e -> assertThat(e.error()).isEqualTo(LakestreamError.LOG_COMMIT_CONFLICT))
+                .hasMessageContaining("no primary key")
+                .hasMessageContaining("retry");
+    }
+
     private void assertConflict(List<StagedSegment> staged, long read, Expression condition, String expected) {
         assertThatThrownBy(() -> commitChecked(staged, read, condition))
                 .isInstanceOfSatisfying(

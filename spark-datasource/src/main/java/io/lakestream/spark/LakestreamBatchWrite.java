@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * a failed job becomes visible. An overwrite first stages the deletes of the rows it replaces (ahead
  * of the new rows, so a key that is deleted and written again keeps its new row) and commits only if
  * the log has not changed since the overwrite pinned it; otherwise nothing is published and the
- * write fails, asking to retry. A row-level operation (DELETE, UPDATE, MERGE) commits with snapshot
- * isolation from the version its scan read ({@link WriteConflictCheck}); a conflict publishes nothing
- * and fails the same way.
+ * write fails, asking to retry. A write planned from a read of the table (a row-level DELETE, UPDATE or
+ * MERGE; an append whose statement read the table, such as a MERGE with only NOT MATCHED clauses) commits
+ * with snapshot isolation from the version its scan read ({@link WriteConflictCheck}); a conflict
+ * publishes nothing and fails the same way.
  *
  * <p>The driver holds a writer lease from the moment the tasks are about to start ({@link
  * #createBatchWriterFactory}, which Spark calls right before the job) until {@link #commit} or {@link
@@ -49,24 +50,19 @@ final class LakestreamBatchWrite implements BatchWrite {
     private final String queryId;
     private final String idempotencyKey;
     private final Optional<LakestreamOverwrite> overwrite;
-    /** For a row-level operation: what it read, asked at commit (its scan has run by then). */
-    private final Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead;
+    /** What the write read of the table, asked at commit (its scans have run by then); empty for a blind write. */
+    private final Supplier<Optional<LakestreamRowLevelRead>> readOfTable;
 
     private boolean outcomeUnknown;
     private Optional<HeldLease> lease = Optional.empty();
-
-    LakestreamBatchWrite(
-            LakestreamTableRef ref, LakestreamTable table, String queryId, Optional<LakestreamOverwrite> overwrite) {
-        this(ref, table, queryId, overwrite, Optional.empty());
-    }
 
     LakestreamBatchWrite(
             LakestreamTableRef ref,
             LakestreamTable table,
             String queryId,
             Optional<LakestreamOverwrite> overwrite,
-            Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
-        this(ref, table, queryId, "spark:" + queryId, overwrite, rowLevelRead);
+            Supplier<Optional<LakestreamRowLevelRead>> readOfTable) {
+        this(ref, table, queryId, "spark:" + queryId, overwrite, readOfTable);
     }
 
     private LakestreamBatchWrite(
@@ -75,13 +71,13 @@ final class LakestreamBatchWrite implements BatchWrite {
             String queryId,
             String idempotencyKey,
             Optional<LakestreamOverwrite> overwrite,
-            Optional<Supplier<LakestreamRowLevelRead>> rowLevelRead) {
+            Supplier<Optional<LakestreamRowLevelRead>> readOfTable) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(queryId, "queryId is null");
         this.idempotencyKey = requireNonNull(idempotencyKey, "idempotencyKey is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
-        this.rowLevelRead = requireNonNull(rowLevelRead, "rowLevelRead is null");
+        this.readOfTable = requireNonNull(readOfTable, "readOfTable is null");
     }
 
     /**
@@ -97,7 +93,7 @@ final class LakestreamBatchWrite implements BatchWrite {
                 queryId,
                 "spark-stream:%s:%s".formatted(queryId, epochId),
                 Optional.empty(),
-                Optional.empty());
+                Optional::empty);
     }
 
     @Override
@@ -164,10 +160,11 @@ final class LakestreamBatchWrite implements BatchWrite {
     }
 
     private CommitResult publishOnce(List<StagedSegment> segments) {
-        if (rowLevelRead.isPresent()) {
-            return publishRowLevel(segments, rowLevelRead.get().get());
-        }
         if (overwrite.isEmpty()) {
+            Optional<LakestreamRowLevelRead> read = readOfTable.get();
+            if (read.isPresent()) {
+                return publishIfNoConflict(segments, read.get());
+            }
             outcomeUnknown = true;
             return table.log().commit(segments, Optional.of(idempotencyKey()));
         }
@@ -194,7 +191,7 @@ final class LakestreamBatchWrite implements BatchWrite {
         }
     }
 
-    private CommitResult publishRowLevel(List<StagedSegment> segments, LakestreamRowLevelRead read) {
+    private CommitResult publishIfNoConflict(List<StagedSegment> segments, LakestreamRowLevelRead read) {
         try (BufferAllocator allocator = LakestreamMemory.newTaskAllocator("conflict check of " + table.identifier())) {
             outcomeUnknown = true;
             return table.log()

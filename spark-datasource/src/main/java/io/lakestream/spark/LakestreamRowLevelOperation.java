@@ -5,12 +5,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
-import io.lakestream.plan.ReadPlan;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -39,8 +37,8 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
     private final Command command;
     /** The log version when the operation was created: what it read if Spark read no rows of the table. */
     private final long createdAtVersion;
-    /** The scan Spark built for the operation (it reads the rows the operation changes). */
-    private volatile LakestreamScan scan;
+    /** The scans Spark built for the operation (they read the rows the operation changes). */
+    private final LakestreamTargetScans scans = new LakestreamTargetScans();
 
     private LakestreamRowLevelOperation(LakestreamTable table, Command command) {
         this.table = requireNonNull(table, "table is null");
@@ -95,27 +93,16 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
         requirePrimaryKey();
         Map<String, String> union = new HashMap<>(options.asCaseSensitiveMap());
         union.put(LakestreamReadConf.READ_MODE, ReadMode.UNION.name().toLowerCase(Locale.ROOT));
-        return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union), built -> scan = built);
+        return new LakestreamScanBuilder(table, new CaseInsensitiveStringMap(union), scans::add);
     }
 
-    /** What the operation read: its scan's log version and filter (asked at commit, once the scan ran). */
+    /**
+     * What the operation read: its scan's log version and filter (asked at commit, once the scan ran). Without a
+     * scan (Spark needed no row of the table) nothing is known of a condition; a scan that never ran read nothing:
+     * checking from the operation's start only adds conflicts.
+     */
     LakestreamRowLevelRead read() {
-        LakestreamScan built = scan;
-        if (built == null) {
-            // Spark planned no scan of the table (it needed none of its rows): nothing is known of a condition
-            return new LakestreamRowLevelRead(
-                    createdAtVersion,
-                    org.apache.iceberg.expressions.Expressions.alwaysTrue(),
-                    false,
-                    OptionalLong.empty());
-        }
-        Optional<ReadPlan> plan = built.plannedRead();
-        if (plan.isEmpty()) {
-            // a scan that never ran read nothing: checking from the operation's start only adds conflicts
-            return new LakestreamRowLevelRead(createdAtVersion, built.filter(), false, OptionalLong.empty());
-        }
-        return new LakestreamRowLevelRead(
-                plan.get().logVersion(), built.filter(), true, plan.get().lakeSnapshotId());
+        return scans.read(createdAtVersion);
     }
 
     @Override
@@ -154,7 +141,7 @@ final class LakestreamRowLevelOperation implements SupportsDelta {
                                         table.table(),
                                         queryId,
                                         Optional.empty(),
-                                        Optional.of(LakestreamRowLevelOperation.this::read)));
+                                        () -> Optional.of(read())));
                     }
                 };
             }

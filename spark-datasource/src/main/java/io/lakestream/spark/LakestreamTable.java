@@ -55,6 +55,8 @@ public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRow
     private final View view;
     private final OptionalLong logVersion;
     private final OptionalLong asOfTimestampMillis;
+    /** The scans Spark built of this loaded table: what the statement that loaded it read, if it writes it too. */
+    private final LakestreamTargetScans scans = new LakestreamTargetScans();
 
     LakestreamTable(
             String catalogName,
@@ -112,6 +114,10 @@ public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRow
         return asOfTimestampMillis;
     }
 
+    LakestreamTargetScans scans() {
+        return scans;
+    }
+
     @Override
     public String name() {
         return catalogName + "." + table.identifier() + view.suffix();
@@ -161,7 +167,7 @@ public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRow
         if (view == View.OFFSETS) {
             return () -> new LakestreamOffsetsScan(this);
         }
-        return new LakestreamScanBuilder(this, options);
+        return new LakestreamScanBuilder(this, options, scans::add);
     }
 
     @Override

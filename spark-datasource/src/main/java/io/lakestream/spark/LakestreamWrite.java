@@ -8,6 +8,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamTable;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
@@ -20,6 +21,11 @@ import org.apache.spark.sql.types.StructType;
  * A write into a table's log ({@code INSERT INTO}, {@code writeTo(...).append()}, or an overwrite):
  * tasks stage segments, the driver publishes them as one log commit. On a primary-key table every
  * row is an upsert; an overwrite adds the deletes of the rows it replaces to the same commit.
+ *
+ * <p>An append whose statement also read the table it writes (Spark built a scan of the same loaded table: a
+ * {@code MERGE} with only {@code NOT MATCHED} clauses, which Spark runs as an append of the rows its left anti join
+ * against the table leaves) was planned from that read: it commits with snapshot isolation from the version the
+ * scan read, as a row-level operation does. An append that reads nothing of the table is blind, last writer wins.
  */
 final class LakestreamWrite implements Write {
     private final LakestreamTableRef ref;
@@ -27,17 +33,20 @@ final class LakestreamWrite implements Write {
     private final String queryId;
     private final StructType inputSchema;
     private final Optional<LakestreamOverwrite> overwrite;
+    private final LakestreamTargetScans scans;
 
     LakestreamWrite(
             LakestreamTableRef ref,
             LakestreamTable table,
             LogicalWriteInfo info,
-            Optional<LakestreamOverwrite> overwrite) {
+            Optional<LakestreamOverwrite> overwrite,
+            LakestreamTargetScans scans) {
         this.ref = requireNonNull(ref, "ref is null");
         this.table = requireNonNull(table, "table is null");
         this.queryId = requireNonNull(info.queryId(), "queryId is null");
         this.inputSchema = requireNonNull(info.schema(), "schema is null");
         this.overwrite = requireNonNull(overwrite, "overwrite is null");
+        this.scans = requireNonNull(scans, "scans is null");
     }
 
     // Spark lines a batch query up with the table columns before it gets here; this guards the positional conversion.
@@ -72,7 +81,21 @@ final class LakestreamWrite implements Write {
     @Override
     public BatchWrite toBatch() {
         checkSchema(table, inputSchema);
-        return new LakestreamBatchWrite(ref, table, queryId, overwrite);
+        return new LakestreamBatchWrite(ref, table, queryId, overwrite, readOfTable());
+    }
+
+    /**
+     * What the statement read of the table, for the commit: nothing (a blind write) unless Spark built a scan of it.
+     * Spark builds scans while it optimizes the statement, before it asks for the batch write.
+     */
+    private Supplier<Optional<LakestreamRowLevelRead>> readOfTable() {
+        if (scans.isEmpty() || overwrite.isPresent()) {
+            // an overwrite has its own, stricter check: nothing in the log may have changed since it pinned it
+            return Optional::empty;
+        }
+        // a scan never planned read no row: then the write read nothing after this version
+        long startVersion = table.log().latestSnapshot().version();
+        return () -> Optional.of(scans.read(startVersion));
     }
 
     /**

@@ -91,6 +91,7 @@ final class LakestreamWriteBuilder
                 table.ref(),
                 table.table(),
                 info,
-                overwrite.map(filter -> LakestreamOverwrite.pin(table.table(), filter)));
+                overwrite.map(filter -> LakestreamOverwrite.pin(table.table(), filter)),
+                table.scans());
     }
 }

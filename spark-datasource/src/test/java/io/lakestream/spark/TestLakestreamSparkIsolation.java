@@ -190,6 +190,142 @@ class TestLakestreamSparkIsolation {
     }
 
     /**
+     * A MERGE with only NOT MATCHED clauses, which Spark runs as an append of the source rows its left anti join
+     * against the table leaves (no row-level operation): it decided "not matched" from what it read, so a key that
+     * another writer inserts after that read must fail it, not be overwritten by it. Before, the MERGE committed and
+     * its row replaced the racing one.
+     */
+    @Test
+    void notMatchedOnlyMergeRacingAnInsertOfTheSameKeyConflicts() {
+        createTable("insert_only", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.insert_only VALUES (1, 1)");
+        arm(() -> upsert("insert_only", Map.of("id", 3L, "v", 300L)));
+
+        assertConflict(
+                "insert_only",
+                "MERGE INTO ls.iso.insert_only t USING (SELECT * FROM VALUES (1L, 5L), (3L, 3L) AS s(id, v)) s "
+                        + "ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, race(s.v))");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.insert_only ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 1L), List.of(3L, 300L)));
+        // the retry reads key 3: matched, nothing to insert
+        testing.sql("MERGE INTO ls.iso.insert_only t USING (SELECT * FROM VALUES (1L, 5L), (3L, 3L) AS s(id, v)) s "
+                + "ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.insert_only ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 1L), List.of(3L, 300L)));
+    }
+
+    /** Without a race the append of a NOT-MATCHED-only MERGE (one clause, or several: Spark's two plans) commits. */
+    @Test
+    void notMatchedOnlyMergeWithoutARaceInsertsTheUnmatchedRows() {
+        createTable("unmatched", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.unmatched VALUES (1, 1), (2, 2)");
+        long before = SparkTables.logVersion(NS, "unmatched");
+
+        testing.sql("MERGE INTO ls.iso.unmatched t USING (SELECT * FROM VALUES (1L, 10L), (3L, 30L) AS s(id, v)) s "
+                + "ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, race(s.v))");
+        testing.sql("MERGE INTO ls.iso.unmatched t "
+                + "USING (SELECT * FROM VALUES (2L, 20L), (4L, 40L), (5L, 50L), (6L, -6L) AS s(id, v)) s ON t.id = s.id "
+                + "WHEN NOT MATCHED AND s.v > 45 THEN INSERT (id, v) VALUES (s.id, s.v + 1) "
+                + "WHEN NOT MATCHED AND s.v > 0 THEN INSERT (id, v) VALUES (s.id, s.v)");
+        assertThat(SparkTables.logVersion(NS, "unmatched")).isEqualTo(before + 2);
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.unmatched ORDER BY id")))
+                .isEqualTo(List.of(
+                        List.of(1L, 1L), List.of(2L, 2L), List.of(3L, 30L), List.of(4L, 40L), List.of(5L, 51L)));
+    }
+
+    /**
+     * A NOT-MATCHED-only MERGE that inserts into a day whose whole-partition DELETE committed after the MERGE read the
+     * table: ordered before the delete its row would be deleted, ordered after it the MERGE would have read the day
+     * empty; so it fails, like the row-level MERGE. Before, its row of the deleted day stayed. A plain INSERT of the
+     * same row, racing the same delete, is a blind write and commits (ordered after the delete).
+     */
+    @Test
+    void notMatchedOnlyMergeRacingAPartitionDeleteConflictsAndABlindInsertDoesNot() {
+        testing.sql(("CREATE TABLE ls.%s.merge_days (id BIGINT, day DATE, score BIGINT) PARTITIONED BY (day) "
+                        + "TBLPROPERTIES ('primary-key'='id,day', 'bucket.num'='2')")
+                .formatted(NS));
+        testing.sql("INSERT INTO ls.iso.merge_days VALUES (5, DATE '2026-11-29', 5), (6, DATE '2026-11-30', 6)");
+        String select = "SELECT id, CAST(day AS STRING), score FROM ls.iso.merge_days ORDER BY id";
+
+        armDelete("merge_days", "2026-11-29");
+        assertPartitionDeleteConflict("MERGE INTO ls.iso.merge_days t "
+                + "USING (SELECT * FROM VALUES (5L, DATE '2026-11-29', 50L), (8L, DATE '2026-11-29', 8L) AS s(id, day, score)) s "
+                + "ON t.id = s.id AND t.day = s.day "
+                + "WHEN NOT MATCHED THEN INSERT (id, day, score) VALUES (s.id, s.day, race(s.score))");
+        assertThat(rows(testing.sql(select))).isEqualTo(List.of(List.of(6L, "2026-11-30", 6L)));
+
+        testing.sql("INSERT INTO ls.iso.merge_days VALUES (5, DATE '2026-11-29', 5)");
+        armDelete("merge_days", "2026-11-29");
+        testing.sql("INSERT INTO ls.iso.merge_days "
+                + "SELECT id, day, race(score) FROM VALUES (8L, DATE '2026-11-29', 8L) AS s(id, day, score)");
+        assertThat(ARMED.get()).isNull();
+        assertThat(rows(testing.sql(select)))
+                .isEqualTo(List.of(List.of(6L, "2026-11-30", 6L), List.of(8L, "2026-11-29", 8L)));
+    }
+
+    /**
+     * {@code INSERT INTO t SELECT ... FROM t} reads the table it writes (Spark resolves both to one loaded table), so
+     * it is planned from a read too: here it is an UPDATE in disguise, and without the check the racing upsert would
+     * be lost.
+     */
+    @Test
+    void insertSelectingFromTheSameTableRacingAnUpsertConflicts() {
+        createTable("self", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.self VALUES (1, 1), (2, 2)");
+        arm(() -> upsert("self", Map.of("id", 1L, "v", 100L)));
+
+        assertConflict("self", "INSERT INTO ls.iso.self SELECT id, race(v) + 1 FROM ls.iso.self WHERE id = 1");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.self ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 100L), List.of(2L, 2L)));
+    }
+
+    /**
+     * The limit of the link: a DataFrame read from the table and appended to it with {@code writeTo} is two loads of
+     * the table (the DataFrame's, when it was created, and the write's), so the append sees no scan and is blind:
+     * last writer wins, as documented (docs/writes.md).
+     */
+    @Test
+    void dataFrameReadFromTheTableAndAppendedWithWriteToIsBlind() throws Exception {
+        createTable("frames", "id BIGINT, v BIGINT");
+        testing.sql("INSERT INTO ls.iso.frames VALUES (1, 1)");
+        long before = SparkTables.logVersion(NS, "frames");
+        arm(() -> upsert("frames", Map.of("id", 1L, "v", 100L)));
+
+        testing.spark()
+                .table("ls.iso.frames")
+                .where("id = 1")
+                .selectExpr("id", "race(v) + 1 AS v")
+                .writeTo("ls.iso.frames")
+                .append();
+        assertThat(ARMED.get()).isNull();
+        assertThat(SparkTables.logVersion(NS, "frames")).isEqualTo(before + 2);
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.frames"))).isEqualTo(List.of(List.of(1L, 2L)));
+    }
+
+    /**
+     * On an append-only table (where Spark's NOT-MATCHED-only MERGE works, as an append) the MERGE has no key to
+     * collide on: a row inserted after its read that its ON condition would have matched makes it fail (its scan's
+     * condition is {@code true}, as for every MERGE), so it never inserts a second "absent" row.
+     */
+    @Test
+    void notMatchedOnlyMergeIntoAnAppendOnlyTableRacingAMatchingInsertConflicts() {
+        testing.sql("CREATE TABLE ls.iso.events (id BIGINT, v BIGINT) TBLPROPERTIES ('bucket.num'='2')");
+        testing.sql("INSERT INTO ls.iso.events VALUES (1, 1)");
+        arm(() -> commit("events", writer -> writer.append(Map.of("id", 3L, "v", 300L))));
+
+        assertConflict(
+                "events",
+                "MERGE INTO ls.iso.events t USING (SELECT * FROM VALUES (1L, 5L), (3L, 3L) AS s(id, v)) s "
+                        + "ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, race(s.v))");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.events ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 1L), List.of(3L, 300L)));
+        testing.sql("MERGE INTO ls.iso.events t USING (SELECT * FROM VALUES (1L, 5L), (4L, 4L) AS s(id, v)) s "
+                + "ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)");
+        assertThat(rows(testing.sql("SELECT id, v FROM ls.iso.events ORDER BY id")))
+                .isEqualTo(List.of(List.of(1L, 1L), List.of(3L, 300L), List.of(4L, 4L)));
+    }
+
+    /**
      * An UPDATE that read a row of a day, racing a DELETE of that whole day (a lake-only partition delete, through
      * the engine-neutral {@link PartitionDelete} that {@code deleteWhere} runs) committed between the UPDATE's scan
      * and its commit: the UPDATE fails with the conflict and the deleted row stays deleted.
@@ -230,8 +366,8 @@ class TestLakestreamSparkIsolation {
      * The fence is per partition: a DELETE of one whole day, committed between a statement's scan and its commit,
      * fails only statements that read or write that day. An UPDATE of the other day commits (before, every racing
      * statement failed); an UPDATE whose condition covers the deleted day but writes only the other one, and a MERGE
-     * inserting into the deleted day, still conflict. (A MERGE with only NOT MATCHED clauses is not a row-level
-     * operation in Spark: Spark plans it as an append, a blind write, so this one also has a MATCHED clause.)
+     * inserting into the deleted day, still conflict. (A MERGE with only NOT MATCHED clauses, which Spark plans as
+     * an append: {@link #notMatchedOnlyMergeRacingAPartitionDeleteConflictsAndABlindInsertDoesNot}.)
      */
     @Test
     void partitionDeleteConflictsOnlyWithStatementsTouchingItsPartitions() {
