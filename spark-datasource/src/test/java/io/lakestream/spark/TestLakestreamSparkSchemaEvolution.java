@@ -236,7 +236,10 @@ class TestLakestreamSparkSchemaEvolution {
         assertRows(
                 "grown",
                 "id, to_json(transform(arr, e -> e.b)), to_json(map_values(transform_values(m, (k, v) -> v.b))), s.t.b",
-                List.of(row(1L, "[null,null,null]", "[null,null]", null), row(2L, null, null, null), row(3L, "[]", "[]", null)));
+                List.of(
+                        row(1L, "[null,null,null]", "[null,null]", null),
+                        row(2L, null, null, null),
+                        row(3L, "[]", "[]", null)));
         // a tail in the new shape, merged with the older file's rows
         testing.sql("INSERT INTO ls.sev.grown VALUES (4, array(named_struct('b', 40)), map('k', named_struct('b', 41)),"
                 + " named_struct('t', named_struct('b', 42), 'x', 7))");
