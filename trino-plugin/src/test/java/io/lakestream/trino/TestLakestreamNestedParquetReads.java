@@ -247,7 +247,7 @@ final class TestLakestreamNestedParquetReads extends AbstractReadPathTest {
         String columns = "id, r, items";
         for (String projection : List.of(
                 "id, r, items",
-                // fields the older file does not have: nulls (r.z: r read through one shape field of it)
+                // fields the older file does not have: nulls (r.z alone reads one shape field of r)
                 "id, r.aa, r.z",
                 "id, r.c.f, r.c.d, r.b",
                 "r.z")) {
