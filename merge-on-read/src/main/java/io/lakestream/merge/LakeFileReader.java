@@ -7,6 +7,7 @@ import io.lakestream.log.LogSchema;
 import io.lakestream.plan.LakeFile;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -123,11 +124,7 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             }
             if (columns.get(i).type().isNestedType()) {
                 // only the Parquet columns of the fields read (a struct narrowed to r.a reads r.a's column alone)
-                Type pruned = narrowed(column, columns.get(i).type());
-                if (pruned == null) {
-                    continue; // none of the fields read was in the file yet: nulls
-                }
-                requested.add(pruned);
+                requested.add(narrowed(column, columns.get(i).type()));
                 nestedInFile[i] = true;
                 continue;
             }
@@ -315,8 +312,10 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
     }
 
     /**
-     * A file's struct column narrowed to the fields of the read type, by field id (lists, maps and primitives whole);
-     * null when the file has none of them.
+     * A file's struct column narrowed to the fields of the read type, by field id (lists, maps and primitives whole).
+     * A struct none of whose read fields the file has keeps one of its own fields (the one with the fewest leaves):
+     * Iceberg's reader takes the struct's nulls from the levels of a field it reads, so without one a struct the file
+     * holds would read as null instead of as a struct of nulls (the read fields it lacks read as nulls).
      */
     private static Type narrowed(Type fileColumn, org.apache.iceberg.types.Type readType) {
         if (!readType.isStructType() || fileColumn.isPrimitive()) {
@@ -331,13 +330,23 @@ final class LakeFileReader implements Iterator<LakeBatch>, AutoCloseable {
             Types.NestedField field =
                     readType.asStructType().field(child.getId().intValue());
             if (field != null) {
-                Type narrowedChild = narrowed(child, field.type());
-                if (narrowedChild != null) {
-                    kept.add(narrowedChild);
-                }
+                kept.add(narrowed(child, field.type()));
             }
         }
-        return kept.isEmpty() ? null : group.withNewFields(kept);
+        if (kept.isEmpty()) {
+            group.getFields().stream()
+                    .min(Comparator.comparingInt(LakeFileReader::leaves))
+                    .ifPresent(kept::add);
+        }
+        return group.withNewFields(kept);
+    }
+
+    private static int leaves(Type type) {
+        return type.isPrimitive()
+                ? 1
+                : type.asGroupType().getFields().stream()
+                        .mapToInt(LakeFileReader::leaves)
+                        .sum();
     }
 
     /** The column chunks of a row group that the requested schema reads, and their bytes in the file. */

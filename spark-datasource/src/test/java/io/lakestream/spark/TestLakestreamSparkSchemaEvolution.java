@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -201,6 +202,50 @@ class TestLakestreamSparkSchemaEvolution {
                 .containsExactlyElementsOf(rows);
         assertThat(rows(testing.sql("SELECT sum(records_behind) FROM ls.sev.`st$offsets`")))
                 .containsExactly(List.of(0L));
+    }
+
+    /**
+     * Structs inside an array, a map's values and a struct none of whose fields an older lake file has (every field it
+     * has was dropped after another was added): the file's list and map entries and struct nulls are kept, the added
+     * fields read as nulls, in union reads (Spark's Parquet reader, and merged with a tail) and in {@code t$lake}.
+     */
+    @Test
+    void nestedStructsWhoseFieldsAnOlderFileLacks() {
+        testing.sql("CREATE TABLE ls.sev.grown (id BIGINT, arr ARRAY<STRUCT<a: INT>>, m MAP<STRING, STRUCT<a: INT>>,"
+                + " s STRUCT<t: STRUCT<a: INT>, x: INT>) TBLPROPERTIES ('primary-key'='id', 'bucket.num'='1')");
+        testing.sql("INSERT INTO ls.sev.grown VALUES"
+                + " (1, array(named_struct('a', 1), NULL, named_struct('a', NULL)),"
+                + " map('k', named_struct('a', 1), 'n', NULL), named_struct('t', named_struct('a', 1), 'x', 5)),"
+                + " (2, NULL, NULL, NULL),"
+                + " (3, array(), map(), named_struct('t', NULL, 'x', 6))");
+        tier("grown");
+        for (String field : List.of("arr.element", "m.value", "s.t")) {
+            testing.sql("ALTER TABLE ls.sev.grown ADD COLUMN " + field + ".b INT");
+            testing.sql("ALTER TABLE ls.sev.grown DROP COLUMN " + field + ".a");
+        }
+        // as JSON, which leaves out null fields: {} is a struct of nulls, null a null struct
+        String columns = "id, to_json(named_struct('arr', arr, 'm', m, 's', s))";
+        List<List<Object>> lakeRows = List.of(
+                row(1L, "{\"arr\":[{},null,{}],\"m\":{\"k\":{},\"n\":null},\"s\":{\"t\":{},\"x\":5}}"),
+                row(2L, "{}"),
+                row(3L, "{\"arr\":[],\"m\":{},\"s\":{\"x\":6}}"));
+        assertRows("grown", columns, lakeRows);
+        assertThat(rows(testing.sql("SELECT %s FROM ls.sev.`grown$lake` ORDER BY id".formatted(columns))))
+                .containsExactlyElementsOf(lakeRows);
+        // the added fields alone (s narrowed to s.t.b by Spark's nested schema pruning)
+        assertRows(
+                "grown",
+                "id, to_json(transform(arr, e -> e.b)), to_json(map_values(transform_values(m, (k, v) -> v.b))), s.t.b",
+                List.of(
+                        row(1L, "[null,null,null]", "[null,null]", null),
+                        row(2L, null, null, null),
+                        row(3L, "[]", "[]", null)));
+        // a tail in the new shape, merged with the older file's rows
+        testing.sql("INSERT INTO ls.sev.grown VALUES (4, array(named_struct('b', 40)), map('k', named_struct('b', 41)),"
+                + " named_struct('t', named_struct('b', 42), 'x', 7))");
+        List<List<Object>> merged = new ArrayList<>(lakeRows);
+        merged.add(row(4L, "{\"arr\":[{\"b\":40}],\"m\":{\"k\":{\"b\":41}},\"s\":{\"t\":{\"b\":42},\"x\":7}}"));
+        assertRows("grown", columns, merged);
     }
 
     @Test

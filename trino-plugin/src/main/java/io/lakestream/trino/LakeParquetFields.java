@@ -24,59 +24,106 @@ import org.apache.parquet.schema.GroupType;
  * Iceberg field id: the struct fields of the read type are looked up by id among the file's children, so a field
  * renamed after the file was written is read under its new name, a field the file lacks reads as nulls, and a struct
  * narrowed to the fields a query dereferences ({@link io.lakestream.merge.NestedPruning}) reads only their column
- * chunks. Trino's own {@code ParquetTypeUtils.constructField} matches children by name, which is why it is not used
+ * chunks. A row the file has none of whose read fields it has (fields dropped after others were added) still has its
+ * nulls, and in a list or map its entries: one of the file's fields is read for them ({@link LakeShapeFields}). Trino's own {@code ParquetTypeUtils.constructField} matches children by name, which is why it is not used
  * for nested columns.
  */
 final class LakeParquetFields {
     private LakeParquetFields() {}
 
     /**
-     * The field of {@code column} read as {@code readType}; empty if the file holds none of the struct fields read
-     * (every value is then null).
+     * The field of {@code column} read as {@code readType}; empty if the file lacks the column. A row of the file none
+     * of whose fields read it has is read with one of the file's own fields added last (see {@link LakeShapeFields}),
+     * so the field's Trino type then differs from {@code readType}'s.
      *
      * @throws IllegalArgumentException if the file's column has another shape (say a list where a struct is read)
      */
     static Optional<Field> field(Type readType, ColumnIO column) {
-        if (column == null) {
-            return Optional.empty();
-        }
+        return column == null
+                ? Optional.empty()
+                : Optional.of(read(readType, column).field());
+    }
+
+    /** A field of the reader's tree and the Iceberg type it reads (with the fields added for shape). */
+    private record Read(Field field, Type type) {}
+
+    private static Read read(Type readType, ColumnIO column) {
         boolean required = column.getType().getRepetition() != org.apache.parquet.schema.Type.Repetition.OPTIONAL;
-        io.trino.spi.type.Type trinoType = LakestreamTypes.toTrinoType(readType);
         if (readType.isPrimitiveType()) {
             PrimitiveColumnIO primitive = primitive(column);
-            return Optional.of(
-                    new PrimitiveField(trinoType, required, primitive.getColumnDescriptor(), primitive.getId()));
+            return new Read(
+                    new PrimitiveField(
+                            LakestreamTypes.toTrinoType(readType),
+                            required,
+                            primitive.getColumnDescriptor(),
+                            primitive.getId()),
+                    readType);
         }
         GroupColumnIO group = group(column);
         List<Optional<Field>> children = new ArrayList<>();
-        switch (readType.typeId()) {
+        Type typeRead = switch (readType.typeId()) {
             case STRUCT -> {
+                List<Types.NestedField> fields = new ArrayList<>();
                 for (Types.NestedField child : readType.asStructType().fields()) {
-                    children.add(field(child.type(), lookupColumnById(group, child.fieldId())));
+                    ColumnIO fileChild = lookupColumnById(group, child.fieldId());
+                    if (fileChild == null) {
+                        // Trino's reader fills a child it does not read with nulls of the child's type
+                        children.add(Optional.empty());
+                        fields.add(child);
+                    } else {
+                        Read childRead = read(child.type(), fileChild);
+                        children.add(Optional.of(childRead.field()));
+                        fields.add(Types.NestedField.from(child)
+                                .ofType(childRead.type())
+                                .build());
+                    }
                 }
                 if (children.stream().noneMatch(Optional::isPresent)) {
-                    return Optional.empty();
+                    // the reader takes a row's nulls (and a list's or map's entries) from the levels of a child it
+                    // reads: with none of the fields read in the file, one of the file's own is read for them
+                    ColumnIO shapeColumn = LakeShapeFields.shapeColumn(group);
+                    Read shape = read(LakeShapeFields.icebergType(shapeColumn), shapeColumn);
+                    children.add(Optional.of(shape.field()));
+                    fields.add(Types.NestedField.optional(
+                            shapeColumn.getType().getId().intValue(), LakeShapeFields.SHAPE_FIELD, shape.type()));
                 }
+                yield Types.StructType.of(fields);
             }
             case LIST -> {
                 if (group.getChildrenCount() != 1) {
                     throw shape(readType, column);
                 }
-                children.add(Optional.of(element(
-                        readType.asListType().elementType(), getArrayElementColumn(group.getChild(0)), column)));
+                Types.ListType list = readType.asListType();
+                Read element = read(list.elementType(), getArrayElementColumn(group.getChild(0)));
+                children.add(Optional.of(element.field()));
+                yield list.isElementOptional()
+                        ? Types.ListType.ofOptional(list.elementId(), element.type())
+                        : Types.ListType.ofRequired(list.elementId(), element.type());
             }
             case MAP -> {
                 GroupColumnIO keyValue = getMapKeyValueColumn(group);
                 if (keyValue.getChildrenCount() != 2) {
                     throw shape(readType, column);
                 }
-                children.add(Optional.of(element(readType.asMapType().keyType(), keyValue.getChild(0), column)));
-                children.add(Optional.of(element(readType.asMapType().valueType(), keyValue.getChild(1), column)));
+                Types.MapType map = readType.asMapType();
+                Read key = read(map.keyType(), keyValue.getChild(0));
+                Read value = read(map.valueType(), keyValue.getChild(1));
+                children.add(Optional.of(key.field()));
+                children.add(Optional.of(value.field()));
+                yield map.isValueOptional()
+                        ? Types.MapType.ofOptional(map.keyId(), map.valueId(), key.type(), value.type())
+                        : Types.MapType.ofRequired(map.keyId(), map.valueId(), key.type(), value.type());
             }
             default -> throw shape(readType, column);
-        }
-        return Optional.of(new GroupField(
-                trinoType, column.getRepetitionLevel(), column.getDefinitionLevel(), required, children));
+        };
+        return new Read(
+                new GroupField(
+                        LakestreamTypes.toTrinoType(typeRead),
+                        column.getRepetitionLevel(),
+                        column.getDefinitionLevel(),
+                        required,
+                        children),
+                typeRead);
     }
 
     /** Calls {@code consumer} with each Parquet column (leaf) the field reads. */
@@ -113,11 +160,6 @@ final class LakeParquetFields {
         return group.getFields().stream()
                 .filter(child -> child.getId() != null && child.getId().intValue() == id)
                 .findFirst();
-    }
-
-    /** A list element, map key or map value: a list or map of structs none of whose fields the file has is refused. */
-    private static Field element(Type readType, ColumnIO column, ColumnIO parent) {
-        return field(readType, column).orElseThrow(() -> shape(readType, parent));
     }
 
     private static PrimitiveColumnIO primitive(ColumnIO column) {

@@ -27,6 +27,7 @@ import io.trino.parquet.reader.MetadataReader;
 import io.trino.parquet.reader.ParquetReader;
 import io.trino.parquet.reader.RowGroupInfo;
 import io.trino.spi.TrinoException;
+import io.trino.spi.block.Block;
 import io.trino.spi.connector.SourcePage;
 import io.trino.spi.predicate.Domain;
 import io.trino.spi.predicate.TupleDomain;
@@ -78,6 +79,11 @@ public final class LakeParquetFile implements AutoCloseable {
     private final ParquetReader reader;
     /** For each read column, its channel in the reader's pages, or -1 if the file does not have it. */
     private final int[] channels;
+    /**
+     * For each read column the reader reads with shape fields ({@link LakeShapeFields}), the type it reads it as and
+     * the column's own; else null.
+     */
+    private final ShapeRead[] shapeReads;
     /** The Parquet column chunks the reader reads (one per leaf column per row group), and their bytes. */
     private final long columnChunks;
 
@@ -87,11 +93,13 @@ public final class LakeParquetFile implements AutoCloseable {
             LakeParquetDataSource dataSource,
             ParquetReader reader,
             int[] channels,
+            ShapeRead[] shapeReads,
             long columnChunks,
             long columnChunkBytes) {
         this.dataSource = dataSource;
         this.reader = reader;
         this.channels = channels;
+        this.shapeReads = shapeReads;
         this.columnChunks = columnChunks;
         this.columnChunkBytes = columnChunkBytes;
     }
@@ -190,6 +198,7 @@ public final class LakeParquetFile implements AutoCloseable {
 
             int[] channels = new int[columns.size()];
             Arrays.fill(channels, -1);
+            ShapeRead[] shapeReads = new ShapeRead[columns.size()];
             List<Column> readerColumns = new ArrayList<>(columns.size());
             for (int i = 0; i < columns.size(); i++) {
                 org.apache.parquet.schema.Type fileColumn =
@@ -200,6 +209,10 @@ public final class LakeParquetFile implements AutoCloseable {
                 String name = fileColumn.getName();
                 Optional<Field> field = field(columns.get(i), lookupColumnByName(columnIo, name), name, file);
                 if (field.isPresent()) {
+                    if (!field.get().getType().equals(columns.get(i).type())) {
+                        shapeReads[i] = new ShapeRead(
+                                field.get().getType(), columns.get(i).type());
+                    }
                     channels[i] = readerColumns.size();
                     readerColumns.add(new Column(name, field.get()));
                 }
@@ -264,7 +277,8 @@ public final class LakeParquetFile implements AutoCloseable {
                     pageSkipping ? Optional.of(predicate) : Optional.empty(),
                     Optional.empty(),
                     Optional.empty());
-            return Optional.of(new LakeParquetFile(dataSource, reader, channels, columnChunks, columnChunkBytes));
+            return Optional.of(
+                    new LakeParquetFile(dataSource, reader, channels, shapeReads, columnChunks, columnChunkBytes));
         } catch (IOException | RuntimeException e) {
             if (dataSource != null) {
                 try {
@@ -315,6 +329,23 @@ public final class LakeParquetFile implements AutoCloseable {
     public int channel(int readColumn) {
         return channels[readColumn];
     }
+
+    /**
+     * The block of a read column the file has ({@link #channel} is not -1) in a page of {@link #nextPage}: the
+     * reader's, without the fields it read only for the shape of rows ({@link LakeShapeFields}).
+     */
+    public Block block(SourcePage page, int readColumn) {
+        try {
+            Block block = page.getBlock(channels[readColumn]);
+            ShapeRead shapeRead = shapeReads[readColumn];
+            return shapeRead == null ? block : LakeShapeFields.strip(block, shapeRead.read(), shapeRead.declared());
+        } catch (RuntimeException e) {
+            throw readError(dataSource.getId(), e);
+        }
+    }
+
+    /** A column the reader reads as {@code read}, with shape fields, whose type is {@code declared}. */
+    private record ShapeRead(Type read, Type declared) {}
 
     /** The Parquet column chunks the reader reads: one per leaf column read per row group read. */
     public long columnChunks() {

@@ -463,7 +463,7 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
             int channel = file.channel(readColumn);
             return channel < 0
                     ? RunLengthEncodedBlock.create(type, null, page.getPositionCount())
-                    : page.getBlock(channel);
+                    : file.block(page, readColumn);
         }
     }
 
@@ -480,7 +480,7 @@ final class LakeParquetPages implements LakeThenTailSplit.LakeBatches<SourcePage
             if (channel < 0) {
                 return RunLengthEncodedBlock.create(type, null, page.getPositionCount());
             }
-            Block block = page.getBlock(channel);
+            Block block = file.block(page, readColumn);
             for (int index : fieldIndexes) {
                 block = RowBlock.getRowFieldsFromBlock(block).get(index);
             }

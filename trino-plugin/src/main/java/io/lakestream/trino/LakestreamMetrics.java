@@ -66,15 +66,17 @@ final class LakestreamMetrics {
     static final String LAKE_FILES = "lakestream.lakeFiles";
     /**
      * Bytes of the lake data and delete files a split opens (whole file sizes, each file once per split; row-group
-     * pruning inside a file reads less), and of the log segments it carries for its range: the partition pruning
-     * benchmark compares these of a filtered query with a full scan's.
+     * pruning inside a file reads less): the partition pruning benchmark compares these of a filtered query with a
+     * full scan's, and {@link #LOG_SEGMENT_BYTES} too.
      */
     static final String LAKE_FILE_BYTES = "lakestream.lakeFileBytes";
 
+    /** File sizes of the {@link #LOG_SEGMENTS} a split reads. */
     static final String LOG_SEGMENT_BYTES = "lakestream.logSegmentBytes";
     /**
-     * Log segments a split carries for its log range (each once per split): what pruning whole log partitions by a
-     * filter on a partition column saves, since planning leaves out the (partition, bucket) logs it excludes.
+     * Log segments a split reads for its log range (each once per split; the ones it carries, or those the log holds
+     * for a range longer than a split carries): what pruning whole log partitions by a filter on a partition column
+     * saves, since planning leaves out the (partition, bucket) logs it excludes.
      */
     static final String LOG_SEGMENTS = "lakestream.logSegments";
 
@@ -90,8 +92,8 @@ final class LakestreamMetrics {
 
     private LakestreamMetrics() {}
 
-    /** The lake files of a split, known when it opens. */
-    static Metrics lakeFiles(UnionSplit split) {
+    /** The lake files of a split, known when it opens, and the log segments it reads for its log range. */
+    static Metrics lakeFiles(UnionSplit split, List<SegmentFile> logSegmentsRead) {
         Map<String, Long> files = new HashMap<>();
         for (LakeFile file : split.lakeFiles()) {
             files.put(file.path(), file.fileSizeBytes());
@@ -99,15 +101,10 @@ final class LakestreamMetrics {
         }
         long dataFiles =
                 split.lakeFiles().stream().map(LakeFile::path).distinct().count();
-        long logBytes = split.logSegments().stream()
-                .flatMap(List::stream)
-                .mapToLong(SegmentFile::sizeBytes)
-                .sum();
-        long logSegments = split.logSegments().stream()
-                .flatMap(List::stream)
-                .map(SegmentFile::path)
-                .distinct()
-                .count();
+        long logBytes =
+                logSegmentsRead.stream().mapToLong(SegmentFile::sizeBytes).sum();
+        long logSegments =
+                logSegmentsRead.stream().map(SegmentFile::path).distinct().count();
         return new Metrics(ImmutableMap.of(
                 LAKE_FILES,
                 new LongCount(dataFiles),

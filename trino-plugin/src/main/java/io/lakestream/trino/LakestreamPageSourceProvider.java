@@ -8,6 +8,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.common.base.Suppliers;
 import com.google.inject.Inject;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.log.SegmentFile;
 import io.lakestream.merge.IndexedTail;
 import io.lakestream.merge.LakeReadPath;
 import io.lakestream.merge.MergeConfig;
@@ -89,7 +90,29 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
                 new LakestreamPageSource(lakestreamTable.get(), handle, unionSplit, columnHandles, allocator);
         };
         return new ClassLoaderSafePageSource(
-                source, getClass().getClassLoader(), LakestreamMetrics.lakeFiles(unionSplit));
+                source,
+                getClass().getClassLoader(),
+                LakestreamMetrics.lakeFiles(unionSplit, logSegments(unionSplit, lakestreamTable)));
+    }
+
+    /**
+     * The log segments the split reads for its log range: the ones it carries, or, for a range held by more segments
+     * than a split carries ({@link UnionSplit#MAX_CARRIED_SEGMENTS}), the ones its reader finds in the log at the
+     * split's version (the same snapshot, which the log keeps for the reader).
+     */
+    private static List<SegmentFile> logSegments(UnionSplit split, Supplier<LakestreamTable> table) {
+        if (split.logSegments().isPresent()) {
+            return split.logSegments().get();
+        }
+        if (split.logRange().isEmpty() || split.logRange().get().isEmpty()) {
+            return List.of();
+        }
+        LogRange range = split.logRange().get();
+        try {
+            return range.in(split.logSnapshot(table.get().log())).segmentsOverlapping(range.from(), range.to());
+        } catch (LakestreamException e) {
+            throw toTrinoException(e);
+        }
     }
 
     /**

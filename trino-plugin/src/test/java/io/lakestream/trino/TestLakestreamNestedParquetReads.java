@@ -3,15 +3,19 @@ package io.lakestream.trino;
 import static java.util.stream.Collectors.joining;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.table.SchemaChange;
 import io.lakestream.testing.LakeDeleteFiles;
 import io.trino.Session;
 import io.trino.spi.metrics.Metrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -243,7 +247,7 @@ final class TestLakestreamNestedParquetReads extends AbstractReadPathTest {
         String columns = "id, r, items";
         for (String projection : List.of(
                 "id, r, items",
-                // fields the older file does not have: nulls, read from no column chunk of it
+                // fields the older file does not have: nulls (r.z alone reads one shape field of r)
                 "id, r.aa, r.z",
                 "id, r.c.f, r.c.d, r.b",
                 "r.z")) {
@@ -257,6 +261,76 @@ final class TestLakestreamNestedParquetReads extends AbstractReadPathTest {
         assertThat(query(added)).matches("VALUES BIGINT '4'");
         assertReadByTrinoParquetReader(added);
         assertThat(query("SELECT id FROM " + table + " WHERE r.z IS NULL")).matches("VALUES BIGINT '1', BIGINT '2'");
+    }
+
+    /**
+     * Rows inside an array, a map's values and a row whose read fields an older lake file has none of (every field it
+     * has was dropped after others were added): the file's list entries, map entries and row nulls are kept, the
+     * added fields read as nulls, on both read paths and in the lake view.
+     */
+    @Test
+    void nestedRowsWhoseReadFieldsAnOlderFileLacks() {
+        String table = "nested_grown";
+        assertUpdate("CREATE TABLE " + table + " (id bigint, arr array(row(a integer)), m map(varchar, row(a integer)),"
+                + " s row(t row(a integer), x integer)) WITH (primary_key = ARRAY['id'], bucket_count = 1)");
+        assertUpdate(
+                "INSERT INTO " + table + " VALUES"
+                        + " (1, ARRAY[ROW(1), NULL, ROW(NULL)], MAP(ARRAY['k', 'n'], ARRAY[ROW(1), NULL]),"
+                        + " ROW(ROW(1), 5)),"
+                        + " (2, NULL, NULL, NULL),"
+                        + " (3, ARRAY[], MAP(), ROW(NULL, 6))",
+                3);
+        tables.tier(table);
+        String added = "SELECT id, transform(arr, e -> e.b), transform_values(m, (k, v) -> v.b), s.t.b, s.t, s.x FROM "
+                + table;
+        // fields added to the rows: the older file still has a (Trino's ALTER TABLE reaches no map value: the
+        // catalog's)
+        alterTable(
+                table,
+                new SchemaChange.AddColumn(
+                        List.of("m", "value", "b"),
+                        Types.IntegerType.get(),
+                        Optional.empty(),
+                        new SchemaChange.Position.Last(),
+                        false));
+        for (String field : List.of("arr.element.b", "s.t.b")) {
+            assertUpdate("ALTER TABLE " + table + " ADD COLUMN " + field + " integer");
+        }
+        assertThat(query(added)).matches(addedFields("row(a integer, b integer)", "ROW(1, NULL)", ""));
+        assertReadByTrinoParquetReader(added);
+        // ... and a dropped: the older file has none of the rows' fields
+        alterTable(table, new SchemaChange.DropColumn(List.of("m", "value", "a")));
+        for (String field : List.of("arr.element.a", "s.t.a")) {
+            assertUpdate("ALTER TABLE " + table + " DROP COLUMN " + field);
+        }
+        String row = "row(b integer)";
+        String lakeRows = "VALUES"
+                + " (BIGINT '1', CAST(ARRAY[ROW(NULL), NULL, ROW(NULL)] AS array(%1$s)),"
+                + " CAST(MAP(ARRAY['k', 'n'], ARRAY[ROW(NULL), NULL]) AS map(varchar, %1$s)),"
+                + " CAST(ROW(ROW(NULL), 5) AS row(t %1$s, x integer))),"
+                + " (2, NULL, NULL, NULL),"
+                + " (3, CAST(ARRAY[] AS array(%1$s)), CAST(MAP() AS map(varchar, %1$s)),"
+                + " CAST(ROW(NULL, 6) AS row(t %1$s, x integer)))";
+        String whole = "SELECT id, arr, m, s FROM ";
+        assertThat(query(whole + table)).matches(lakeRows.formatted(row));
+        assertReadByTrinoParquetReader(whole + table);
+        assertThat(query(whole + "\"" + table + "$lake\"")).matches(lakeRows.formatted(row));
+        assertSameOnBothPaths(whole + table);
+        // a tail in the new shape, merged with the older file's rows
+        assertUpdate(
+                "INSERT INTO " + table + " VALUES (4, ARRAY[ROW(40)], MAP(ARRAY['k'], ARRAY[ROW(41)]),"
+                        + " ROW(ROW(42), 7))",
+                1);
+        String merged = "SELECT id, transform(arr, e -> e.b), transform_values(m, (k, v) -> v.b), s.t.b, s.t, s.x"
+                + " FROM " + table;
+        assertThat(query(merged))
+                .matches(
+                        addedFields(
+                                "row(b integer)",
+                                "ROW(NULL)",
+                                ", (4, ARRAY[40], MAP(ARRAY[VARCHAR 'k'], ARRAY[41]), 42, CAST(ROW(42) AS row(b integer)), 7)"));
+        assertReadByTrinoParquetReader(merged);
+        assertSameOnBothPaths(merged);
     }
 
     /**
@@ -286,6 +360,24 @@ final class TestLakestreamNestedParquetReads extends AbstractReadPathTest {
         Metrics metrics = scanMetrics(getSession(), sql);
         assertThat(count(metrics, LakestreamMetrics.FAST_PATH_SPLITS)).isEqualTo(1);
         assertThat(count(metrics, LakestreamMetrics.LAKE_ROWS)).isLessThan(rows / 4);
+    }
+
+    /** Changes the table through the catalog; the SQL statement after it makes the connector forget the table. */
+    private void alterTable(String table, SchemaChange change) {
+        tables.catalog().alterTable(TableIdentifier.of(LakestreamQueryRunner.SCHEMA, table), List.of(change));
+    }
+
+    /**
+     * The rows of {@link #nestedRowsWhoseReadFieldsAnOlderFileLacks}'s query of the added fields: the older file's rows
+     * with {@code t} (of type {@code tType}) in row 1 as {@code t1}, then {@code more}.
+     */
+    private static String addedFields(String tType, String t1, String more) {
+        return ("VALUES (BIGINT '1', CAST(ARRAY[NULL, NULL, NULL] AS array(integer)),"
+                        + " CAST(MAP(ARRAY['k', 'n'], ARRAY[NULL, NULL]) AS map(varchar, integer)), CAST(NULL AS integer),"
+                        + " CAST(%2$s AS %1$s), 5),"
+                        + " (2, NULL, NULL, NULL, NULL, NULL),"
+                        + " (3, CAST(ARRAY[] AS array(integer)), CAST(MAP() AS map(varchar, integer)), NULL, NULL, 6)%3$s")
+                .formatted(tType, t1, more);
     }
 
     private long physicalInputBytes(Session session, String sql) {

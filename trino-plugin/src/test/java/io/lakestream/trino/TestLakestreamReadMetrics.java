@@ -2,11 +2,20 @@ package io.lakestream.trino;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.plan.UnionSplit;
+import io.lakestream.write.LakestreamWriter;
 import io.trino.Session;
 import io.trino.operator.OperatorStats;
 import io.trino.plugin.base.metrics.LongCount;
 import io.trino.spi.metrics.Metrics;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The union-read counters reach the engine's statistics and {@code EXPLAIN ANALYZE VERBOSE}. */
@@ -109,6 +118,74 @@ final class TestLakestreamReadMetrics extends AbstractLakestreamSqlTest {
         assertThat(count(tailField, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(1);
         assertThat(count(tailRow, LakestreamMetrics.ARROW_VECTORS_CONVERTED)).isEqualTo(6);
         assertThat(query("SELECT DISTINCT r.c.e FROM counted_rows")).matches("VALUES CAST('tail' AS varchar)");
+    }
+
+    /**
+     * A log tail held by more segments than a split carries ({@link UnionSplit#MAX_CARRIED_SEGMENTS}) is counted as
+     * a shorter one: the segments and bytes reported are the segment files the tail's commits wrote into the
+     * bucket's log directory, on Trino's Parquet merge and on the union split reader.
+     */
+    @Test
+    void logSegmentsOfATailLongerThanASplitCarries() throws IOException {
+        String table = "long_tail";
+        assertUpdate(
+                "CREATE TABLE " + table + " (id bigint, v varchar) WITH (primary_key = ARRAY['id'], bucket_count = 1)");
+        assertUpdate("INSERT INTO " + table + " VALUES (0, 'lake')", 1);
+        tables.tier(table);
+        Path bucketLog = logDirectory(table).resolve("bucket-0000");
+        Map<Path, Long> lakeSegments = segmentFiles(bucketLog);
+        int commits = UnionSplit.MAX_CARRIED_SEGMENTS + 3;
+        for (long id = 1; id <= commits; id++) {
+            // one small commit each: one segment each
+            try (LakestreamWriter writer = new LakestreamWriter(tables.load(table), tables.allocator())) {
+                writer.upsert(Map.of("id", id, "v", "tail"));
+                writer.commit();
+            }
+        }
+        Map<Path, Long> tailSegments = segmentFiles(bucketLog);
+        tailSegments.keySet().removeAll(lakeSegments.keySet());
+        assertThat(tailSegments).hasSize(commits);
+        long tailBytes =
+                tailSegments.values().stream().mapToLong(Long::longValue).sum();
+
+        String sql = "SELECT count(*), count_if(v = 'tail') FROM " + table;
+        Session unionSplitReader = Session.builder(getSession())
+                .setCatalogSessionProperty(
+                        LakestreamQueryRunner.CATALOG,
+                        LakestreamSessionProperties.NATIVE_PARQUET_READER_ENABLED,
+                        "false")
+                .build();
+        for (Session session : List.of(getSession(), unionSplitReader)) {
+            assertThat(query(session, sql))
+                    .matches("VALUES (BIGINT '%d', BIGINT '%d')".formatted(commits + 1, commits));
+            Metrics metrics = scanMetrics(session, sql);
+            assertThat(count(metrics, LakestreamMetrics.LOG_ROWS)).isEqualTo(commits);
+            assertThat(count(metrics, LakestreamMetrics.LOG_SEGMENTS)).isEqualTo(commits);
+            assertThat(count(metrics, LakestreamMetrics.LOG_SEGMENT_BYTES)).isEqualTo(tailBytes);
+        }
+        assertThat(count(scanMetrics(sql), LakestreamMetrics.PARQUET_MERGE_SPLITS))
+                .isEqualTo(1);
+        assertThat(count(scanMetrics(unionSplitReader, sql), LakestreamMetrics.UNION_SPLIT_READER_SPLITS))
+                .isEqualTo(1);
+    }
+
+    /** The table's log directory (the default one, under the table's location). */
+    private Path logDirectory(String table) {
+        String location = tables.load(table).lake().location();
+        Path tableDirectory = location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
+        return tableDirectory.resolve("log");
+    }
+
+    /** The segment files in a directory, with their sizes. */
+    private static Map<Path, Long> segmentFiles(Path directory) throws IOException {
+        Map<Path, Long> files = new HashMap<>();
+        try (Stream<Path> paths = Files.list(directory)) {
+            for (Path path :
+                    paths.filter(path -> path.toString().endsWith(".arrow")).toList()) {
+                files.put(path, Files.size(path));
+            }
+        }
+        return files;
     }
 
     /** The connector metrics of the query's table scan, summed over its splits. */
