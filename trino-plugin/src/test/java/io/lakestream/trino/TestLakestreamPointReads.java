@@ -163,6 +163,38 @@ final class TestLakestreamPointReads extends AbstractTestQueryFramework {
                 "VALUES (39, %s)".formatted(820 - 3 - 5 - 7 - 9 + 500 + 700 + 4100));
     }
 
+    /**
+     * A point read as a join side (with another point read, and with a scan of every bucket) and as the source of an
+     * {@code INSERT}: Trino plans around the single-node scan (gathers the other side to it, or moves the writer)
+     * and the rows are those of the two-stage plan.
+     */
+    @Test
+    void pointReadsInJoinsAndInserts() {
+        assertUpdate("CREATE TABLE left_side (id bigint, v bigint) WITH (primary_key = ARRAY['id'], bucket_count = "
+                + BUCKETS + ")");
+        assertUpdate("CREATE TABLE right_side (id bigint, w bigint) WITH (primary_key = ARRAY['id'], bucket_count = "
+                + BUCKETS + ")");
+        assertUpdate("INSERT INTO left_side SELECT x, x FROM UNNEST(sequence(1, 60)) t(x)", 60);
+        assertUpdate("INSERT INTO right_side SELECT x, x * 2 FROM UNNEST(sequence(1, 60)) t(x)", 60);
+        otherNode.tier("right_side");
+        for (String join : List.of(
+                "SELECT l.id, l.v, r.w FROM left_side l JOIN right_side r ON l.id = r.id WHERE l.id = 7",
+                "SELECT l.id, r.id FROM left_side l JOIN right_side r ON l.v * 2 = r.w WHERE l.id = 8",
+                "SELECT l.id, count(*) FROM left_side l CROSS JOIN right_side r WHERE l.id = 9 GROUP BY l.id")) {
+            assertThat(rows(execute(getSession(), join)))
+                    .as(join)
+                    .containsExactlyInAnyOrderElementsOf(rows(execute(twoStagePointReads(), join)));
+        }
+        assertQuery(
+                "SELECT l.id, count(*) FROM left_side l CROSS JOIN right_side r WHERE l.id = 9 GROUP BY l.id",
+                "VALUES (9, 60)");
+
+        assertUpdate("CREATE TABLE copied (id bigint, v bigint) WITH (primary_key = ARRAY['id'])");
+        assertUpdate("INSERT INTO copied SELECT id, v FROM left_side WHERE id = 11", 1);
+        assertUpdate("INSERT INTO copied SELECT id, w FROM right_side WHERE id = 12", 1);
+        assertQuery("SELECT id, v FROM copied", "VALUES (11, 11), (12, 24)");
+    }
+
     private MaterializedResultWithPlan execute(Session session, String sql) {
         return getDistributedQueryRunner().executeWithPlan(session, sql);
     }
