@@ -9,9 +9,11 @@ import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorMetadata;
 import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorPageSinkProvider;
 import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorPageSourceProvider;
 import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorSplitManager;
+import io.trino.plugin.base.classloader.ClassLoaderSafeNodePartitioningProvider;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorCapabilities;
 import io.trino.spi.connector.ConnectorMetadata;
+import io.trino.spi.connector.ConnectorNodePartitioningProvider;
 import io.trino.spi.connector.ConnectorPageSinkProvider;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
 import io.trino.spi.connector.ConnectorSession;
@@ -35,6 +37,7 @@ public final class LakestreamConnector implements Connector {
     private final LakestreamSplitManager splitManager;
     private final LakestreamPageSourceProvider pageSourceProvider;
     private final LakestreamPageSinkProvider pageSinkProvider;
+    private final LakestreamNodePartitioningProvider nodePartitioningProvider;
     private final BufferAllocator allocator;
     private final LakestreamCatalogAccess catalog;
     private final LakestreamLogFileSystem logFileSystem;
@@ -46,6 +49,7 @@ public final class LakestreamConnector implements Connector {
             LakestreamSplitManager splitManager,
             LakestreamPageSourceProvider pageSourceProvider,
             LakestreamPageSinkProvider pageSinkProvider,
+            LakestreamNodePartitioningProvider nodePartitioningProvider,
             BufferAllocator allocator,
             LakestreamCatalogAccess catalog,
             LakestreamLogFileSystem logFileSystem) {
@@ -54,6 +58,7 @@ public final class LakestreamConnector implements Connector {
         this.splitManager = requireNonNull(splitManager, "splitManager is null");
         this.pageSourceProvider = requireNonNull(pageSourceProvider, "pageSourceProvider is null");
         this.pageSinkProvider = requireNonNull(pageSinkProvider, "pageSinkProvider is null");
+        this.nodePartitioningProvider = requireNonNull(nodePartitioningProvider, "nodePartitioningProvider is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.logFileSystem = requireNonNull(logFileSystem, "logFileSystem is null");
@@ -123,6 +128,11 @@ public final class LakestreamConnector implements Connector {
     @Override
     public ConnectorPageSinkProvider getPageSinkProvider() {
         return new ClassLoaderSafeConnectorPageSinkProvider(pageSinkProvider, CLASS_LOADER);
+    }
+
+    @Override
+    public ConnectorNodePartitioningProvider getNodePartitioningProvider() {
+        return new ClassLoaderSafeNodePartitioningProvider(nodePartitioningProvider, CLASS_LOADER);
     }
 
     @Override

@@ -38,6 +38,7 @@ import io.trino.spi.connector.ConnectorTableExecuteHandle;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.ConnectorTableProperties;
 import io.trino.spi.connector.ConnectorTableVersion;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
@@ -607,6 +608,20 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             return LakestreamTableStatistics.of(
                     table, handle, LakestreamColumns.columns(table.definition(), handle.mode()));
         });
+    }
+
+    /** A point read on the primary key declares a single-node partitioning, so that it runs in one stage. */
+    @Override
+    public ConnectorTableProperties getTableProperties(ConnectorSession session, ConnectorTableHandle tableHandle) {
+        LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
+        if (!LakestreamSessionProperties.isSingleStagePointReadsEnabled(session)
+                || handle.mode() != ReadMode.UNION
+                || handle.constraint().isAll()) {
+            // no table load for what cannot be a point read: the optimizer asks for every scan, many times
+            return new ConnectorTableProperties();
+        }
+        return call(() -> LakestreamPointReads.tableProperties(
+                handle, catalog.loadTable(handle).definition()));
     }
 
     @Override

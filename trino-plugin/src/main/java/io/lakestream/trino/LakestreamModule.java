@@ -56,6 +56,7 @@ public final class LakestreamModule extends AbstractConfigurationAwareModule {
         binder.bind(LakeKeyCache.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamPageSourceProvider.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamPageSinkProvider.class).in(Scopes.SINGLETON);
+        binder.bind(LakestreamNodePartitioningProvider.class).in(Scopes.SINGLETON);
         binder.bind(LakestreamConnector.class).in(Scopes.SINGLETON);
     }
 

@@ -19,6 +19,8 @@ public final class LakestreamSessionProperties {
     public static final String DEFAULT_PRIMARY_KEY = "default_primary_key";
     /** Whether dereferences of row columns ({@code r.a}) are pushed into the scan ({@link LakestreamProjections}). */
     public static final String PROJECTION_PUSHDOWN_ENABLED = "projection_pushdown_enabled";
+    /** Whether a point read on the primary key runs in one stage ({@link LakestreamPointReads}). */
+    public static final String SINGLE_STAGE_POINT_READS_ENABLED = "single_stage_point_reads_enabled";
 
     /** What a {@code CREATE TABLE} without a {@code primary_key} property makes. */
     public enum DefaultPrimaryKey {
@@ -54,6 +56,11 @@ public final class LakestreamSessionProperties {
                     PROJECTION_PUSHDOWN_ENABLED,
                     "Read only the fields of row columns a query dereferences (r.a), not whole rows",
                     true,
+                    false),
+            booleanProperty(
+                    SINGLE_STAGE_POINT_READS_ENABLED,
+                    "Plan a union read that fixes every primary-key column to one value as one stage on one node",
+                    true,
                     false));
 
     private LakestreamSessionProperties() {}
@@ -68,6 +75,10 @@ public final class LakestreamSessionProperties {
 
     public static boolean isProjectionPushdownEnabled(ConnectorSession session) {
         return session.getProperty(PROJECTION_PUSHDOWN_ENABLED, Boolean.class);
+    }
+
+    public static boolean isSingleStagePointReadsEnabled(ConnectorSession session) {
+        return session.getProperty(SINGLE_STAGE_POINT_READS_ENABLED, Boolean.class);
     }
 
     public static boolean isNativeParquetReaderEnabled(ConnectorSession session) {

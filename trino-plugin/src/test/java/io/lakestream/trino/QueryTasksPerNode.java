@@ -13,6 +13,7 @@ import io.trino.server.testing.TestingTrinoServer;
 import io.trino.spi.QueryId;
 import io.trino.spi.metrics.Metrics;
 import io.trino.testing.DistributedQueryRunner;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -50,6 +51,14 @@ final class QueryTasksPerNode {
      */
     Map<String, Long> lakestreamSplits(QueryId queryId) {
         return perNode(queryId, operator -> splits(operator.getConnectorMetrics()));
+    }
+
+    /** The number of tasks of each stage of the query, root stage first: its shape after planning and scheduling. */
+    List<Integer> tasksPerStage(QueryId queryId) {
+        QueryInfo query = runner.getCoordinator().getQueryManager().getFullQueryInfo(queryId);
+        return StagesInfo.getAllStages(query.getStages()).stream()
+                .map(stage -> stage.tasks().size())
+                .toList();
     }
 
     /** Per node: the rows its table writers (or merge writers) received. Nodes that wrote none are left out. */

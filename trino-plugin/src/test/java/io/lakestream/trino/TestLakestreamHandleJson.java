@@ -256,6 +256,11 @@ final class TestLakestreamHandleJson {
                 .isEqualTo(segment);
     }
 
+    @Test
+    void partitioningHandle() {
+        assertRoundTrip(LakestreamPartitioningHandle.class, LakestreamPartitioningHandle.SINGLE_NODE);
+    }
+
     private static <T> void assertRoundTrip(Class<T> type, T value) {
         JsonCodec<T> codec = CODECS.jsonCodec(type);
         String json = codec.toJson(value);
