@@ -15,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
@@ -108,12 +107,13 @@ final class SegmentWriter implements AutoCloseable {
                     LOG_IO_ERROR, "Could not create log segment %s: %s".formatted(location, e.getMessage()), e);
         }
         this.root = VectorSchemaRoot.create(arrowSchema, allocator);
-        // NONE writes what the plain writer writes: batches without a compression field
+        // NONE writes byte for byte what the plain writer writes (no footer metadata, batches without a compression
+        // field): what every segment was before compression existed
         this.fileWriter = new ArrowFileWriter(
                 root,
                 null,
                 output,
-                Map.of(),
+                null,
                 IpcOption.DEFAULT,
                 SegmentCodecs.INSTANCE,
                 compression.codecType(),
