@@ -78,7 +78,8 @@ final class LakestreamAlterTable {
             case TableChange.RemoveProperty property
             when LakestreamTableSpecs.isPartitionExpiration(property.property()) ->
                 new SchemaChange.SetPartitionExpiration(Optional.empty());
-            // ALTER TABLE ... SET / UNSET TBLPROPERTIES ('lakestream.log.compression'): UNSET chooses the default of new
+            // ALTER TABLE ... SET / UNSET TBLPROPERTIES ('lakestream.log.compression'): UNSET chooses the default of
+            // new
             // tables
             case TableChange.SetProperty property
             when LakestreamTableSpecs.isLogCompression(property.property()) ->

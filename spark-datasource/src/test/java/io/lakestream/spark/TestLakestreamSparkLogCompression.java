@@ -55,7 +55,8 @@ class TestLakestreamSparkLogCompression {
         String totals = "SELECT count(*), sum(qty), count_if(startswith(region, 'changed-')) FROM ls.logzstd.switched";
         List<Object> expected = List.of(4500L, 10497L, 3000L);
         assertThat(rows(testing.sql(totals))).containsExactly(expected);
-        assertThat(rows(testing.sql("SELECT id, region, qty FROM ls.logzstd.switched WHERE id IN (1500, 1501) ORDER BY id")))
+        assertThat(rows(testing.sql(
+                        "SELECT id, region, qty FROM ls.logzstd.switched WHERE id IN (1500, 1501) ORDER BY id")))
                 .containsExactly(List.of(1500L, "region-0", 2), List.of(1501L, "changed-1", 1));
 
         testing.sql("CALL ls.system.tier(table => 'logzstd.switched')");
@@ -75,9 +76,11 @@ class TestLakestreamSparkLogCompression {
         assertThat(compressionOf("plain")).isEqualTo("zstd");
 
         assertRefused(
-                () -> testing.sql("CREATE TABLE ls.logzstd.refused (id BIGINT) TBLPROPERTIES ('log.compression'='lz4')"),
+                () -> testing.sql(
+                        "CREATE TABLE ls.logzstd.refused (id BIGINT) TBLPROPERTIES ('log.compression'='lz4')"),
                 "lakestream.log.compression = 'lz4' is not a log compression; use one of ['none', 'zstd']");
-        assertThat(rows(testing.sql("SHOW TABLES IN ls.logzstd LIKE 'refused'"))).isEmpty();
+        assertThat(rows(testing.sql("SHOW TABLES IN ls.logzstd LIKE 'refused'")))
+                .isEmpty();
         assertRefused(
                 () -> testing.sql("ALTER TABLE ls.logzstd.plain SET TBLPROPERTIES ('log.compression'='gzip')"),
                 "'gzip' is not a log compression");

@@ -460,7 +460,8 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             switch (property.getKey()) {
                 case LakestreamTableProperties.PARTITION_EXPIRATION ->
                     changes.add(new SchemaChange.SetPartitionExpiration(value));
-                case LakestreamTableProperties.LOG_COMPRESSION -> changes.add(new SchemaChange.SetLogCompression(value));
+                case LakestreamTableProperties.LOG_COMPRESSION ->
+                    changes.add(new SchemaChange.SetLogCompression(value));
                 default ->
                     throw new TrinoException(
                             LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,

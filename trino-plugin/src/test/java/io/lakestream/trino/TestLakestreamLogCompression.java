@@ -45,7 +45,9 @@ final class TestLakestreamLogCompression extends AbstractStockIcebergSqlTest {
         // sum(qty): x % 7 over 1..1500 (4,497) plus x % 5 over 1501..4500 (6,000)
         String totals = "SELECT count(*), sum(qty), count_if(starts_with(region, 'changed-')) FROM switched";
         assertQuery(totals, "VALUES (4500, 10497, 3000)");
-        assertQuery("SELECT region, qty FROM switched WHERE id IN (1500, 1501)", "VALUES ('region-0', 2), ('changed-1', 1)");
+        assertQuery(
+                "SELECT region, qty FROM switched WHERE id IN (1500, 1501)",
+                "VALUES ('region-0', 2), ('changed-1', 1)");
 
         // tiering reads both kinds of segments into the lake; the stock connector reads the result
         tables.tier("switched");
@@ -73,7 +75,8 @@ final class TestLakestreamLogCompression extends AbstractStockIcebergSqlTest {
         assertThat(query("CREATE TABLE refused (id bigint) WITH (log_compression = 'lz4')"))
                 .failure()
                 .hasErrorCode(LakestreamErrorCode.LAKESTREAM_INVALID_TABLE_PROPERTY)
-                .hasMessageContaining("lakestream.log.compression = 'lz4' is not a log compression; use one of ['none', 'zstd']");
+                .hasMessageContaining(
+                        "lakestream.log.compression = 'lz4' is not a log compression; use one of ['none', 'zstd']");
         assertThat(query("SHOW TABLES LIKE 'refused'")).returnsEmptyResult();
 
         assertUpdate("CREATE TABLE kept (id bigint) WITH (log_compression = 'none')");
