@@ -9,6 +9,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SchemaChange;
 import io.lakestream.table.SupportedTypes;
@@ -240,6 +241,15 @@ final class SchemaEvolution {
                         setProperties.remove(PartitionExpiration.PROPERTY);
                         removedProperties.add(PartitionExpiration.PROPERTY);
                     }
+                }
+                case SchemaChange.SetLogCompression compression -> {
+                    // refused before the commit, so no writer meets a value it cannot apply
+                    LogCompression value = compression
+                            .value()
+                            .map(text -> LogCompression.parse(name, text))
+                            .orElse(LogCompression.DEFAULT);
+                    setProperties.put(LogCompression.PROPERTY, value.value());
+                    removedProperties.remove(LogCompression.PROPERTY);
                 }
             }
         }

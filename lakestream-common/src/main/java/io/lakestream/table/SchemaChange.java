@@ -125,6 +125,17 @@ public sealed interface SchemaChange {
         }
     }
 
+    /**
+     * Sets the table property {@link LogCompression#PROPERTY} to {@code value}; empty sets the default of new tables
+     * ({@link LogCompression#DEFAULT}: an absent property means a table created before it, which writes uncompressed).
+     * Segments written before keep their compression; writers made after the commit use the new one.
+     */
+    record SetLogCompression(Optional<String> value) implements SchemaChange {
+        public SetLogCompression {
+            requireNonNull(value, "value is null");
+        }
+    }
+
     private static List<String> checkedPath(List<String> path) {
         requireNonNull(path, "path is null");
         if (path.isEmpty()) {

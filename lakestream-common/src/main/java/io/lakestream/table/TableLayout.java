@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -50,7 +51,9 @@ public record TableLayout(
                             .formatted(bucketKey, spec.primaryKey()));
         }
         for (String key : spec.properties().keySet()) {
-            if (key.startsWith("lakestream.") && !key.equals(PartitionExpiration.PROPERTY)) {
+            if (key.startsWith("lakestream.")
+                    && !key.equals(PartitionExpiration.PROPERTY)
+                    && !key.equals(LogCompression.PROPERTY)) {
                 throw invalid(
                         "table property '%s' is reserved: use the table spec (primary key, bucket key, bucket count, log path) instead"
                                 .formatted(key));
@@ -68,9 +71,14 @@ public record TableLayout(
                 TableDefinition.userPartitionFields(partitionSpec, !bucketKey.isEmpty()));
         // refused at CREATE TABLE, so the tiering service never meets a value it cannot apply
         PartitionExpiration.of("to create", definition, spec.properties());
+        LogCompression compression = Optional.ofNullable(spec.properties().get(LogCompression.PROPERTY))
+                .map(value -> LogCompression.parse("to create", value))
+                .orElse(LogCompression.DEFAULT);
 
         ImmutableMap.Builder<String, String> properties = ImmutableMap.builder();
         properties.putAll(spec.properties());
+        // stored always: a table without the property is one created before it existed, and writes uncompressed
+        properties.put(LogCompression.PROPERTY, compression.value());
         properties.put(TableProperties.FORMAT_VERSION, "2");
         properties.put(LakestreamProperties.TABLE_FORMAT_VERSION, LakestreamProperties.CURRENT_TABLE_FORMAT_VERSION);
         properties.put(LakestreamProperties.BUCKET_NUM, Integer.toString(spec.bucketCount()));

@@ -18,6 +18,7 @@ import io.lakestream.log.StreamLog;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.log.WriterLease;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.TableDefinition;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -81,6 +82,9 @@ public final class LakestreamWriter implements AutoCloseable {
     private Optional<HeldLease> ownLease = Optional.empty();
 
     private final long maxColumnBytes;
+    /** How this writer's segments compress their batches: the table's property when the writer was made. */
+    private final LogCompression compression;
+
     private State state = State.OPEN;
     private String abortReason;
 
@@ -139,6 +143,8 @@ public final class LakestreamWriter implements AutoCloseable {
         LakeLayoutValidator.validate(table);
         this.definition = table.definition();
         this.log = table.log();
+        this.compression =
+                LogCompression.of(table.identifier().toString(), table.lake().properties());
         this.allocator = requireNonNull(allocator, "allocator is null")
                 .newChildAllocator("writer-" + table.identifier(), 0, Long.MAX_VALUE);
         this.clock = requireNonNull(clock, "clock is null");
@@ -448,7 +454,8 @@ public final class LakestreamWriter implements AutoCloseable {
                     columnWriters,
                     allocator,
                     batchRows,
-                    maxColumnBytes);
+                    maxColumnBytes,
+                    compression);
             writers[bucket] = segment;
         }
         return segment;

@@ -6,8 +6,10 @@ import static io.lakestream.common.LakestreamError.LOG_IO_ERROR;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LogFileSystem;
 import io.lakestream.log.LogPaths;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
+import io.lakestream.table.LogCompression;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
@@ -23,11 +25,13 @@ import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Writes the change rows of one bucket of one commit into a new segment file (Arrow IPC file
- * format, record batches of {@code batchRows} rows). The file is invisible until committed.
+ * format, record batches of {@code batchRows} rows, each compressed as the table's {@link LogCompression} says).
+ * The file is invisible until committed.
  */
 final class SegmentWriter implements AutoCloseable {
     /**
@@ -82,7 +86,8 @@ final class SegmentWriter implements AutoCloseable {
             ColumnWriter[] columnWriters,
             BufferAllocator allocator,
             int batchRows,
-            long maxColumnBytes) {
+            long maxColumnBytes,
+            LogCompression compression) {
         this.log = log;
         this.bucket = bucket;
         this.partition = partition;
@@ -102,7 +107,17 @@ final class SegmentWriter implements AutoCloseable {
                     LOG_IO_ERROR, "Could not create log segment %s: %s".formatted(location, e.getMessage()), e);
         }
         this.root = VectorSchemaRoot.create(arrowSchema, allocator);
-        this.fileWriter = new ArrowFileWriter(root, null, output);
+        // NONE writes byte for byte what the plain writer writes (no footer metadata, batches without a compression
+        // field): what every segment was before compression existed
+        this.fileWriter = new ArrowFileWriter(
+                root,
+                null,
+                output,
+                null,
+                IpcOption.DEFAULT,
+                SegmentCodecs.INSTANCE,
+                compression.codecType(),
+                Optional.empty());
         try {
             fileWriter.start();
         } catch (IOException e) {

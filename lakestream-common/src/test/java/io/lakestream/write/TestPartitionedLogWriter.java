@@ -7,6 +7,7 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.PartitionLog;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
@@ -167,8 +168,8 @@ class TestPartitionedLogWriter {
     private static void readRows(LakestreamTable table, SegmentFile segment, List<String> rows) throws IOException {
         Path file = LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()));
         try (org.apache.arrow.memory.RootAllocator allocator = new org.apache.arrow.memory.RootAllocator();
-                ArrowFileReader reader =
-                        new ArrowFileReader(FileChannel.open(file, StandardOpenOption.READ), allocator)) {
+                ArrowFileReader reader = new ArrowFileReader(
+                        FileChannel.open(file, StandardOpenOption.READ), allocator, SegmentCodecs.INSTANCE)) {
             for (ArrowBlock block : reader.getRecordBlocks()) {
                 reader.loadRecordBatch(block);
                 VectorSchemaRoot root = reader.getVectorSchemaRoot();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LocalLogFileSystem;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
@@ -76,8 +77,10 @@ class TestSegmentColumnLimit {
             int batches = 0;
             for (SegmentFile segment : table.log().latestSnapshot().bucket(0).segments()) {
                 Path file = LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()));
-                try (ArrowFileReader reader =
-                        new ArrowFileReader(FileChannel.open(file, StandardOpenOption.READ), warehouse.allocator())) {
+                try (ArrowFileReader reader = new ArrowFileReader(
+                        FileChannel.open(file, StandardOpenOption.READ),
+                        warehouse.allocator(),
+                        SegmentCodecs.INSTANCE)) {
                     for (ArrowBlock block : reader.getRecordBlocks()) {
                         reader.loadRecordBatch(block);
                         VectorSchemaRoot root = reader.getVectorSchemaRoot();

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.SCHEMA_CHANGE_UNSUPPORTED;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.table.LakestreamProperties;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SchemaChange;
 import java.util.ArrayList;
@@ -77,16 +78,28 @@ final class LakestreamAlterTable {
             case TableChange.RemoveProperty property
             when LakestreamTableSpecs.isPartitionExpiration(property.property()) ->
                 new SchemaChange.SetPartitionExpiration(Optional.empty());
+            // ALTER TABLE ... SET / UNSET TBLPROPERTIES ('lakestream.log.compression'): UNSET chooses the default of
+            // new
+            // tables
+            case TableChange.SetProperty property
+            when LakestreamTableSpecs.isLogCompression(property.property()) ->
+                new SchemaChange.SetLogCompression(Optional.ofNullable(property.value()));
+            case TableChange.RemoveProperty property
+            when LakestreamTableSpecs.isLogCompression(property.property()) ->
+                new SchemaChange.SetLogCompression(Optional.empty());
             case TableChange.SetProperty property ->
-                throw unsupported("table property '%s' cannot be set (supported: 'comment', '%s')"
-                        .formatted(property.property(), PartitionExpiration.PROPERTY));
+                throw unsupported("table property '%s' cannot be set (supported: 'comment', '%s', '%s')"
+                        .formatted(property.property(), PartitionExpiration.PROPERTY, LogCompression.PROPERTY));
             case TableChange.RemoveProperty property ->
-                throw unsupported("table property '%s' cannot be unset (supported: 'comment', '%s')"
-                        .formatted(property.property(), PartitionExpiration.PROPERTY));
+                throw unsupported("table property '%s' cannot be unset (supported: 'comment', '%s', '%s')"
+                        .formatted(property.property(), PartitionExpiration.PROPERTY, LogCompression.PROPERTY));
             default ->
                 throw unsupported(
-                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, ALTER COLUMN ... DROP NOT NULL, COMMENT ON TABLE, SET / UNSET TBLPROPERTIES of 'comment' and '%s', RENAME TO; also on fields of struct columns)"
-                                .formatted(change.getClass().getSimpleName(), PartitionExpiration.PROPERTY));
+                        "%s is not supported on Lakestream tables (supported: ADD COLUMN, DROP COLUMN, RENAME COLUMN, ALTER COLUMN ... TYPE to a wider type, ALTER COLUMN ... COMMENT, ALTER COLUMN ... DROP NOT NULL, COMMENT ON TABLE, SET / UNSET TBLPROPERTIES of 'comment', '%s' and '%s', RENAME TO; also on fields of struct columns)"
+                                .formatted(
+                                        change.getClass().getSimpleName(),
+                                        PartitionExpiration.PROPERTY,
+                                        LogCompression.PROPERTY));
         };
     }
 

@@ -4,6 +4,7 @@ import static io.lakestream.common.LakestreamError.INVALID_TABLE_DEFINITION;
 
 import com.google.common.base.Splitter;
 import io.lakestream.common.LakestreamException;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.TableSpec;
 import java.util.HashMap;
@@ -20,8 +21,8 @@ import org.apache.spark.sql.connector.expressions.Transform;
  * Turns a Spark {@code CREATE TABLE ... USING lakestream TBLPROPERTIES (...)} into a {@link
  * TableSpec}. The table properties {@code primary-key}, {@code bucket.key} (comma-separated
  * columns), {@code bucket.num} and {@code log.path} define the table, {@code partition.expiration}
- * sets partition expiry (the {@code lakestream.} prefixed names work too); every other property is
- * stored on the Iceberg table as it is.
+ * sets partition expiry and {@code log.compression} the log segments' compression (the {@code lakestream.}
+ * prefixed names work too); every other property is stored on the Iceberg table as it is.
  */
 final class LakestreamTableSpecs {
     static final String PROVIDER = "lakestream";
@@ -30,6 +31,7 @@ final class LakestreamTableSpecs {
     static final String BUCKET_NUM = "bucket.num";
     static final String LOG_PATH = "log.path";
     static final String PARTITION_EXPIRATION = "partition.expiration";
+    static final String LOG_COMPRESSION = "log.compression";
 
     private static final Splitter COLUMNS = Splitter.on(',').trimResults().omitEmptyStrings();
     // Properties Spark adds itself; they are not table properties of ours.
@@ -60,6 +62,8 @@ final class LakestreamTableSpecs {
                 case PRIMARY_KEY, BUCKET_KEY, BUCKET_NUM, LOG_PATH -> definition.put(name, value);
                 // stored under its full name; validated with the partitioning by the table layout
                 case PARTITION_EXPIRATION -> rest.put(PartitionExpiration.PROPERTY, value);
+                // stored under its full name; validated by the table layout, which stores the default when not given
+                case LOG_COMPRESSION -> rest.put(LogCompression.PROPERTY, value);
                 default -> {
                     if (!SPARK_RESERVED.contains(key)) {
                         rest.put(key, value);
@@ -93,6 +97,12 @@ final class LakestreamTableSpecs {
     static boolean isPartitionExpiration(String property) {
         String name = property.toLowerCase(Locale.ROOT);
         return name.equals(PARTITION_EXPIRATION) || name.equals(PartitionExpiration.PROPERTY);
+    }
+
+    /** Whether a Spark table property names {@link LogCompression#PROPERTY}, with or without its prefix. */
+    static boolean isLogCompression(String property) {
+        String name = property.toLowerCase(Locale.ROOT);
+        return name.equals(LOG_COMPRESSION) || name.equals(LogCompression.PROPERTY);
     }
 
     private static int bucketCount(String value) {

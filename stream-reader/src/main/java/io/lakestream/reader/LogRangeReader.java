@@ -12,6 +12,7 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
@@ -171,7 +172,9 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         segment = segments.next();
         String location = log.paths().resolve(segment.path());
         try {
-            segmentReader = new ArrowFileReader(log.fileSystem().openForRead(location), allocator);
+            // every batch names its codec: compressed and uncompressed segments read alike (docs/format.md)
+            segmentReader =
+                    new ArrowFileReader(log.fileSystem().openForRead(location), allocator, SegmentCodecs.INSTANCE);
             blocks = segmentReader.getRecordBlocks();
         } catch (NoSuchFileException | FileNotFoundException e) {
             closeSegment();

@@ -16,6 +16,7 @@ import io.lakestream.catalog.PinnedTable;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.Partitioning;
 import io.lakestream.table.SchemaChange;
@@ -223,6 +224,10 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         if (expiration != null) {
             properties.put(LakestreamTableProperties.PARTITION_EXPIRATION, expiration);
         }
+        // what new segments get: a table created before the property existed writes uncompressed ones
+        properties.put(
+                LakestreamTableProperties.LOG_COMPRESSION,
+                Optional.ofNullable(lakeProperties.get(LogCompression.PROPERTY)).orElse(LogCompression.UNSET.value()));
         return properties.buildOrThrow();
     }
 
@@ -452,17 +457,22 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Optional<Object>> properties) {
         List<SchemaChange> changes = new ArrayList<>();
         for (Map.Entry<String, Optional<Object>> property : properties.entrySet()) {
-            if (!property.getKey().equals(LakestreamTableProperties.PARTITION_EXPIRATION)) {
-                throw new TrinoException(
-                        LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
-                        "Table property '%s' cannot be changed: the table's keys, buckets and partitioning place every row of its log and lake; only '%s' can be set or reset (SET PROPERTIES %s = DEFAULT)"
-                                .formatted(
-                                        property.getKey(),
-                                        LakestreamTableProperties.PARTITION_EXPIRATION,
-                                        LakestreamTableProperties.PARTITION_EXPIRATION));
+            Optional<String> value = property.getValue().map(String.class::cast);
+            switch (property.getKey()) {
+                case LakestreamTableProperties.PARTITION_EXPIRATION ->
+                    changes.add(new SchemaChange.SetPartitionExpiration(value));
+                case LakestreamTableProperties.LOG_COMPRESSION ->
+                    changes.add(new SchemaChange.SetLogCompression(value));
+                default ->
+                    throw new TrinoException(
+                            LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,
+                            "Table property '%s' cannot be changed: the table's keys, buckets and partitioning place every row of its log and lake; only '%s' and '%s' can be set or reset (SET PROPERTIES %s = DEFAULT)"
+                                    .formatted(
+                                            property.getKey(),
+                                            LakestreamTableProperties.PARTITION_EXPIRATION,
+                                            LakestreamTableProperties.LOG_COMPRESSION,
+                                            LakestreamTableProperties.PARTITION_EXPIRATION));
             }
-            changes.add(
-                    new SchemaChange.SetPartitionExpiration(property.getValue().map(String.class::cast)));
         }
         LakestreamTableHandle handle = requireUnionView((LakestreamTableHandle) tableHandle, "SET PROPERTIES");
         alter(handle, changes);

@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableSpec;
@@ -56,6 +57,9 @@ final class LakestreamTableCreation {
         // validated with the partitioning by the table layout, before anything is created
         LakestreamTableProperties.partitionExpiration(properties)
                 .ifPresent(expiration -> tableProperties.put(PartitionExpiration.PROPERTY, expiration));
+        // validated by the table layout, which stores the default when the statement does not choose
+        LakestreamTableProperties.logCompression(properties)
+                .ifPresent(compression -> tableProperties.put(LogCompression.PROPERTY, compression));
         spec.properties(tableProperties);
         return spec.build();
     }

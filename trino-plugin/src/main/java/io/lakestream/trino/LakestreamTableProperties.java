@@ -4,6 +4,7 @@ import static io.lakestream.trino.LakestreamErrorCode.LAKESTREAM_INVALID_TABLE_P
 import static io.trino.spi.type.VarcharType.VARCHAR;
 
 import com.google.common.collect.ImmutableList;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.trino.spi.TrinoException;
 import io.trino.spi.session.PropertyMetadata;
@@ -21,6 +22,7 @@ public final class LakestreamTableProperties {
     public static final String BUCKET_COUNT = "bucket_count";
     public static final String PARTITIONING = "partitioning";
     public static final String PARTITION_EXPIRATION = "partition_expiration";
+    public static final String LOG_COMPRESSION = "log_compression";
 
     public static final List<PropertyMetadata<?>> PROPERTIES = List.of(
             columnListProperty(
@@ -48,6 +50,13 @@ public final class LakestreamTableProperties {
                             + "): '30d', '12h', '90m' (units ms, s, m, h, d) or ISO-8601 'P30D'; the table must be partitioned by"
                             + " year, month, day or hour of a column, or by a date column",
                     null,
+                    false),
+            PropertyMetadata.stringProperty(
+                    LOG_COMPRESSION,
+                    "How new log segments compress their record batches (table property "
+                            + LogCompression.PROPERTY
+                            + "): 'zstd' (the default) or 'none'; segments already written keep theirs",
+                    null,
                     false));
 
     private LakestreamTableProperties() {}
@@ -68,6 +77,10 @@ public final class LakestreamTableProperties {
 
     public static Optional<String> partitionExpiration(Map<String, Object> properties) {
         return Optional.ofNullable((String) properties.get(PARTITION_EXPIRATION));
+    }
+
+    public static Optional<String> logCompression(Map<String, Object> properties) {
+        return Optional.ofNullable((String) properties.get(LOG_COMPRESSION));
     }
 
     public static List<String> primaryKey(Map<String, Object> properties) {

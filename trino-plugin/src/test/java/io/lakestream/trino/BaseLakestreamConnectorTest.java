@@ -150,7 +150,8 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                            comment varchar
                         )
                         WITH (
-                           bucket_count = 1%s
+                           bucket_count = 1,
+                           log_compression = 'zstd'%s
                         )""".formatted(
                         keyed ? " NOT NULL" : "", keyed ? ",\n   primary_key = ARRAY['orderkey']" : ""));
     }
