@@ -22,8 +22,11 @@ public enum LogCompression {
 
     public static final String PROPERTY = "lakestream.log.compression";
 
-    /** What {@code CREATE TABLE} stores when the statement does not choose. */
-    public static final LogCompression DEFAULT = ZSTD;
+    /**
+     * What {@code CREATE TABLE} stores when the statement does not choose: uncompressed, because the pure-Java codec
+     * costs more write time than the log-append goal allows (docs/decisions.md, "compressing log segments").
+     */
+    public static final LogCompression DEFAULT = NONE;
 
     /**
      * What a table without the property writes: tables created before it existed keep writing uncompressed

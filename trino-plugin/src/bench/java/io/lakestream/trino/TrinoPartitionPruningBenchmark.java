@@ -5,6 +5,7 @@ import static java.util.stream.Collectors.joining;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import io.lakestream.tiering.TableTiering;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
@@ -48,7 +49,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * run, in one Trino runner, the two sides interleaved round by round.
  *
  * <p>Options: {@code --days} (30), {@code --rows-per-day} (50,000), {@code --tail-rows} (20,000, all in the last
- * day), {@code --buckets} (2), {@code --warmup} (5 rounds), {@code --rounds} (7). The log figure covers the segments
+ * day), {@code --buckets} (2), {@code --warmup} (5 rounds), {@code --rounds} (7), {@code --log-compression} (the
+ * table property {@code log_compression} of both tables: {@code none}, the default of new tables, or {@code zstd}).
+ * The log figure covers the segments
  * a split carries (up to 128 per split); while the log of a partitioned table is one log per bucket, a query on any
  * day opens the whole tail of every bucket, so the log bytes of a one-day query on an older day equal the full
  * scan's.
@@ -62,8 +65,10 @@ public final class TrinoPartitionPruningBenchmark {
     private static final String QUERY = "SELECT count(*), sum(qty), sum(price), max(region) FROM %s%s";
 
     /** Options of one run. */
-    public record Options(int days, int rowsPerDay, int tailRows, int buckets, int warmup, int rounds) {
+    public record Options(
+            int days, int rowsPerDay, int tailRows, int buckets, int warmup, int rounds, String logCompression) {
         static Options parse(String[] args) {
+            String logCompression = LogCompression.DEFAULT.value();
             Map<String, Integer> values = new HashMap<>(Map.of(
                     "--days", 30,
                     "--rows-per-day", 50_000,
@@ -72,6 +77,11 @@ public final class TrinoPartitionPruningBenchmark {
                     "--warmup", 5,
                     "--rounds", 7));
             for (int i = 0; i < args.length; i += 2) {
+                if (args[i].equals("--log-compression") && i + 1 < args.length) {
+                    logCompression = LogCompression.parse("of the benchmark", args[i + 1])
+                            .value();
+                    continue;
+                }
                 if (!values.containsKey(args[i]) || i + 1 == args.length) {
                     throw new IllegalArgumentException("unknown option or no value: " + args[i]);
                 }
@@ -83,7 +93,8 @@ public final class TrinoPartitionPruningBenchmark {
                     values.get("--tail-rows"),
                     values.get("--buckets"),
                     values.get("--warmup"),
-                    values.get("--rounds"));
+                    values.get("--rounds"),
+                    logCompression);
         }
     }
 
@@ -188,8 +199,8 @@ public final class TrinoPartitionPruningBenchmark {
             for (String name : List.of(TABLE, COPY)) {
                 trino.execute(("CREATE TABLE lakestream.tests.%s (id bigint NOT NULL, ts timestamp(6), region varchar,"
                                 + " qty integer, price double) WITH (partitioning = ARRAY['day(ts)'],"
-                                + " bucket_key = ARRAY['id'], bucket_count = %d)")
-                        .formatted(name, options.buckets()));
+                                + " bucket_key = ARRAY['id'], bucket_count = %d, log_compression = '%s')")
+                        .formatted(name, options.buckets(), options.logCompression()));
                 LakestreamTable table = catalog.loadTable(TableIdentifier.of("tests", name));
                 append(table, allocator, options, 0, options.days() * options.rowsPerDay(), false);
                 if (name.equals(COPY)) {
@@ -208,11 +219,13 @@ public final class TrinoPartitionPruningBenchmark {
                     options.tailRows(),
                     true);
             out.printf(
-                    "table: %d days x %,d rows, %,d rows of log tail in the last day, %d buckets; %d cores; set-up %.0f s%n",
+                    "table: %d days x %,d rows, %,d rows of log tail in the last day, %d buckets, log_compression %s;"
+                            + " %d cores; set-up %.0f s%n",
                     options.days(),
                     options.rowsPerDay(),
                     options.tailRows(),
                     options.buckets(),
+                    options.logCompression(),
                     Runtime.getRuntime().availableProcessors(),
                     (System.nanoTime() - setup) / 1e9);
             out.println("JVM: "
