@@ -457,12 +457,14 @@ public final class LakestreamMetadata implements ConnectorMetadata {
             ConnectorSession session, ConnectorTableHandle tableHandle, Map<String, Optional<Object>> properties) {
         List<SchemaChange> changes = new ArrayList<>();
         for (Map.Entry<String, Optional<Object>> property : properties.entrySet()) {
-            Optional<String> value = property.getValue().map(String.class::cast);
+            // only the two string properties are read as strings: another property's value may be any type
             switch (property.getKey()) {
                 case LakestreamTableProperties.PARTITION_EXPIRATION ->
-                    changes.add(new SchemaChange.SetPartitionExpiration(value));
+                    changes.add(new SchemaChange.SetPartitionExpiration(
+                            property.getValue().map(String.class::cast)));
                 case LakestreamTableProperties.LOG_COMPRESSION ->
-                    changes.add(new SchemaChange.SetLogCompression(value));
+                    changes.add(new SchemaChange.SetLogCompression(
+                            property.getValue().map(String.class::cast)));
                 default ->
                     throw new TrinoException(
                             LakestreamErrorCode.LAKESTREAM_SCHEMA_CHANGE_UNSUPPORTED,

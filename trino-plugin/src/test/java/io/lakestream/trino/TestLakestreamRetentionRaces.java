@@ -13,6 +13,7 @@ import io.lakestream.table.LakestreamTable;
 import io.trino.Session;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.filesystem.local.LocalFileSystem;
+import io.trino.spi.NodeManager;
 import io.trino.spi.Plugin;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorContext;
@@ -197,6 +198,8 @@ final class TestLakestreamRetentionRaces extends AbstractLakestreamSqlTest {
                 binder.bind(LakeKeyCache.class).in(Scopes.SINGLETON);
                 binder.bind(LakestreamPageSourceProvider.class).in(Scopes.SINGLETON);
                 binder.bind(LakestreamPageSinkProvider.class).in(Scopes.SINGLETON);
+                binder.bind(NodeManager.class).toInstance(context.getNodeManager());
+                binder.bind(LakestreamNodePartitioningProvider.class).in(Scopes.SINGLETON);
                 binder.bind(LakestreamConnector.class).in(Scopes.SINGLETON);
             });
             return app.doNotInitializeLogging().initialize().getInstance(LakestreamConnector.class);
