@@ -79,8 +79,7 @@ final class LakestreamAlterTable {
             when LakestreamTableSpecs.isPartitionExpiration(property.property()) ->
                 new SchemaChange.SetPartitionExpiration(Optional.empty());
             // ALTER TABLE ... SET / UNSET TBLPROPERTIES ('lakestream.log.compression'): UNSET chooses the default of
-            // new
-            // tables
+            // new tables
             case TableChange.SetProperty property
             when LakestreamTableSpecs.isLogCompression(property.property()) ->
                 new SchemaChange.SetLogCompression(Optional.ofNullable(property.value()));
