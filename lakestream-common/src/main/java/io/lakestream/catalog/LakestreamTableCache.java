@@ -221,10 +221,12 @@ public final class LakestreamTableCache {
         try {
             Table table = lake.table();
             long lakeLogVersion = LakePosition.current(table).logVersion();
-            if (!CommitMarkers.covers(log, lakeLogVersion)) {
+            Optional<List<PartitionDeleteMarker>> covered =
+                    CommitMarkers.partitionDeletesIfCovered(log, lakeLogVersion);
+            if (covered.isEmpty()) {
                 return true;
             }
-            List<PartitionDeleteMarker> markers = CommitMarkers.partitionDeletes(log, lakeLogVersion);
+            List<PartitionDeleteMarker> markers = covered.get();
             if (markers.isEmpty()) {
                 return false;
             }

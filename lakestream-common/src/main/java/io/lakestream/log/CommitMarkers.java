@@ -89,6 +89,42 @@ public final class CommitMarkers {
     }
 
     /**
+     * {@link #partitionDeletes} if {@link #covers} holds for {@code after}, otherwise empty: the same answers in one
+     * pass over the key window instead of three. A union read asks on every pin, and the window holds up to {@link
+     * LogSnapshot#RETAINED_IDEMPOTENCY_KEYS} keys.
+     */
+    public static Optional<List<PartitionDeleteMarker>> partitionDeletesIfCovered(LogSnapshot snapshot, long after) {
+        Map<String, Long> keys = snapshot.idempotencyKeys();
+        long upTo = snapshot.version();
+        long oldest = Long.MAX_VALUE;
+        SortedMap<Long, String> deletes = new TreeMap<>();
+        Set<String> abandoned = new HashSet<>();
+        for (Map.Entry<String, Long> entry : keys.entrySet()) {
+            long version = entry.getValue();
+            oldest = Math.min(oldest, version);
+            if (version > after && version <= upTo) {
+                String key = entry.getKey();
+                if (key.startsWith(PARTITION_DELETE_ABANDONED_PREFIX)) {
+                    abandoned.add(key.substring(PARTITION_DELETE_ABANDONED_PREFIX.length()));
+                } else if (key.startsWith(PARTITION_DELETE_PREFIX)) {
+                    deletes.put(version, key.substring(PARTITION_DELETE_PREFIX.length()));
+                }
+            }
+        }
+        if (keys.size() >= LogSnapshot.RETAINED_IDEMPOTENCY_KEYS && oldest > after + 1) {
+            return Optional.empty();
+        }
+        List<PartitionDeleteMarker> markers = new ArrayList<>();
+        deletes.forEach((version, key) -> {
+            PartitionDeleteMarker marker = PartitionDeleteMarker.parse(version, key);
+            if (!abandoned.contains(marker.deleteId())) {
+                markers.add(marker);
+            }
+        });
+        return Optional.of(List.copyOf(markers));
+    }
+
+    /**
      * The commits of {@code snapshot}'s key window whose key starts with {@code prefix}, with a version in {@code
      * (after, upTo]}: version -> the key without the prefix.
      */

@@ -29,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.Namespace;
@@ -49,6 +50,7 @@ public final class LakestreamCatalogAccess {
     private final LakestreamTableCache tables;
     private final LakeFileCache lakeFiles;
     private final ExecutorService lakeRefresher;
+    private final LongAdder pinnedTableLoads = new LongAdder();
 
     @Inject
     public LakestreamCatalogAccess(
@@ -223,8 +225,17 @@ public final class LakestreamCatalogAccess {
         return table.get();
     }
 
+    /**
+     * How many times a query step asked for the table its handle pinned ({@link #loadTable(LakestreamTableHandle)}),
+     * for tests and benchmarks: each is served from memory, but what the handle carries itself needs none.
+     */
+    public long pinnedTableLoads() {
+        return pinnedTableLoads.sum();
+    }
+
     /** The table in the state the handle's query pinned. */
     public LakestreamTable loadTable(LakestreamTableHandle handle) {
+        pinnedTableLoads.increment();
         try {
             return tables.pinned(
                     identifier(handle.baseTable()),

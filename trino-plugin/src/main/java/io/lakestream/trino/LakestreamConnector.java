@@ -69,13 +69,15 @@ public final class LakestreamConnector implements Connector {
      * and benchmarks: {@code catalogReads} (lookups and refreshes of a table's current metadata; {@code
      * backgroundCatalogReads} of them by the background lake refresh, off the queries' path) and {@code
      * logFileReads} (log commit, checkpoint, hint and identity files read or looked for; segments not
-     * counted), and the log file reads by kind ({@link LogFileReads#asMap}). A map, so that callers in other class
-     * loaders can read it.
+     * counted), and the log file reads by kind ({@link LogFileReads#asMap}); and {@code pinnedTableLoads}, the
+     * query steps that asked for the table their handle pinned (from memory, no file read). A map, so that callers
+     * in other class loaders can read it.
      */
     public Map<String, Long> metadataReads() {
         Map<String, Long> reads = new HashMap<>(logFileSystem.smallFileReads().asMap());
         reads.put("catalogReads", catalog.catalogReads());
         reads.put("backgroundCatalogReads", catalog.backgroundCatalogReads());
+        reads.put("pinnedTableLoads", catalog.pinnedTableLoads());
         return Map.copyOf(reads);
     }
 

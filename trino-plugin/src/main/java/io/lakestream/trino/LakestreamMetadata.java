@@ -167,7 +167,13 @@ public final class LakestreamMetadata implements ConnectorMetadata {
         return LakestreamTimeTravel.apply(
                 session,
                 table.get().table(),
-                new LakestreamTableHandle(base.getSchemaName(), base.getTableName(), mode.get(), pin),
+                new LakestreamTableHandle(
+                        base.getSchemaName(),
+                        base.getTableName(),
+                        mode.get(),
+                        pin,
+                        LakestreamPointReads.primaryKeyFieldIds(
+                                table.get().table().definition())),
                 startVersion,
                 endVersion);
     }
@@ -626,14 +632,11 @@ public final class LakestreamMetadata implements ConnectorMetadata {
     @Override
     public ConnectorTableProperties getTableProperties(ConnectorSession session, ConnectorTableHandle tableHandle) {
         LakestreamTableHandle handle = (LakestreamTableHandle) tableHandle;
-        if (!LakestreamSessionProperties.isSingleStagePointReadsEnabled(session)
-                || handle.mode() != ReadMode.UNION
-                || handle.constraint().isAll()) {
-            // no table load for what cannot be a point read: the optimizer asks for every scan, many times
+        if (!LakestreamSessionProperties.isSingleStagePointReadsEnabled(session)) {
             return new ConnectorTableProperties();
         }
-        return call(() -> LakestreamPointReads.tableProperties(
-                handle, catalog.loadTable(handle).definition()));
+        // from the handle alone, no table load: the optimizer asks for every scan, many times per query
+        return LakestreamPointReads.tableProperties(handle);
     }
 
     @Override

@@ -26,9 +26,12 @@ import org.apache.iceberg.types.Types;
 final class LakestreamPointReads {
     private LakestreamPointReads() {}
 
-    /** The table properties of the handle's scan: single-node partitioning for a point read, otherwise none. */
-    static ConnectorTableProperties tableProperties(LakestreamTableHandle handle, TableDefinition definition) {
-        if (!isPointRead(handle, definition)) {
+    /**
+     * The table properties of the handle's scan: single-node partitioning for a point read, otherwise none. Decided
+     * from the handle alone (it carries the primary key): the optimizer asks for every scan many times per query.
+     */
+    static ConnectorTableProperties tableProperties(LakestreamTableHandle handle) {
+        if (!isPointRead(handle)) {
             return new ConnectorTableProperties();
         }
         return new ConnectorTableProperties(
@@ -40,8 +43,8 @@ final class LakestreamPointReads {
     }
 
     /** A union read of a primary-key table whose enforced filter gives each key column a single value. */
-    static boolean isPointRead(LakestreamTableHandle handle, TableDefinition definition) {
-        if (handle.mode() != ReadMode.UNION || !definition.hasPrimaryKey()) {
+    static boolean isPointRead(LakestreamTableHandle handle) {
+        if (handle.mode() != ReadMode.UNION || handle.primaryKeyFieldIds().isEmpty()) {
             return false;
         }
         Optional<Map<LakestreamColumnHandle, Domain>> domains =
@@ -58,8 +61,13 @@ final class LakestreamPointReads {
                 fixedFields.add(column.fieldId().getAsInt());
             }
         });
+        return fixedFields.containsAll(handle.primaryKeyFieldIds());
+    }
+
+    /** What a handle of {@code definition} carries for {@link #isPointRead}: the primary key's field ids. */
+    static List<Integer> primaryKeyFieldIds(TableDefinition definition) {
         return definition.primaryKeyFields().stream()
                 .map(Types.NestedField::fieldId)
-                .allMatch(fixedFields::contains);
+                .toList();
     }
 }

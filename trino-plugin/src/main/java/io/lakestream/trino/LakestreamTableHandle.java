@@ -8,6 +8,7 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
 import java.time.Instant;
+import java.util.List;
 import java.util.OptionalLong;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -26,6 +27,9 @@ import org.apache.iceberg.expressions.Expressions;
  * @param pin the table state the query reads (time travel goes back from it)
  * @param pruning filters on fields of row columns ({@code r.a}) that the engine applies itself and that prune lake
  *     files and row groups ({@link LakestreamFilterTranslator#isPrunable}); never applied to rows
+ * @param primaryKeyFieldIds the field ids of the pinned table's primary-key columns (empty without a primary key):
+ *     whether a read is a point read ({@link LakestreamPointReads}) is then known from the handle alone, which
+ *     the optimizer asks many times per query
  */
 public record LakestreamTableHandle(
         String schemaName,
@@ -36,7 +40,8 @@ public record LakestreamTableHandle(
         OptionalLong logVersion,
         OptionalLong asOfTimestampMillis,
         LakestreamPin pin,
-        TupleDomain<LakestreamColumnHandle> pruning)
+        TupleDomain<LakestreamColumnHandle> pruning,
+        List<Integer> primaryKeyFieldIds)
         implements ConnectorTableHandle {
     public LakestreamTableHandle {
         requireNonNull(schemaName, "schemaName is null");
@@ -48,9 +53,16 @@ public record LakestreamTableHandle(
         requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
         requireNonNull(pin, "pin is null");
         requireNonNull(pruning, "pruning is null");
+        primaryKeyFieldIds = List.copyOf(requireNonNull(primaryKeyFieldIds, "primaryKeyFieldIds is null"));
     }
 
+    /** A read of a table without a primary key (or of a view that is never a point read). */
     public LakestreamTableHandle(String schemaName, String tableName, ReadMode mode, LakestreamPin pin) {
+        this(schemaName, tableName, mode, pin, List.of());
+    }
+
+    public LakestreamTableHandle(
+            String schemaName, String tableName, ReadMode mode, LakestreamPin pin, List<Integer> primaryKeyFieldIds) {
         this(
                 schemaName,
                 tableName,
@@ -60,7 +72,8 @@ public record LakestreamTableHandle(
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 pin,
-                TupleDomain.all());
+                TupleDomain.all(),
+                primaryKeyFieldIds);
     }
 
     /** The table in the catalog (the same for every view of it). */
@@ -75,13 +88,31 @@ public record LakestreamTableHandle(
 
     public LakestreamTableHandle withConstraint(TupleDomain<LakestreamColumnHandle> newConstraint) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, newConstraint, limit, logVersion, asOfTimestampMillis, pin, pruning);
+                schemaName,
+                tableName,
+                mode,
+                newConstraint,
+                limit,
+                logVersion,
+                asOfTimestampMillis,
+                pin,
+                pruning,
+                primaryKeyFieldIds);
     }
 
     /** With filters on fields of row columns that prune lake files and row groups (the engine applies them). */
     public LakestreamTableHandle withPruning(TupleDomain<LakestreamColumnHandle> newPruning) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, constraint, limit, logVersion, asOfTimestampMillis, pin, newPruning);
+                schemaName,
+                tableName,
+                mode,
+                constraint,
+                limit,
+                logVersion,
+                asOfTimestampMillis,
+                pin,
+                newPruning,
+                primaryKeyFieldIds);
     }
 
     public LakestreamTableHandle withLimit(long newLimit) {
@@ -94,13 +125,23 @@ public record LakestreamTableHandle(
                 logVersion,
                 asOfTimestampMillis,
                 pin,
-                pruning);
+                pruning,
+                primaryKeyFieldIds);
     }
 
     /** Reads as of a log version or a time instead of the newest state. */
     public LakestreamTableHandle withTimeTravel(OptionalLong newLogVersion, OptionalLong newAsOfTimestampMillis) {
         return new LakestreamTableHandle(
-                schemaName, tableName, mode, constraint, limit, newLogVersion, newAsOfTimestampMillis, pin, pruning);
+                schemaName,
+                tableName,
+                mode,
+                constraint,
+                limit,
+                newLogVersion,
+                newAsOfTimestampMillis,
+                pin,
+                pruning,
+                primaryKeyFieldIds);
     }
 
     /** How the shared planner reads this handle: its view, time travel and the enforced filter. */

@@ -77,7 +77,8 @@ final class TestLakestreamHandleJson {
                         OptionalLong.of(7),
                         OptionalLong.empty(),
                         PIN,
-                        TupleDomain.all()));
+                        TupleDomain.all(),
+                        List.of(1)));
         assertRoundTrip(LakestreamTableHandle.class, new LakestreamTableHandle("s", "t", ReadMode.CHANGES, PIN));
         // a filter on a field of a row column, which prunes the lake and is applied by the engine
         LakestreamColumnHandle field = LakestreamColumnHandle.user(
@@ -85,7 +86,7 @@ final class TestLakestreamHandleJson {
                 .dereference(5, "a", BIGINT);
         assertRoundTrip(
                 LakestreamTableHandle.class,
-                new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN)
+                new LakestreamTableHandle("s", "t", ReadMode.UNION, PIN, List.of(1))
                         .withConstraint(TupleDomain.withColumnDomains(Map.of(ID, Domain.singleValue(BIGINT, 5L))))
                         .withPruning(TupleDomain.withColumnDomains(
                                 Map.of(field, Domain.create(ValueSet.ofRanges(Range.lessThan(BIGINT, 10L)), true)))));
@@ -100,7 +101,8 @@ final class TestLakestreamHandleJson {
                         OptionalLong.empty(),
                         OptionalLong.of(1_700_000_000_123L),
                         new LakestreamPin("s3://bucket/t/metadata/00000-x.metadata.json", 0),
-                        TupleDomain.all()));
+                        TupleDomain.all(),
+                        List.of(1, 3)));
     }
 
     @Test

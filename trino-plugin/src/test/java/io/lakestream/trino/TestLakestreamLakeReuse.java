@@ -142,7 +142,8 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
             Map<String, Long> moved = new TreeMap<>();
             after.forEach((name, count) -> {
                 long delta = count - before.get(node).get(name);
-                if (delta != 0) {
+                // what it read from files, not the steps that asked for the pinned table in memory
+                if (delta != 0 && !name.equals("pinnedTableLoads")) {
                     moved.put(name, delta);
                 }
             });

@@ -136,6 +136,35 @@ final class TestLakestreamPointReads extends AbstractTestQueryFramework {
     }
 
     /**
+     * Deciding that a scan is a point read costs no table load: the handle carries the primary key, and the optimizer
+     * asks for the table properties many times per query. So a point read asks for its pinned table as often as the
+     * same query planned in two stages, where the decision is never made (it loaded the table for every ask before).
+     */
+    @Test
+    void decidingAPointReadLoadsNoTable() {
+        assertUpdate("CREATE TABLE loads (id bigint, v bigint) WITH (primary_key = ARRAY['id'], bucket_count = "
+                + BUCKETS + ")");
+        assertUpdate("INSERT INTO loads SELECT x, x FROM UNNEST(sequence(1, 20)) t(x)", 20);
+        String query = "SELECT count(*) FROM loads WHERE id = 7";
+        long singleStage = pinnedTableLoads(getSession(), query);
+        long twoStages = pinnedTableLoads(twoStagePointReads(), query);
+        assertThat(singleStage)
+                .as("pinned table loads of a point read in one stage")
+                .isEqualTo(twoStages);
+    }
+
+    private long pinnedTableLoads(Session session, String query) {
+        long before = pinnedTableLoads();
+        assertThat(row(execute(session, query))).containsExactly(1L);
+        return pinnedTableLoads() - before;
+    }
+
+    private long pinnedTableLoads() {
+        return LakestreamQueryRunner.metadataReads(getDistributedQueryRunner(), LakestreamQueryRunner.CATALOG)
+                .get("pinnedTableLoads");
+    }
+
+    /**
      * {@code DELETE}, {@code UPDATE} and {@code MERGE} whose target scan is a point read plan with it and change
      * exactly the rows they name, one log commit each.
      */
