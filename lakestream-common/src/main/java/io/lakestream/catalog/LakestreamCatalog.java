@@ -34,6 +34,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.BaseTable;
@@ -402,9 +403,18 @@ public final class LakestreamCatalog implements Closeable {
 
     /** The Lakestream tables of a namespace (plain Iceberg tables there are left out). */
     public List<TableIdentifier> listTables(Namespace namespace) {
+        return listTables(namespace, identifier -> false);
+    }
+
+    /**
+     * The Lakestream tables of a namespace, where the tables {@code known} accepts are taken as Lakestream tables
+     * without a look: telling a table apart loads it (reads and parses its whole metadata file), which a caller that
+     * holds the table already and checks it on use (the tiering service, every round) need not pay.
+     */
+    public List<TableIdentifier> listTables(Namespace namespace, Predicate<TableIdentifier> known) {
         try {
             return catalog.listTables(namespace).stream()
-                    .filter(this::isLakestreamTable)
+                    .filter(identifier -> known.test(identifier) || isLakestreamTable(identifier))
                     .toList();
         } catch (NoSuchNamespaceException e) {
             throw new LakestreamException(NAMESPACE_NOT_FOUND, "Namespace %s does not exist".formatted(namespace));

@@ -37,6 +37,14 @@ final class LoadedTables {
         return table;
     }
 
+    /**
+     * Whether a table of this name is held (a round loaded it and did not fail since): listing the tables of a round
+     * need not load it to see that it is a Lakestream table, {@link #load} checks it against the catalog anyway.
+     */
+    boolean holds(TableIdentifier identifier) {
+        return tables.containsKey(identifier);
+    }
+
     /** The next {@link #load} loads the table afresh (after a failed round, or once the table is gone). */
     void forget(TableIdentifier identifier) {
         tables.remove(identifier);

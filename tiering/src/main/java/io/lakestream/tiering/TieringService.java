@@ -5,6 +5,7 @@ import static io.lakestream.common.LakestreamError.LAKE_LAYOUT_MISMATCH;
 import static io.lakestream.common.LakestreamError.LAKE_OFFSETS_INVALID;
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
 import static io.lakestream.common.LakestreamError.LOG_RANGE_REMOVED;
+import static io.lakestream.common.LakestreamError.NOT_A_LAKESTREAM_TABLE;
 import static io.lakestream.common.LakestreamError.TABLE_NOT_FOUND;
 import static java.util.Objects.requireNonNull;
 
@@ -137,7 +138,9 @@ public final class TieringService implements AutoCloseable {
     private TieringResult recordFailure(
             TableIdentifier identifier, TableTieringStatus status, RuntimeException e, boolean badState) {
         loadedTables.forget(identifier); // whatever failed, the next round starts from a fresh load
-        if (e instanceof LakestreamException lakestream && lakestream.error() == TABLE_NOT_FOUND) {
+        if (e instanceof LakestreamException lakestream
+                && (lakestream.error() == TABLE_NOT_FOUND || lakestream.error() == NOT_A_LAKESTREAM_TABLE)) {
+            // gone, or replaced by a plain Iceberg table since the last round: nothing to tier, nothing to keep
             statuses.remove(identifier);
             return TieringResult.failure(identifier, TieringResult.Outcome.FAILED, e.getMessage());
         }
@@ -183,7 +186,9 @@ public final class TieringService implements AutoCloseable {
     private List<TableIdentifier> listTables() {
         List<TableIdentifier> tables = new ArrayList<>();
         for (Namespace namespace : catalog.listNamespaces()) {
-            tables.addAll(catalog.listTables(namespace));
+            // a table the last round tiered is not loaded again only to be told apart from a plain Iceberg table:
+            // that load parsed the whole metadata file every round; the round's own load checks the table anyway
+            tables.addAll(catalog.listTables(namespace, loadedTables::holds));
         }
         return tables;
     }
