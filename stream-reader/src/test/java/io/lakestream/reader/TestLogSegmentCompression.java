@@ -35,7 +35,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Log segments compressed with ZSTD (chosen per table) and uncompressed ones (the default), alone and in one range. */
+/** Log segments compressed with ZSTD (the default of new tables) and uncompressed ones, alone and in one range. */
 class TestLogSegmentCompression {
     /** A few thousand rows per commit, values repeating as real tables' do: compressible. */
     private static final int ROWS = 4000;
@@ -56,20 +56,20 @@ class TestLogSegmentCompression {
     }
 
     @Test
-    void newTablesWriteUncompressedUnlessTheyChooseZstd() throws IOException {
+    void newTablesCompressWithZstdUnlessTheyChooseNone() throws IOException {
         LakestreamTable byDefault = warehouse.createAppendOnlyTable("by_default", 1);
-        LakestreamTable zstd = create("zstd", "zstd");
-        assertThat(byDefault.lake().properties()).containsEntry(LogCompression.PROPERTY, "none");
-        assertThat(zstd.lake().properties()).containsEntry(LogCompression.PROPERTY, "zstd");
+        LakestreamTable none = create("none", "none");
+        assertThat(byDefault.lake().properties()).containsEntry(LogCompression.PROPERTY, "zstd");
+        assertThat(none.lake().properties()).containsEntry(LogCompression.PROPERTY, "none");
 
         write(byDefault, 0);
-        write(zstd, 0);
-        long uncompressed = onlySegmentSize(byDefault);
-        long compressed = onlySegmentSize(zstd);
+        write(none, 0);
+        long compressed = onlySegmentSize(byDefault);
+        long uncompressed = onlySegmentSize(none);
         // the same rows: the zstd segment is a fraction of the uncompressed one, whose size is what Arrow writes
         assertThat(compressed).isLessThan(uncompressed / 3);
-        assertThat(readRows(zstd, 0, ROWS)).isEqualTo(readRows(byDefault, 0, ROWS));
-        assertThat(readRows(zstd, 0, ROWS)).isEqualTo(expectedRows(0, ROWS));
+        assertThat(readRows(byDefault, 0, ROWS)).isEqualTo(readRows(none, 0, ROWS));
+        assertThat(readRows(byDefault, 0, ROWS)).isEqualTo(expectedRows(0, ROWS));
     }
 
     /**
@@ -101,9 +101,9 @@ class TestLogSegmentCompression {
 
     @Test
     void resettingThePropertyChoosesTheDefault() {
-        create("reset", "zstd");
+        create("reset", "none");
         alter("reset", Optional.empty());
-        assertThat(warehouse.load("reset").lake().properties()).containsEntry(LogCompression.PROPERTY, "none");
+        assertThat(warehouse.load("reset").lake().properties()).containsEntry(LogCompression.PROPERTY, "zstd");
     }
 
     /** A table created before the property existed has none, and keeps writing what its readers can read. */
