@@ -2,6 +2,7 @@ package io.lakestream.benchmarks;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.lakestream.table.LogCompression;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -15,6 +16,10 @@ import java.util.Optional;
  * @param measuredRounds rounds whose median is reported
  * @param parquetCodec Parquet codec of the baseline; empty means the Iceberg table default
  * @param directory where the tables go; empty means a fresh temporary directory, deleted at the end
+ * @param logCompression {@code lakestream.log.compression} of the Lakestream tables; empty means the default of new
+ *     tables
+ * @param zstd the zstd implementation of log segments ({@code native} or {@code java}: {@code
+ *     SegmentCodecs.IMPLEMENTATION_PROPERTY}); empty means native, falling back to Java
  */
 record BenchmarkOptions(
         int rows,
@@ -23,13 +28,20 @@ record BenchmarkOptions(
         int warmupRounds,
         int measuredRounds,
         Optional<String> parquetCodec,
-        Optional<Path> directory) {
+        Optional<Path> directory,
+        Optional<LogCompression> logCompression,
+        Optional<String> zstd) {
     static final String USAGE = "options: --rows N (2000000) --commit-rows N (100000) --buckets N (4) --warmup N (2)"
-            + " --rounds N (5) --parquet-codec zstd|snappy|gzip|uncompressed (table default) --dir PATH (a temp dir)";
+            + " --rounds N (5) --parquet-codec zstd|snappy|gzip|uncompressed (table default) --dir PATH (a temp dir)"
+            + " --log-compression none|zstd (table default) --zstd native|java (native)";
 
     BenchmarkOptions {
         checkArgument(rows > 0 && commitRows > 0 && buckets > 0, "rows, commit rows and buckets must be positive");
         checkArgument(warmupRounds >= 0 && measuredRounds > 0, "need at least one measured round");
+        checkArgument(
+                zstd.isEmpty() || zstd.get().equals("native") || zstd.get().equals("java"),
+                "--zstd is native or java, not %s",
+                zstd.orElse(""));
     }
 
     static BenchmarkOptions parse(String[] args) {
@@ -40,6 +52,8 @@ record BenchmarkOptions(
         int rounds = 5;
         Optional<String> codec = Optional.empty();
         Optional<Path> directory = Optional.empty();
+        Optional<LogCompression> logCompression = Optional.empty();
+        Optional<String> zstd = Optional.empty();
         for (int i = 0; i < args.length; i += 2) {
             checkArgument(i + 1 < args.length, "option %s needs a value; %s", args[i], USAGE);
             String value = args[i + 1];
@@ -51,9 +65,12 @@ record BenchmarkOptions(
                 case "--rounds" -> rounds = Integer.parseInt(value);
                 case "--parquet-codec" -> codec = Optional.of(value);
                 case "--dir" -> directory = Optional.of(Path.of(value));
+                case "--log-compression" ->
+                    logCompression = Optional.of(LogCompression.parse("of the benchmark", value));
+                case "--zstd" -> zstd = Optional.of(value);
                 default -> throw new IllegalArgumentException("unknown option %s; %s".formatted(args[i], USAGE));
             }
         }
-        return new BenchmarkOptions(rows, commitRows, buckets, warmup, rounds, codec, directory);
+        return new BenchmarkOptions(rows, commitRows, buckets, warmup, rounds, codec, directory, logCompression, zstd);
     }
 }

@@ -8,9 +8,12 @@ import io.lakestream.log.StreamLog;
 import io.lakestream.reader.LogBatch;
 import io.lakestream.reader.LogRangeReader;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import io.lakestream.table.TableSpec;
 import io.lakestream.write.LakestreamWriter;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
@@ -24,18 +27,29 @@ final class LakestreamSide {
     private final BufferAllocator allocator;
     private final int buckets;
     private final int commitRows;
+    /** The tables' log compression; empty: the default of new tables. */
+    private final Optional<LogCompression> compression;
 
-    LakestreamSide(LakestreamCatalog catalog, BufferAllocator allocator, int buckets, int commitRows) {
+    LakestreamSide(
+            LakestreamCatalog catalog,
+            BufferAllocator allocator,
+            int buckets,
+            int commitRows,
+            Optional<LogCompression> compression) {
         this.catalog = catalog;
         this.allocator = allocator;
         this.buckets = buckets;
         this.commitRows = commitRows;
+        this.compression = compression;
     }
 
     LakestreamTable createAppendOnlyTable(TableIdentifier identifier) {
         return catalog.createTable(
                 identifier,
-                TableSpec.builder(BenchmarkRows.SCHEMA).bucketCount(buckets).build());
+                TableSpec.builder(BenchmarkRows.SCHEMA)
+                        .bucketCount(buckets)
+                        .properties(properties())
+                        .build());
     }
 
     LakestreamTable createPrimaryKeyTable(TableIdentifier identifier) {
@@ -44,7 +58,14 @@ final class LakestreamSide {
                 TableSpec.builder(BenchmarkRows.SCHEMA)
                         .primaryKey("id")
                         .bucketCount(buckets)
+                        .properties(properties())
                         .build());
+    }
+
+    private Map<String, String> properties() {
+        return compression
+                .map(chosen -> Map.of(LogCompression.PROPERTY, chosen.value()))
+                .orElse(Map.of());
     }
 
     /** Writes all rows in commits of {@code commitRows}, one writer (one transaction) per commit. */

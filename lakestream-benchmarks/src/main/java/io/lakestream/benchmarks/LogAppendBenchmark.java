@@ -4,7 +4,9 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.LogCompression;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -45,18 +47,22 @@ final class LogAppendBenchmark {
     private final Samples logRead = new Samples();
     private final Samples parquetRead = new Samples();
     private String parquetCodec = "";
+    private String logCompression = "";
 
     private LogAppendBenchmark(
             BenchmarkOptions options, List<Record> rows, LakestreamCatalog catalog, BufferAllocator allocator) {
         this.options = options;
         this.rows = rows;
         this.catalog = catalog;
-        this.lakestream = new LakestreamSide(catalog, allocator, options.buckets(), options.commitRows());
+        this.lakestream = new LakestreamSide(
+                catalog, allocator, options.buckets(), options.commitRows(), options.logCompression());
         this.parquet = new IcebergParquetSide(catalog.icebergCatalog(), options.commitRows(), options.parquetCodec());
     }
 
     static void run(String[] args) throws IOException {
         BenchmarkOptions options = BenchmarkOptions.parse(args);
+        // before any segment is written: the codec's implementation is chosen once per JVM
+        options.zstd().ifPresent(zstd -> System.setProperty(SegmentCodecs.IMPLEMENTATION_PROPERTY, zstd));
         Path directory = options.directory().isPresent()
                 ? Files.createDirectories(options.directory().get())
                 : Files.createTempDirectory("lakestream-bench-");
@@ -86,6 +92,8 @@ final class LogAppendBenchmark {
         LakestreamTable upsertTable = lakestream.createPrimaryKeyTable(TableIdentifier.of(NAMESPACE, "pk_" + round));
         Table parquetTable = parquet.createTable(TableIdentifier.of(NAMESPACE, "parquet_" + round));
         parquetCodec = IcebergParquetSide.codecOf(parquetTable);
+        logCompression =
+                describe(LogCompression.of("log_" + round, appendTable.lake().properties()));
 
         List<Supplier<WriteResult>> writes = List.of(
                 () -> lakestream.write(appendTable, rows, false),
@@ -152,6 +160,7 @@ final class LogAppendBenchmark {
                 options.buckets(),
                 options.warmupRounds(),
                 options.measuredRounds());
+        out.printf("log segments: %s%n", logCompression);
         out.printf("schema: %s%n%n", BenchmarkRows.DESCRIPTION);
         out.printf(
                 "%-42s %9s %12s %8s %10s %9s %15s%n",
@@ -181,7 +190,8 @@ final class LogAppendBenchmark {
         out.println();
         out.println("What each side includes:");
         out.println("- log append/upsert: Record validation and conversion, bucketing (round-robin, or the id hash for"
-                + " the primary-key table), Arrow IPC segment files (uncompressed) written, fsync'ed and closed, their"
+                + " the primary-key table), Arrow IPC segment files (" + logCompression
+                + ") written, fsync'ed and closed, their"
                 + " directories synced, one log commit file (fsync'ed, published by hard link, its directory synced)"
                 + " per commit; a new writer per commit.");
         out.println("- Parquet write: Iceberg's generic Parquet writer with the table's settings (codec " + parquetCodec
@@ -189,11 +199,19 @@ final class LogAppendBenchmark {
                 + " metadata JSON, catalog update in the embedded SQLite JDBC catalog).");
         out.println("- Both sides fsync every file they write and sync its directory (the embedded LocalFileIO does on"
                 + " close); both end with all files closed and durable. MB/s = bytes of data files"
-                + " (segments or Parquet) per second; Parquet files are compressed, segments are not.");
+                + " (segments or Parquet) per second.");
         out.println("- log read: every bucket's whole range at the latest log version, all columns into Arrow"
                 + " batches; Parquet read: plan the table's files, read all columns as generic Records. Both sum"
                 + " id + qty + length(name) over every row (checksums verified equal). Files were just written, so"
                 + " both read from the OS page cache: this measures decoding, not disk.");
+    }
+
+    private static String describe(LogCompression compression) {
+        if (compression == LogCompression.NONE) {
+            return "log_compression none";
+        }
+        return "log_compression %s, %s zstd"
+                .formatted(compression.value(), SegmentCodecs.isNativeZstd() ? "native" : "pure-Java");
     }
 
     private void printRow(String phase, Samples samples) {

@@ -1,7 +1,5 @@
 package io.lakestream.log;
 
-import io.airlift.compress.zstd.ZstdCompressor;
-import io.airlift.compress.zstd.ZstdDecompressor;
 import java.nio.ByteBuffer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -9,24 +7,30 @@ import org.apache.arrow.vector.compression.AbstractCompressionCodec;
 import org.apache.arrow.vector.compression.CompressionUtil;
 
 /**
- * Arrow IPC's ZSTD body compression (one Zstandard frame per buffer, after the 8-byte uncompressed length that
- * {@link AbstractCompressionCodec} writes and reads) over aircompressor's pure-Java Zstandard, so no engine has to
- * load a native library for the log. The frames are standard: any Arrow implementation reads them, and this reads
- * theirs. Not thread-safe (the decompressor keeps state): one codec per writer or per loaded batch.
+ * Arrow IPC's ZSTD body compression: one Zstandard frame per buffer, after the 8-byte uncompressed length that
+ * {@link AbstractCompressionCodec} writes and reads (-1 and the raw bytes when compressing did not make a buffer
+ * smaller). The frames are standard whichever implementation makes them ({@link ZstdFrames}: native zstd-jni or
+ * pure-Java aircompressor), so each reads the other's, and any Arrow implementation reads both. Not thread-safe: one
+ * codec per writer or per segment reader, closed with it ({@link SegmentCodecs#zstd()}).
  */
-final class ZstdSegmentCodec extends AbstractCompressionCodec {
-    private final ZstdCompressor compressor = new ZstdCompressor();
-    private final ZstdDecompressor decompressor = new ZstdDecompressor();
+public final class ZstdSegmentCodec extends AbstractCompressionCodec implements AutoCloseable {
+    private final ZstdFrames frames;
+
+    ZstdSegmentCodec(ZstdFrames frames) {
+        this.frames = frames;
+    }
 
     @Override
     protected ArrowBuf doCompress(BufferAllocator allocator, ArrowBuf uncompressed) {
         int length = checkedLength(uncompressed.writerIndex());
-        int maxCompressed = compressor.maxCompressedLength(length);
+        int maxCompressed = frames.maxCompressedLength(length);
         ArrowBuf compressed = allocator.buffer(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH + maxCompressed);
         try {
-            ByteBuffer output = compressed.nioBuffer(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, maxCompressed);
-            compressor.compress(uncompressed.nioBuffer(0, length), output);
-            compressed.writerIndex(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH + output.position());
+            // views of both Arrow buffers: the frame goes straight from one to the other
+            int written = frames.compress(
+                    uncompressed.nioBuffer(0, length),
+                    compressed.nioBuffer(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, maxCompressed));
+            compressed.writerIndex(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH + written);
             return compressed;
         } catch (RuntimeException e) {
             compressed.close();
@@ -40,18 +44,17 @@ final class ZstdSegmentCodec extends AbstractCompressionCodec {
         int compressedLength = checkedLength(compressed.writerIndex() - CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH);
         ArrowBuf uncompressed = allocator.buffer(length);
         try {
-            ByteBuffer output = uncompressed.nioBuffer(0, length);
-            decompressor.decompress(
-                    compressed.nioBuffer(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, compressedLength), output);
-            if (output.position() != length) {
+            ByteBuffer source = compressed.nioBuffer(CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH, compressedLength);
+            int written = frames.decompress(source, uncompressed.nioBuffer(0, length));
+            if (written != length) {
                 throw new IllegalStateException(
                         "a zstd buffer of %s bytes decompressed to %s bytes, not the %s it records"
-                                .formatted(compressedLength, output.position(), length));
+                                .formatted(compressedLength, written, length));
             }
             uncompressed.writerIndex(length);
             return uncompressed;
         } catch (RuntimeException e) {
-            // a damaged frame (aircompressor's MalformedInputException): the reader reports the segment
+            // a damaged frame: the segment reader reports the segment as corrupt
             uncompressed.close();
             throw e;
         }
@@ -60,6 +63,17 @@ final class ZstdSegmentCodec extends AbstractCompressionCodec {
     @Override
     public CompressionUtil.CodecType getCodecType() {
         return CompressionUtil.CodecType.ZSTD;
+    }
+
+    /** Frees the native contexts, if any; the codec must not be used afterwards. */
+    @Override
+    public void close() {
+        frames.close();
+    }
+
+    @Override
+    public String toString() {
+        return frames.toString();
     }
 
     /** Buffers of a segment stay below 2 GiB (a batch's column is cut at 1 GiB, {@code SegmentWriter}). */

@@ -13,10 +13,12 @@ import io.lakestream.lake.LakeLayoutValidator;
 import io.lakestream.log.ChangeType;
 import io.lakestream.log.HeldLease;
 import io.lakestream.log.LogSchema;
+import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.log.StreamLog.CommitResult;
 import io.lakestream.log.WriterLease;
+import io.lakestream.log.ZstdSegmentCodec;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.LogCompression;
 import io.lakestream.table.TableDefinition;
@@ -28,6 +30,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.compression.NoCompressionCodec;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.data.Record;
 
@@ -82,8 +86,11 @@ public final class LakestreamWriter implements AutoCloseable {
     private Optional<HeldLease> ownLease = Optional.empty();
 
     private final long maxColumnBytes;
-    /** How this writer's segments compress their batches: the table's property when the writer was made. */
-    private final LogCompression compression;
+    /**
+     * How this writer's segments compress their batches (the table's {@link LogCompression} when the writer was made):
+     * one codec for all of them, so a zstd writer makes one native context, closed with the allocator.
+     */
+    private final CompressionCodec codec;
 
     private State state = State.OPEN;
     private String abortReason;
@@ -143,7 +150,7 @@ public final class LakestreamWriter implements AutoCloseable {
         LakeLayoutValidator.validate(table);
         this.definition = table.definition();
         this.log = table.log();
-        this.compression =
+        LogCompression compression =
                 LogCompression.of(table.identifier().toString(), table.lake().properties());
         this.allocator = requireNonNull(allocator, "allocator is null")
                 .newChildAllocator("writer-" + table.identifier(), 0, Long.MAX_VALUE);
@@ -175,6 +182,8 @@ public final class LakestreamWriter implements AutoCloseable {
         this.partitioner = definition.isPartitioned() && log.isPartitionedLog()
                 ? Optional.of(new LogPartitioner(definition, converters))
                 : Optional.empty();
+        // last: nothing above can fail and leave the codec unclosed (its native context is made at its first batch)
+        this.codec = compression == LogCompression.ZSTD ? SegmentCodecs.zstd() : NoCompressionCodec.INSTANCE;
     }
 
     /** Appends a row to an append-only table. */
@@ -303,7 +312,7 @@ public final class LakestreamWriter implements AutoCloseable {
             abort("writing a segment failed: " + e.getMessage());
             throw e;
         } finally {
-            allocator.close();
+            release();
         }
         state = State.PREPARED;
         return staged;
@@ -313,7 +322,7 @@ public final class LakestreamWriter implements AutoCloseable {
     public void abort() {
         if (state == State.OPEN) {
             abort("abort() was called");
-            allocator.close();
+            release();
         }
     }
 
@@ -360,7 +369,7 @@ public final class LakestreamWriter implements AutoCloseable {
     /** An invalid row aborts the writer: nothing of its transaction becomes visible. */
     private LakestreamException rejected(LakestreamException e) {
         abort(e.getMessage());
-        allocator.close();
+        release();
         return e;
     }
 
@@ -374,7 +383,7 @@ public final class LakestreamWriter implements AutoCloseable {
             } catch (RuntimeException e) {
                 // a segment may hold part of the batch: nothing of this transaction may be committed
                 abort("writing a segment failed: " + e.getMessage());
-                allocator.close();
+                release();
                 throw e;
             }
         }
@@ -455,7 +464,7 @@ public final class LakestreamWriter implements AutoCloseable {
                     allocator,
                     batchRows,
                     maxColumnBytes,
-                    compression);
+                    codec);
             writers[bucket] = segment;
         }
         return segment;
@@ -470,6 +479,17 @@ public final class LakestreamWriter implements AutoCloseable {
             ownLease = Optional.of(HeldLease.acquire(log, "java writer of " + table.identifier(), clock));
         }
         return ownLease.get().id();
+    }
+
+    /** Frees the codec's native context, if any, and the writer's memory: once, when the writer is done. */
+    private void release() {
+        try {
+            if (codec instanceof ZstdSegmentCodec zstd) {
+                zstd.close();
+            }
+        } finally {
+            allocator.close();
+        }
     }
 
     private void releaseLease() {

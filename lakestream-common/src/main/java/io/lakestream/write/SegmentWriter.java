@@ -9,7 +9,6 @@ import io.lakestream.log.LogPaths;
 import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
-import io.lakestream.table.LogCompression;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
@@ -24,13 +23,15 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
 import org.apache.arrow.vector.ipc.message.IpcOption;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Writes the change rows of one bucket of one commit into a new segment file (Arrow IPC file
- * format, record batches of {@code batchRows} rows, each compressed as the table's {@link LogCompression} says).
+ * format, record batches of {@code batchRows} rows, each compressed with the writer's codec: the table's
+ * {@code LogCompression}).
  * The file is invisible until committed.
  */
 final class SegmentWriter implements AutoCloseable {
@@ -87,7 +88,7 @@ final class SegmentWriter implements AutoCloseable {
             BufferAllocator allocator,
             int batchRows,
             long maxColumnBytes,
-            LogCompression compression) {
+            CompressionCodec codec) {
         this.log = log;
         this.bucket = bucket;
         this.partition = partition;
@@ -108,15 +109,16 @@ final class SegmentWriter implements AutoCloseable {
         }
         this.root = VectorSchemaRoot.create(arrowSchema, allocator);
         // NONE writes byte for byte what the plain writer writes (no footer metadata, batches without a compression
-        // field): what every segment was before compression existed
+        // field): what every segment was before compression existed. The codec is the writer's, shared by its
+        // segments (one zstd context), and closed by it.
         this.fileWriter = new ArrowFileWriter(
                 root,
                 null,
                 output,
                 null,
                 IpcOption.DEFAULT,
-                SegmentCodecs.INSTANCE,
-                compression.codecType(),
+                SegmentCodecs.writingWith(codec),
+                codec.getCodecType(),
                 Optional.empty());
         try {
             fileWriter.start();

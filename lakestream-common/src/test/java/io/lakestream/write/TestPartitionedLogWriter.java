@@ -7,8 +7,8 @@ import io.lakestream.log.ChangeType;
 import io.lakestream.log.LocalLogFileSystem;
 import io.lakestream.log.LogSnapshot;
 import io.lakestream.log.PartitionLog;
-import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.log.SegmentFileReader;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -26,7 +26,6 @@ import java.util.TreeMap;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
@@ -168,8 +167,8 @@ class TestPartitionedLogWriter {
     private static void readRows(LakestreamTable table, SegmentFile segment, List<String> rows) throws IOException {
         Path file = LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()));
         try (org.apache.arrow.memory.RootAllocator allocator = new org.apache.arrow.memory.RootAllocator();
-                ArrowFileReader reader = new ArrowFileReader(
-                        FileChannel.open(file, StandardOpenOption.READ), allocator, SegmentCodecs.INSTANCE)) {
+                SegmentFileReader reader =
+                        new SegmentFileReader(FileChannel.open(file, StandardOpenOption.READ), allocator)) {
             for (ArrowBlock block : reader.getRecordBlocks()) {
                 reader.loadRecordBatch(block);
                 VectorSchemaRoot root = reader.getVectorSchemaRoot();

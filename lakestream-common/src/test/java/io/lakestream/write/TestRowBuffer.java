@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import io.lakestream.bucket.BucketFunction;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
-import io.lakestream.log.SegmentCodecs;
+import io.lakestream.log.SegmentFileReader;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.LogCompression;
@@ -42,7 +42,6 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.types.Type;
@@ -585,8 +584,7 @@ class TestRowBuffer {
             List<List<Object>> segmentRows = rows.computeIfAbsent(segment.bucket(), bucket -> new ArrayList<>());
             int rowsBefore = segmentRows.size();
             try (SeekableByteChannel channel = table.log().fileSystem().openForRead(location);
-                    ArrowFileReader reader =
-                            new ArrowFileReader(channel, warehouse.allocator(), SegmentCodecs.INSTANCE)) {
+                    SegmentFileReader reader = new SegmentFileReader(channel, warehouse.allocator())) {
                 VectorSchemaRoot root = reader.getVectorSchemaRoot();
                 while (reader.loadNextBatch()) {
                     for (int row = 0; row < root.getRowCount(); row++) {

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.log.LocalLogFileSystem;
-import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.log.SegmentFileReader;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.TableSpec;
 import io.lakestream.testing.TestingWarehouse;
@@ -23,7 +23,6 @@ import java.util.Map;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.message.ArrowBlock;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
@@ -77,10 +76,8 @@ class TestSegmentColumnLimit {
             int batches = 0;
             for (SegmentFile segment : table.log().latestSnapshot().bucket(0).segments()) {
                 Path file = LocalLogFileSystem.toPath(table.log().paths().resolve(segment.path()));
-                try (ArrowFileReader reader = new ArrowFileReader(
-                        FileChannel.open(file, StandardOpenOption.READ),
-                        warehouse.allocator(),
-                        SegmentCodecs.INSTANCE)) {
+                try (SegmentFileReader reader =
+                        new SegmentFileReader(FileChannel.open(file, StandardOpenOption.READ), warehouse.allocator())) {
                     for (ArrowBlock block : reader.getRecordBlocks()) {
                         reader.loadRecordBatch(block);
                         VectorSchemaRoot root = reader.getVectorSchemaRoot();

@@ -67,16 +67,16 @@ class TestLakestreamSparkLogCompression {
         assertThat(rows(testing.sql(totals.replace("ls.logzstd.switched", "ls.logzstd.`switched$lake`"))))
                 .containsExactly(expected);
 
-        // UNSET chooses the default of new tables: uncompressed
-        testing.sql("ALTER TABLE ls.logzstd.switched SET TBLPROPERTIES ('log.compression'='zstd')");
+        // UNSET chooses the default of new tables
+        testing.sql("ALTER TABLE ls.logzstd.switched SET TBLPROPERTIES ('log.compression'='none')");
         testing.sql("ALTER TABLE ls.logzstd.switched UNSET TBLPROPERTIES ('log.compression')");
-        assertThat(compressionOf("switched")).isEqualTo("none");
+        assertThat(compressionOf("switched")).isEqualTo("zstd");
     }
 
     @Test
-    void newTablesWriteUncompressedAndUnknownValuesAreRefused() {
+    void newTablesCompressAndUnknownValuesAreRefused() {
         testing.sql("CREATE TABLE ls.logzstd.plain (id BIGINT, v STRING)");
-        assertThat(compressionOf("plain")).isEqualTo("none");
+        assertThat(compressionOf("plain")).isEqualTo("zstd");
 
         assertRefused(
                 () -> testing.sql(
@@ -87,7 +87,7 @@ class TestLakestreamSparkLogCompression {
         assertRefused(
                 () -> testing.sql("ALTER TABLE ls.logzstd.plain SET TBLPROPERTIES ('log.compression'='gzip')"),
                 "'gzip' is not a log compression");
-        assertThat(compressionOf("plain")).isEqualTo("none");
+        assertThat(compressionOf("plain")).isEqualTo("zstd");
     }
 
     private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {

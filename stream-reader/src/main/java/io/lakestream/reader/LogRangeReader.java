@@ -12,8 +12,8 @@ import io.lakestream.common.LakestreamException;
 import io.lakestream.log.BucketLog;
 import io.lakestream.log.LogSchema;
 import io.lakestream.log.LogSnapshot;
-import io.lakestream.log.SegmentCodecs;
 import io.lakestream.log.SegmentFile;
+import io.lakestream.log.SegmentFileReader;
 import io.lakestream.log.StagedSegment;
 import io.lakestream.log.StreamLog;
 import io.lakestream.plan.LogRange;
@@ -173,8 +173,7 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
         String location = log.paths().resolve(segment.path());
         try {
             // every batch names its codec: compressed and uncompressed segments read alike (docs/format.md)
-            segmentReader =
-                    new ArrowFileReader(log.fileSystem().openForRead(location), allocator, SegmentCodecs.INSTANCE);
+            segmentReader = new SegmentFileReader(log.fileSystem().openForRead(location), allocator);
             blocks = segmentReader.getRecordBlocks();
         } catch (NoSuchFileException | FileNotFoundException e) {
             closeSegment();

@@ -50,7 +50,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *
  * <p>Options: {@code --days} (30), {@code --rows-per-day} (50,000), {@code --tail-rows} (20,000, all in the last
  * day), {@code --buckets} (2), {@code --warmup} (5 rounds), {@code --rounds} (7), {@code --log-compression} (the
- * table property {@code log_compression} of both tables: {@code none}, the default of new tables, or {@code zstd}).
+ * table property {@code log_compression} of both tables: {@code zstd}, the default of new tables, or {@code none}).
  * The log figure covers the segments
  * a split carries (up to 128 per split); while the log of a partitioned table is one log per bucket, a query on any
  * day opens the whole tail of every bucket, so the log bytes of a one-day query on an older day equal the full

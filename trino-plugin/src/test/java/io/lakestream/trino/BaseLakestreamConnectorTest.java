@@ -151,7 +151,7 @@ abstract class BaseLakestreamConnectorTest extends BaseConnectorTest {
                         )
                         WITH (
                            bucket_count = 1,
-                           log_compression = 'none'%s
+                           log_compression = 'zstd'%s
                         )""".formatted(
                         keyed ? " NOT NULL" : "", keyed ? ",\n   primary_key = ARRAY['orderkey']" : ""));
     }
