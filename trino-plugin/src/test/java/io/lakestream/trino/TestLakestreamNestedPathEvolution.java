@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>What Trino 483 refuses before the connector is called, whatever the connector: {@code ADD} and {@code DROP
  * COLUMN} inside a map's values ({@code AddColumnTask} and {@code DropColumnTask} follow an array's {@code element}
- * but no map), and {@code RENAME COLUMN} inside an array or a map (it follows rows only). Spark takes these paths
+ * but no map), {@code RENAME COLUMN} inside an array or a map (it follows rows only), and {@code SET DATA TYPE} of
+ * an array's element or a map's value itself (it follows containers to a row field only). Spark takes these paths
  * ({@code TestLakestreamSparkNestedPathEvolution}).
  */
 final class TestLakestreamNestedPathEvolution extends AbstractStockIcebergSqlTest {
@@ -106,7 +107,7 @@ final class TestLakestreamNestedPathEvolution extends AbstractStockIcebergSqlTes
     @Test
     void pathsTrinoRefusesBeforeTheConnector() {
         assertUpdate("CREATE TABLE refused_paths (id bigint, arr array(row(p integer, q integer)),"
-                + " m map(varchar, row(v integer, w integer))) WITH (primary_key = ARRAY['id'])");
+                + " m map(varchar, row(v integer, w integer)), ints array(integer)) WITH (primary_key = ARRAY['id'])");
         assertThat(query("ALTER TABLE refused_paths ADD COLUMN m.value.f integer"))
                 .failure()
                 .hasMessage("Unsupported type: map(varchar, row(\"v\" integer, \"w\" integer))");
@@ -116,14 +117,19 @@ final class TestLakestreamNestedPathEvolution extends AbstractStockIcebergSqlTes
         assertThat(query("ALTER TABLE refused_paths RENAME COLUMN arr.element.p TO pp"))
                 .failure()
                 .hasMessageContaining("array(row(\"p\" integer, \"q\" integer))");
+        // SET DATA TYPE follows arrays and maps to a row field, not to an array's element or a map's value itself
+        assertThat(query("ALTER TABLE refused_paths ALTER COLUMN ints.element SET DATA TYPE bigint"))
+                .failure()
+                .hasMessageContaining("does not point to row field");
         // the stock Iceberg connector is refused the same way: the statement never reaches a connector
         assertUpdate("CREATE TABLE iceberg.tests.stock_paths (id bigint, m map(varchar, row(v integer, w integer)))");
         assertThat(query("ALTER TABLE iceberg.tests.stock_paths ADD COLUMN m.value.f integer"))
                 .failure()
                 .hasMessage("Unsupported type: map(varchar, row(\"v\" integer, \"w\" integer))");
-        assertThat(computeActual("SELECT arr, m FROM refused_paths").getTypes())
+        assertThat(computeActual("SELECT arr, m, ints FROM refused_paths").getTypes())
                 .hasToString(
-                        "[array(row(\"p\" integer, \"q\" integer)), map(varchar, row(\"v\" integer, \"w\" integer))]");
+                        "[array(row(\"p\" integer, \"q\" integer)), map(varchar, row(\"v\" integer, \"w\" integer)),"
+                                + " array(integer)]");
     }
 
     /**
