@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
@@ -143,6 +145,7 @@ final class SchemaEvolution {
                 case SchemaChange.DropColumn drop -> {
                     Types.NestedField field = requireColumn(name, current, drop.path());
                     requireNotKey(name, field, drop.path(), keyColumns, "dropped");
+                    requireNotPartitionSource(name, field, base);
                     if (drop.path().size() > 1) {
                         Types.NestedField parent = requireColumn(
                                 name,
@@ -367,6 +370,26 @@ final class SchemaEvolution {
                                     + " log and the lake is placed and merged by its values. Create a new table with the key you"
                                     + " want and copy the rows (INSERT INTO ... SELECT)")
                             .formatted(column.name(), table, change));
+        }
+    }
+
+    /**
+     * A partition source column (of any partition spec the table has had: every spec must still resolve its source
+     * in the new schema) cannot be dropped: lake files and log partitions are placed by its values. A rename or a
+     * widening keeps the field id the specs name, so those stay allowed.
+     */
+    private static void requireNotPartitionSource(String table, Types.NestedField column, TableMetadata base) {
+        for (PartitionSpec spec : base.specs()) {
+            for (PartitionField partition : spec.fields()) {
+                if (partition.sourceId() == column.fieldId()) {
+                    throw new LakestreamException(
+                            SCHEMA_CHANGE_NOT_ALLOWED,
+                            ("Column '%s' of table %s cannot be dropped: it is the source of the partition field '%s' (%s),"
+                                            + " and every lake file and log partition is placed by its values. Create a new"
+                                            + " table with the partitioning you want and copy the rows (INSERT INTO ... SELECT)")
+                                    .formatted(column.name(), table, partition.name(), partition.transform()));
+                }
+            }
         }
     }
 

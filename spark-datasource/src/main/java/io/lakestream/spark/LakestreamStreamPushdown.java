@@ -184,25 +184,33 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
      * What the plan above a stream's scan uses of the scan's output: the expressions a projection returns and the
      * conditions of the nodes between it and the scan (Spark's nested schema pruning reads the fields they use).
      */
-    private record ScanUsage(List<NamedExpression> projects, List<Expression> conditions) {
+    private record ScanUsage(List<NamedExpression> projects, List<Expression> conditions, Set<String> selected) {
         ScanUsage {
             projects = List.copyOf(projects);
             conditions = List.copyOf(conditions);
+            selected = Set.copyOf(selected);
         }
 
         static ScanUsage projecting(Seq<? extends NamedExpression> projects) {
-            return new ScanUsage(List.copyOf(CollectionConverters.asJava(projects)), List.of());
+            return new ScanUsage(List.copyOf(CollectionConverters.asJava(projects)), List.of(), Set.of());
         }
 
         ScanUsage with(List<Expression> more) {
             List<Expression> all = new ArrayList<>(conditions);
             all.addAll(more);
-            return new ScanUsage(projects, all);
+            return new ScanUsage(projects, all, selected);
+        }
+
+        /** Also reads {@code columns}, which a selection on the way passes on: narrowed by what the rest uses. */
+        ScanUsage selecting(Set<String> columns) {
+            Set<String> all = new HashSet<>(selected);
+            all.addAll(columns);
+            return new ScanUsage(projects, conditions, all);
         }
 
         /** The columns the expressions refer to. */
         Set<String> columnNames() {
-            Set<String> names = new HashSet<>();
+            Set<String> names = new HashSet<>(selected);
             projects.forEach(project -> names.addAll(names(((Expression) project).references())));
             conditions.forEach(condition -> names.addAll(names(condition.references())));
             return names;
@@ -226,8 +234,8 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
     }
 
     /**
-     * Pushes into the stream's scan under {@code node}, reached through filters and watermarks (nodes that pass rows
-     * on unchanged or drop them): the scan keeps what {@code usage} needs and what the nodes on the way use; only
+     * Pushes into the stream's scan under {@code node}, reached through filters, watermarks and projections that only
+     * select columns (nodes that pass rows on unchanged or drop them): the scan keeps what {@code usage} needs and what the nodes on the way use; only
      * the filter right on the scan offers its conjuncts (Spark's optimizer already moved every conjunct that may go
      * lower into it, so the others, e.g. on a watermark's event time or above a nondeterministic filter, stay).
      */
@@ -246,6 +254,14 @@ final class LakestreamStreamPushdown extends Rule<LogicalPlan> {
         if (node instanceof EventTimeWatermark watermark) {
             // the event time is read whole (Spark computes the watermark from it)
             return through(watermark.child(), usage.with(List.of(watermark.eventTime())))
+                    .map(pushed -> pushed.under(node));
+        }
+        if (node instanceof Project selection
+                && CollectionConverters.asJava(selection.projectList()).stream()
+                        .allMatch(Attribute.class::isInstance)) {
+            // Spark's column pruning puts a projection of the columns used above under a watermark; it only passes
+            // columns on, so what the plan above uses of them decides how narrow their structs are read
+            return through(selection.child(), usage.selecting(names(selection.references())))
                     .map(pushed -> pushed.under(node));
         }
         return Optional.empty();
