@@ -6,13 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
-import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.Trigger;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * What the Lakestream scans of a stream returned to Spark, summed over its micro-batches, by {@link StreamCollector}
@@ -33,38 +26,19 @@ final class StreamScanWork {
     /** {@link #count(String)} of streams that run in {@code session}. */
     static void count(String name, SparkSession session) {
         WORK.putIfAbsent(name, new long[3]);
-        StreamCollector.onBatch(name, (batch, id) -> {
-            for (StreamingQuery query : session.streams().active()) {
-                StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
-                if (execution.lastExecution() == null) {
-                    continue;
-                }
-                for (SparkPlan leaf : CollectionConverters.asJava(
-                        execution.lastExecution().executedPlan().collectLeaves())) {
-                    if (leaf instanceof MicroBatchScanExec scan) {
-                        WORK.get(name)[0] +=
-                                scan.metrics().apply("numOutputRows").value();
-                        WORK.get(name)[1] += scan.metrics()
-                                .apply(LakestreamMetrics.RETURNED_VALUES)
-                                .value();
-                        WORK.get(name)[2] += scan.metrics()
-                                .apply(LakestreamMetrics.LOG_SEGMENTS)
-                                .value();
-                    }
-                }
-            }
+        StreamCollector.onScans(name, session, scan -> {
+            WORK.get(name)[0] += scan.metrics().apply("numOutputRows").value();
+            WORK.get(name)[1] +=
+                    scan.metrics().apply(LakestreamMetrics.RETURNED_VALUES).value();
+            WORK.get(name)[2] +=
+                    scan.metrics().apply(LakestreamMetrics.LOG_SEGMENTS).value();
         });
     }
 
     /** Runs the stream with AvailableNow to its end, counting the scan work of its batches under {@code name}. */
     static void runToEnd(Dataset<Row> stream, String name, Path checkpoint, String outputMode) throws Exception {
         count(name, stream.sparkSession());
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow(), outputMode);
-        try {
-            query.awaitTermination();
-        } finally {
-            query.stop();
-        }
+        StreamCollector.runToEnd(stream, name, checkpoint, outputMode);
     }
 
     static long rows(String name) {

@@ -13,17 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
-import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Nested schema pruning in streams ({@link LakestreamStreamPushdown}): a stream that selects fields of a struct
@@ -311,42 +304,17 @@ class TestLakestreamSparkStreamNestedPruning {
     private void run(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
         READ_SCHEMAS.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>());
         LAKE_COLUMN_CHUNKS.computeIfAbsent(name, ignored -> new long[1]);
-        StreamCollector.onBatch(name, (batch, id) -> {
-            for (StreamingQuery query : testing.spark().streams().active()) {
-                StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
-                if (execution.lastExecution() == null) {
-                    continue;
-                }
-                for (SparkPlan leaf : CollectionConverters.asJava(
-                        execution.lastExecution().executedPlan().collectLeaves())) {
-                    if (leaf instanceof MicroBatchScanExec scan) {
-                        READ_SCHEMAS.get(name).add(scan.scan().readSchema());
-                        LAKE_COLUMN_CHUNKS.get(name)[0] += scan.metrics()
-                                .apply(LakestreamMetrics.LAKE_COLUMN_CHUNKS)
-                                .value();
-                    }
-                }
-            }
+        StreamCollector.onScans(name, testing.spark(), scan -> {
+            READ_SCHEMAS.get(name).add(scan.scan().readSchema());
+            LAKE_COLUMN_CHUNKS.get(name)[0] +=
+                    scan.metrics().apply(LakestreamMetrics.LAKE_COLUMN_CHUNKS).value();
         });
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow());
-        try {
-            query.awaitTermination();
-        } finally {
-            query.stop();
-        }
+        StreamCollector.runToEnd(stream, name, checkpoint);
     }
 
     /** The rows a collector kept, as lists (arrays as lists), in a fixed order. */
     private static List<List<Object>> collected(String name) {
-        List<List<Object>> result = new ArrayList<>();
-        for (Row row : StreamCollector.rows(name)) {
-            List<Object> values = new ArrayList<>();
-            for (int i = 0; i < row.length(); i++) {
-                values.add(row.get(i) instanceof scala.collection.Seq<?> ? row.getList(i) : row.get(i));
-            }
-            result.add(values);
-        }
-        return sorted(result);
+        return sorted(StreamCollector.rowsAsLists(name));
     }
 
     private static List<List<Object>> sorted(List<List<Object>> rows) {

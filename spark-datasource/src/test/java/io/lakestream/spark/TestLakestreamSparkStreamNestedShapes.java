@@ -14,17 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.MicroBatchScanExec;
-import org.apache.spark.sql.execution.streaming.runtime.StreamExecution;
-import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
-import org.apache.spark.sql.streaming.StreamingQuery;
-import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Stream plans over nested columns that {@code TestLakestreamSparkStreamNestedPruning} does not cover, in the
@@ -222,38 +215,15 @@ class TestLakestreamSparkStreamNestedShapes {
     /** Runs the stream with AvailableNow to its end into collector {@code name}, keeping each batch's read schema. */
     private void run(Dataset<Row> stream, String name, Path checkpoint) throws Exception {
         READ_SCHEMAS.computeIfAbsent(name, ignored -> new CopyOnWriteArrayList<>());
-        StreamCollector.onBatch(name, (batch, id) -> {
-            for (StreamingQuery query : testing.spark().streams().active()) {
-                StreamExecution execution = ((StreamingQueryWrapper) query).streamingQuery();
-                if (execution.lastExecution() == null) {
-                    continue;
-                }
-                for (SparkPlan leaf : CollectionConverters.asJava(
-                        execution.lastExecution().executedPlan().collectLeaves())) {
-                    if (leaf instanceof MicroBatchScanExec scan) {
-                        READ_SCHEMAS.get(name).add(scan.scan().readSchema());
-                    }
-                }
-            }
-        });
-        StreamingQuery query = StreamCollector.start(stream, name, checkpoint, Trigger.AvailableNow());
-        try {
-            query.awaitTermination();
-        } finally {
-            query.stop();
-        }
+        StreamCollector.onScans(
+                name,
+                testing.spark(),
+                scan -> READ_SCHEMAS.get(name).add(scan.scan().readSchema()));
+        StreamCollector.runToEnd(stream, name, checkpoint);
     }
 
     private static List<List<Object>> collected(String name) {
-        List<List<Object>> result = new ArrayList<>();
-        for (Row row : StreamCollector.rows(name)) {
-            List<Object> values = new ArrayList<>();
-            for (int i = 0; i < row.length(); i++) {
-                values.add(row.get(i));
-            }
-            result.add(values);
-        }
-        return sorted(result);
+        return sorted(StreamCollector.rowsAsLists(name));
     }
 
     private static List<List<Object>> sorted(List<List<Object>> rows) {
