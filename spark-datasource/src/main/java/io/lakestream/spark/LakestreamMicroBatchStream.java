@@ -25,6 +25,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -180,6 +182,7 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
         checkSameTable(end.position());
+        checkSchema(batches);
         if (start.isSnapshot()) {
             return snapshotSplits(end.position(), batches.filter()).stream()
                     .map(LakestreamInputPartition::of)
@@ -263,6 +266,18 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
                                     + "Start the stream with a new checkpoint location")
                             .formatted(table.name(), position.tableUuid(), uuid));
         }
+    }
+
+    /**
+     * Whether the columns the batch reads can still be read with the schema the stream started with
+     * ({@link StreamSchemaCheck}). The lake is refreshed here, after the batch's end offsets were read, so the schema
+     * checked is at least as new as any a segment of the batch (or a lake file of its state read) was written with;
+     * a refresh reads the catalog's pointer, and the metadata only when it moved.
+     */
+    private void checkSchema(StreamBatches batches) {
+        Table lake = table.table().lake();
+        lake.refresh();
+        StreamSchemaCheck.check(table.name(), new Schema(batches.columns()), lake.schema());
     }
 
     /** The table's state at the version whose ends the batch's end offset holds (the start version). */
@@ -456,7 +471,12 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         if (latestConsumedOffset.isEmpty()) {
             return Map.of();
         }
-        Position consumed = ((LakestreamStreamOffset) latestConsumedOffset.get()).position();
+        // after a restart, Spark reports the batch it re-runs with the offset as its offset log holds it (serialized)
+        Offset offset = latestConsumedOffset.get();
+        Position consumed = (offset instanceof LakestreamStreamOffset ours
+                        ? ours
+                        : LakestreamStreamOffset.fromJson(offset.json()))
+                .position();
         LogSnapshot newest = newestSince(consumed.logVersion());
         long behind = StreamRanges.rows(consumed.offsets(), newest.endOffsets());
         return Map.of("recordsBehindLatest", Long.toString(behind), "logVersion", Long.toString(consumed.logVersion()));
