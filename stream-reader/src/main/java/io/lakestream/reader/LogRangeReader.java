@@ -229,40 +229,47 @@ public final class LogRangeReader implements Iterator<LogBatch>, AutoCloseable {
 
     private VectorSchemaRoot project(VectorSchemaRoot source, int offsetInBatch, int length) {
         List<FieldVector> vectors = new ArrayList<>(projection.size() + LogSchema.SYSTEM_COLUMN_COUNT);
-        vectors.add(slice(source.getVector(0), offsetInBatch, length));
-        vectors.add(slice(source.getVector(1), offsetInBatch, length));
-        for (Types.NestedField column : projection) {
-            FieldVector vector = findByFieldId(source, column.fieldId());
-            if (vector == null) {
-                FieldVector nulls = LogSchema.arrowField(column).createVector(allocator);
-                nulls.allocateNew();
-                nulls.setValueCount(length);
-                vectors.add(nulls);
-            } else {
-                FieldVector projected = slice(vector, offsetInBatch, length);
-                Field current = LogSchema.arrowField(column);
-                if (column.type().isNestedType() && EvolvedNestedVector.differs(projected.getField(), current)) {
-                    // written before an ALTER TABLE changed a field inside the column, or read in part (r.a of row r:
-                    // only the fields asked for go on)
-                    try (FieldVector written = projected) {
-                        projected = EvolvedNestedVector.rebuild(
-                                written,
-                                current,
-                                allocator,
-                                "Log segment " + log.paths().resolve(segment.path()));
+        try {
+            vectors.add(slice(source.getVector(0), offsetInBatch, length));
+            vectors.add(slice(source.getVector(1), offsetInBatch, length));
+            for (Types.NestedField column : projection) {
+                FieldVector vector = findByFieldId(source, column.fieldId());
+                if (vector == null) {
+                    FieldVector nulls = LogSchema.arrowField(column).createVector(allocator);
+                    nulls.allocateNew();
+                    nulls.setValueCount(length);
+                    vectors.add(nulls);
+                } else {
+                    FieldVector projected = slice(vector, offsetInBatch, length);
+                    Field current = LogSchema.arrowField(column);
+                    if (column.type().isNestedType() && EvolvedNestedVector.differs(projected.getField(), current)) {
+                        // written before an ALTER TABLE changed a field inside the column, or read in part (r.a of row
+                        // r:
+                        // only the fields asked for go on)
+                        try (FieldVector written = projected) {
+                            projected = EvolvedNestedVector.rebuild(
+                                    written,
+                                    current,
+                                    allocator,
+                                    "Log segment " + log.paths().resolve(segment.path()));
+                        }
+                    } else if (!projected.getField().getType().equals(current.getType())) {
+                        // written before an ALTER TABLE widened the column
+                        try (FieldVector written = projected) {
+                            projected = WidenedVector.widen(
+                                    written,
+                                    current,
+                                    allocator,
+                                    "Log segment " + log.paths().resolve(segment.path()));
+                        }
                     }
-                } else if (!projected.getField().getType().equals(current.getType())) {
-                    // written before an ALTER TABLE widened the column
-                    try (FieldVector written = projected) {
-                        projected = WidenedVector.widen(
-                                written,
-                                current,
-                                allocator,
-                                "Log segment " + log.paths().resolve(segment.path()));
-                    }
+                    vectors.add(projected);
                 }
-                vectors.add(projected);
             }
+        } catch (RuntimeException e) {
+            // a column that cannot be mapped: give back the vectors already taken from the batch
+            vectors.forEach(FieldVector::close);
+            throw e;
         }
         List<Field> fields = new ArrayList<>(vectors.size());
         fields.add(vectors.get(0).getField());
