@@ -182,7 +182,10 @@ final class LakestreamMicroBatchStream implements MicroBatchStream, SupportsTrig
         LakestreamStreamOffset start = (LakestreamStreamOffset) startOffset;
         LakestreamStreamOffset end = (LakestreamStreamOffset) endOffset;
         checkSameTable(end.position());
-        checkSchema(batches);
+        if (start.isSnapshot() || !start.position().equals(end.position())) {
+            // a batch that reads nothing (Spark's no-data batches of stateful queries) needs no check
+            checkSchema(batches);
+        }
         if (start.isSnapshot()) {
             return snapshotSplits(end.position(), batches.filter()).stream()
                     .map(LakestreamInputPartition::of)
