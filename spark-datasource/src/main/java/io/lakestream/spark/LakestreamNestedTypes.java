@@ -41,8 +41,10 @@ final class LakestreamNestedTypes {
             case STRUCT -> {
                 List<StructField> fields = new ArrayList<>();
                 for (Types.NestedField field : type.asStructType().fields()) {
-                    fields.add(new StructField(
-                            field.name(), element(column, field.type()), field.isOptional(), Metadata.empty()));
+                    StructField sparkField = new StructField(
+                            field.name(), element(column, field.type()), field.isOptional(), Metadata.empty());
+                    // a field's comment, as Spark keeps it (DESCRIBE, schema metadata), like a column's
+                    fields.add(field.doc() == null ? sparkField : sparkField.withComment(field.doc()));
                 }
                 yield Optional.of(new StructType(fields.toArray(StructField[]::new)));
             }
@@ -88,11 +90,13 @@ final class LakestreamNestedTypes {
             case StructType struct -> {
                 List<Types.NestedField> fields = new ArrayList<>();
                 for (StructField field : struct.fields()) {
+                    int fieldId = ++lastId[0];
                     fields.add(Types.NestedField.of(
-                            ++lastId[0],
+                            fieldId,
                             field.nullable(),
                             field.name(),
-                            icebergElement(column, field.dataType(), lastId)));
+                            icebergElement(column, field.dataType(), lastId),
+                            field.getComment().getOrElse(() -> null)));
                 }
                 yield Types.StructType.of(fields);
             }
