@@ -52,6 +52,29 @@ final class LakestreamNestedTypes {
         };
     }
 
+    /**
+     * The type without the field metadata (comments) at any depth: Spark's {@code equals} compares metadata too, so
+     * a check that a writer's input has the table's type must not fail for a comment on a struct field.
+     */
+    static DataType withoutComments(DataType type) {
+        return switch (type) {
+            case StructType struct -> {
+                List<StructField> fields = new ArrayList<>();
+                for (StructField field : struct.fields()) {
+                    fields.add(new StructField(
+                            field.name(), withoutComments(field.dataType()), field.nullable(), Metadata.empty()));
+                }
+                yield new StructType(fields.toArray(StructField[]::new));
+            }
+            case ArrayType array ->
+                DataTypes.createArrayType(withoutComments(array.elementType()), array.containsNull());
+            case MapType map ->
+                DataTypes.createMapType(
+                        withoutComments(map.keyType()), withoutComments(map.valueType()), map.valueContainsNull());
+            default -> type;
+        };
+    }
+
     private static DataType element(String column, Type type) {
         if (type.typeId() == Type.TypeID.UUID || type.typeId() == Type.TypeID.FIXED) {
             throw new LakestreamException(

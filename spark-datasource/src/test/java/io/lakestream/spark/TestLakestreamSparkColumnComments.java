@@ -50,6 +50,22 @@ class TestLakestreamSparkColumnComments {
                 .containsExactly(List.of(1L, 2, 3, "four"));
     }
 
+    /** A stream's input, which carries no comments, still has the type of a table whose struct fields have them. */
+    @Test
+    void streamingInputMatchesATableWithFieldComments() {
+        org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+                org.apache.iceberg.types.Types.NestedField.optional(
+                        1, "id", org.apache.iceberg.types.Types.LongType.get()),
+                org.apache.iceberg.types.Types.NestedField.optional(
+                        2,
+                        "s",
+                        org.apache.iceberg.types.Types.StructType.of(
+                                org.apache.iceberg.types.Types.NestedField.optional(
+                                        3, "f", org.apache.iceberg.types.Types.IntegerType.get(), "a field comment"))));
+        StructType input = (StructType) org.apache.spark.sql.types.DataType.fromDDL("id BIGINT, s STRUCT<f: INT>");
+        assertThat(LakestreamSinkInput.check("comments.stream", schema, input)).isNotNull();
+    }
+
     private List<String> comments() {
         return testing.sql("DESCRIBE TABLE ls.comments.t").collectAsList().stream()
                 .filter(row -> !row.getString(0).isEmpty() && !row.getString(0).startsWith("#"))
