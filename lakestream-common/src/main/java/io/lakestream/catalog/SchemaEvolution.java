@@ -31,6 +31,7 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
@@ -70,7 +71,13 @@ final class SchemaEvolution {
                     table.log());
             // a lake changed behind Lakestream's back is repaired first, not built upon
             LakeLayoutValidator.validate(current);
-            TableMetadata updated = updatedMetadata(current, base, changes);
+            TableMetadata updated;
+            try {
+                updated = updatedMetadata(current, base, changes);
+            } catch (IllegalArgumentException | IllegalStateException | ValidationException e) {
+                // UpdateSchema checks some arguments as each change is made: still a coded error, nothing committed
+                throw AlterArguments.refusedByIceberg(table.identifier().toString(), e);
+            }
             try {
                 operations.commit(base, updated);
                 return;
@@ -96,6 +103,7 @@ final class SchemaEvolution {
         UpdateSchema update = table.lake().updateSchema();
         Map<String, String> setProperties = new HashMap<>();
         Set<String> removedProperties = new HashSet<>();
+        AlterArguments arguments = new AlterArguments(name, current);
         for (SchemaChange change : changes) {
             switch (change) {
                 case SchemaChange.AddColumn add -> {
@@ -106,11 +114,9 @@ final class SchemaEvolution {
                     if (parentPath.isEmpty()) {
                         requireUserName(name, newName);
                     }
-                    if (siblings.field(newName) != null) {
-                        if (add.ifNotExists()) {
-                            continue;
-                        }
-                        throw unsupported(name, "column '%s' already exists".formatted(dotted(add.path())));
+                    arguments.requireChangeable(add.path(), "added", false);
+                    if (!arguments.requireNewName(parent, siblings, parentPath, newName, null, add.ifNotExists())) {
+                        continue;
                     }
                     if (!SupportedTypes.isSupportedColumnType(add.type())) {
                         throw new LakestreamException(
@@ -143,6 +149,7 @@ final class SchemaEvolution {
                     }
                 }
                 case SchemaChange.DropColumn drop -> {
+                    arguments.requireChangeable(drop.path(), "dropped", true);
                     Types.NestedField field = requireColumn(name, current, drop.path());
                     requireNotKey(name, field, drop.path(), keyColumns, "dropped");
                     requireNotPartitionSource(name, field, base);
@@ -167,6 +174,7 @@ final class SchemaEvolution {
                     update.deleteColumn(fullName(current, field));
                 }
                 case SchemaChange.RenameColumn rename -> {
+                    arguments.requireChangeable(rename.path(), "renamed", true);
                     Types.NestedField field = requireColumn(name, current, rename.path());
                     requireNotKey(name, field, rename.path(), keyColumns, "renamed");
                     List<String> parentPath =
@@ -175,14 +183,17 @@ final class SchemaEvolution {
                         requireUserName(name, rename.newName());
                     }
                     Types.NestedField parent = parentPath.isEmpty() ? null : requireColumn(name, current, parentPath);
-                    if (siblings(name, current, parent, parentPath).field(rename.newName()) != null) {
-                        throw unsupported(
-                                name,
-                                "column '%s' already exists".formatted(dotted(concat(parentPath, rename.newName()))));
-                    }
+                    arguments.requireNewName(
+                            parent,
+                            siblings(name, current, parent, parentPath),
+                            parentPath,
+                            rename.newName(),
+                            field,
+                            false);
                     update.renameColumn(fullName(current, field), rename.newName());
                 }
                 case SchemaChange.WidenColumn widen -> {
+                    arguments.requireChangeable(widen.path(), "retyped", false);
                     Types.NestedField column = requireColumn(name, current, widen.path());
                     requireNotKey(name, column, widen.path(), keyColumns, "retyped");
                     if (column.type().equals(widen.type())) {
@@ -199,11 +210,13 @@ final class SchemaEvolution {
                     update.updateColumn(fullName(current, column), widen.type());
                 }
                 case SchemaChange.SetComment comment -> {
+                    arguments.requireChangeable(comment.path(), "given a comment", false);
                     Types.NestedField column = requireColumn(name, current, comment.path());
                     update.updateColumnDoc(
                             fullName(current, column), comment.comment().orElse(null));
                 }
                 case SchemaChange.SetNullability nullability -> {
+                    arguments.requireChangeable(nullability.path(), "made nullable", false);
                     Types.NestedField column = requireColumn(name, current, nullability.path());
                     if (nullability.nullable()) {
                         requireNotKey(name, column, nullability.path(), keyColumns, "made nullable");

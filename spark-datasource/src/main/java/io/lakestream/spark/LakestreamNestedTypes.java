@@ -41,12 +41,37 @@ final class LakestreamNestedTypes {
             case STRUCT -> {
                 List<StructField> fields = new ArrayList<>();
                 for (Types.NestedField field : type.asStructType().fields()) {
-                    fields.add(new StructField(
-                            field.name(), element(column, field.type()), field.isOptional(), Metadata.empty()));
+                    StructField sparkField = new StructField(
+                            field.name(), element(column, field.type()), field.isOptional(), Metadata.empty());
+                    // a field's comment, as Spark keeps it (DESCRIBE, schema metadata), like a column's
+                    fields.add(field.doc() == null ? sparkField : sparkField.withComment(field.doc()));
                 }
                 yield Optional.of(new StructType(fields.toArray(StructField[]::new)));
             }
             default -> Optional.empty();
+        };
+    }
+
+    /**
+     * The type without the field metadata (comments) at any depth: Spark's {@code equals} compares metadata too, so
+     * a check that a writer's input has the table's type must not fail for a comment on a struct field.
+     */
+    static DataType withoutComments(DataType type) {
+        return switch (type) {
+            case StructType struct -> {
+                List<StructField> fields = new ArrayList<>();
+                for (StructField field : struct.fields()) {
+                    fields.add(new StructField(
+                            field.name(), withoutComments(field.dataType()), field.nullable(), Metadata.empty()));
+                }
+                yield new StructType(fields.toArray(StructField[]::new));
+            }
+            case ArrayType array ->
+                DataTypes.createArrayType(withoutComments(array.elementType()), array.containsNull());
+            case MapType map ->
+                DataTypes.createMapType(
+                        withoutComments(map.keyType()), withoutComments(map.valueType()), map.valueContainsNull());
+            default -> type;
         };
     }
 
@@ -88,11 +113,13 @@ final class LakestreamNestedTypes {
             case StructType struct -> {
                 List<Types.NestedField> fields = new ArrayList<>();
                 for (StructField field : struct.fields()) {
+                    int fieldId = ++lastId[0];
                     fields.add(Types.NestedField.of(
-                            ++lastId[0],
+                            fieldId,
                             field.nullable(),
                             field.name(),
-                            icebergElement(column, field.dataType(), lastId)));
+                            icebergElement(column, field.dataType(), lastId),
+                            field.getComment().getOrElse(() -> null)));
                 }
                 yield Types.StructType.of(fields);
             }

@@ -58,7 +58,8 @@ record LakestreamSinkInput(List<String> inputColumns) implements Serializable {
             Optional<StructField> field = field(input, column.name());
             if (field.isEmpty()) {
                 problems.add("column %s (%s) is missing".formatted(column.name(), expected.simpleString()));
-            } else if (!field.get().dataType().equals(expected)) {
+            } else if (!LakestreamNestedTypes.withoutComments(field.get().dataType())
+                    .equals(LakestreamNestedTypes.withoutComments(expected))) {
                 problems.add("column %s is %s, the table has %s (cast it)"
                         .formatted(column.name(), field.get().dataType().simpleString(), expected.simpleString()));
             }
