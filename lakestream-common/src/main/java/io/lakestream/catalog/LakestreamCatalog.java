@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -68,10 +69,26 @@ public final class LakestreamCatalog implements Closeable {
 
     private final Catalog catalog;
     private final Function<String, LogFileSystem> logFileSystems;
+    private final LongAdder sqliteOperations;
 
     public LakestreamCatalog(Catalog catalog, Function<String, LogFileSystem> logFileSystems) {
+        this(catalog, logFileSystems, new LongAdder());
+    }
+
+    private LakestreamCatalog(
+            Catalog catalog, Function<String, LogFileSystem> logFileSystems, LongAdder sqliteOperations) {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.logFileSystems = requireNonNull(logFileSystems, "logFileSystems is null");
+        this.sqliteOperations = requireNonNull(sqliteOperations, "sqliteOperations is null");
+    }
+
+    /**
+     * How many operations (table lookups and refreshes, commits, listings) an embedded SQLite catalog opened here
+     * has run, each under the catalog's lock that every process of the warehouse takes: for tests and benchmarks
+     * that count what a step costs. Always 0 for any other catalog.
+     */
+    public long sqliteOperations() {
+        return sqliteOperations.sum();
     }
 
     /**
@@ -87,13 +104,15 @@ public final class LakestreamCatalog implements Closeable {
 
     static LakestreamCatalog open(CatalogConfig config, SqliteLockTiming timing) {
         Configuration hadoop = config.hadoopConfiguration();
+        LongAdder operations = new LongAdder();
         return new LakestreamCatalog(
                 build(
                         config,
-                        () -> sqliteCatalog(config, null, timing)
+                        () -> sqliteCatalog(config, null, timing, operations)
                                 .orElseGet(() -> CatalogUtil.buildIcebergCatalog(
                                         DEFAULT_NAME, config.icebergProperties(), hadoop))),
-                new LogFileSystems(hadoop, config.properties()));
+                new LogFileSystems(hadoop, config.properties()),
+                operations);
     }
 
     /**
@@ -111,8 +130,9 @@ public final class LakestreamCatalog implements Closeable {
             Function<Map<String, String>, FileIO> fileIo,
             Function<String, LogFileSystem> logFileSystems) {
         requireNonNull(fileIo, "fileIo is null");
+        LongAdder operations = new LongAdder();
         Catalog catalog = build(config, () -> {
-            Optional<Catalog> sqlite = sqliteCatalog(config, fileIo, SqliteLockTiming.DEFAULT);
+            Optional<Catalog> sqlite = sqliteCatalog(config, fileIo, SqliteLockTiming.DEFAULT, operations);
             if (sqlite.isPresent()) {
                 return sqlite.get();
             }
@@ -133,7 +153,7 @@ public final class LakestreamCatalog implements Closeable {
             built.initialize(DEFAULT_NAME, properties);
             return built;
         });
-        return new LakestreamCatalog(catalog, logFileSystems);
+        return new LakestreamCatalog(catalog, logFileSystems, operations);
     }
 
     /**
@@ -142,14 +162,17 @@ public final class LakestreamCatalog implements Closeable {
      * named by the catalog properties, as Iceberg's own catalog builder does.
      */
     private static Optional<Catalog> sqliteCatalog(
-            CatalogConfig config, Function<Map<String, String>, FileIO> fileIo, SqliteLockTiming timing) {
+            CatalogConfig config,
+            Function<Map<String, String>, FileIO> fileIo,
+            SqliteLockTiming timing,
+            LongAdder operations) {
         Map<String, String> properties = config.icebergProperties();
         String uri = properties.get(CatalogProperties.URI);
         if (!config.type().equals("jdbc") || SqliteCatalogUri.databaseFile(uri).isEmpty()) {
             return Optional.empty();
         }
         JdbcCatalog catalog = new JdbcCatalog(
-                fileIo, catalogProperties -> SqliteClientPool.create(uri, catalogProperties, timing), true);
+                fileIo, catalogProperties -> SqliteClientPool.create(uri, catalogProperties, timing, operations), true);
         CatalogUtil.configureHadoopConf(catalog, config.hadoopConfiguration());
         catalog.initialize(DEFAULT_NAME, properties);
         return Optional.of(catalog);

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.jdbc.JdbcClientPool;
 
@@ -25,13 +26,15 @@ final class SqliteClientPool extends JdbcClientPool {
     private final SqliteConnectionSlot connections;
     private final String connectionUrl;
     private final Properties connectionProperties;
+    private final LongAdder operations;
 
-    private SqliteClientPool(String uri, Map<String, String> properties, SqliteCatalogLock lock) {
+    private SqliteClientPool(String uri, Map<String, String> properties, SqliteCatalogLock lock, LongAdder operations) {
         // the pool of the super class is never used: run() opens a connection per operation
         super(1, uri, properties);
         this.lock = lock;
         this.connections = lock.connections();
         this.connectionUrl = SqliteCatalogUri.lockedConnectionUrl(uri);
+        this.operations = operations;
         this.connectionProperties = new Properties();
         properties.forEach((name, value) -> {
             if (name.startsWith(JdbcCatalog.PROPERTY_PREFIX)) {
@@ -40,14 +43,18 @@ final class SqliteClientPool extends JdbcClientPool {
         });
     }
 
-    /** The pool for {@code uri} (a SQLite URL with the shared locking) as the catalog's properties configure it. */
-    static SqliteClientPool create(String uri, Map<String, String> properties, SqliteLockTiming timing) {
+    /**
+     * The pool for {@code uri} (a SQLite URL with the shared locking) as the catalog's properties configure it; every
+     * operation it runs is counted in {@code operations}.
+     */
+    static SqliteClientPool create(
+            String uri, Map<String, String> properties, SqliteLockTiming timing, LongAdder operations) {
         SqliteCatalogLock lock = new SqliteCatalogLock(
                 SqliteCatalogUri.databaseFile(uri).orElseThrow(),
                 timing.clock(),
                 SqliteCatalogUri.busyTimeout(uri),
                 timing.staleAfter());
-        return new SqliteClientPool(uri, properties, lock);
+        return new SqliteClientPool(uri, properties, lock, operations);
     }
 
     @Override
@@ -58,6 +65,7 @@ final class SqliteClientPool extends JdbcClientPool {
     @Override
     public <R> R run(Action<R, Connection, SQLException> action, boolean retry)
             throws SQLException, InterruptedException {
+        operations.increment();
         try (SqliteCatalogLock.Held held = lock.acquire()) {
             Connection connection = connections.take(connectionUrl, connectionProperties);
             boolean clean = false;

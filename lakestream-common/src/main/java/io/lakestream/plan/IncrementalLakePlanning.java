@@ -1,6 +1,8 @@
 package io.lakestream.plan;
 
 import com.google.common.collect.ImmutableList;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,6 +19,9 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
@@ -102,16 +107,16 @@ final class IncrementalLakePlanning {
     private static Optional<List<FileScanTask>> apply(
             Table lake, List<FileScanTask> tasks, Snapshot snapshot, TaskFactory factory) {
         // a compaction says in its summary that it removed files: plan it from all the manifests without first
-        // reading the ones it wrote (the check of the files themselves below stays the rule)
+        // reading the ones it wrote (the deleted-file counts of its own manifests, below, stay the rule)
         if (removesFiles(snapshot.summary())) {
             return Optional.empty();
         }
-        if (snapshot.removedDataFiles(lake.io()).iterator().hasNext()
-                || snapshot.removedDeleteFiles(lake.io()).iterator().hasNext()) {
+        Optional<List<DeleteFile>> addedDeletes = added(lake, snapshot, snapshot.deleteManifests(lake.io()), true);
+        if (addedDeletes.isEmpty()) {
             return Optional.empty();
         }
         List<DeleteFile> deletes = new ArrayList<>();
-        for (DeleteFile delete : snapshot.addedDeleteFiles(lake.io())) {
+        for (DeleteFile delete : addedDeletes.get()) {
             if (delete.content() != FileContent.EQUALITY_DELETES
                     || delete.equalityFieldIds() == null
                     || delete.equalityFieldIds().isEmpty()
@@ -120,8 +125,12 @@ final class IncrementalLakePlanning {
             }
             deletes.add(delete);
         }
+        Optional<List<DataFile>> addedData = added(lake, snapshot, snapshot.dataManifests(lake.io()), false);
+        if (addedData.isEmpty()) {
+            return Optional.empty();
+        }
         List<DataFile> added = new ArrayList<>();
-        for (DataFile file : snapshot.addedDataFiles(lake.io())) {
+        for (DataFile file : addedData.get()) {
             if (!atSequence(file, snapshot)) {
                 return Optional.empty();
             }
@@ -145,6 +154,46 @@ final class IncrementalLakePlanning {
             result.add(factory.task(snapshot, file, List.of()));
         }
         return Optional.of(result.build());
+    }
+
+    /**
+     * The files the snapshot added, read from the manifests it wrote (the ones that name it), or empty when one of
+     * them removed a file or its counts are unknown (then the snapshot is planned from all its manifests). Not
+     * Iceberg's {@code Snapshot.addedDataFiles} and friends: those read each manifest's partition spec from the
+     * file's own metadata (a second read of its header, and a schema and spec parsed from JSON, for every manifest)
+     * where the table's specs are at hand, which was about a quarter of this class's CPU in the Trino connector's
+     * background lake refresh. A file the snapshot added is a live entry of its own manifests with the snapshot's
+     * sequence number as its file sequence number (a merged manifest also holds existing entries, of older
+     * snapshots' sequence numbers); a table without sequence numbers (format 1) is planned from all manifests.
+     */
+    @SuppressWarnings("unchecked")
+    private static <F extends ContentFile<F>> Optional<List<F>> added(
+            Table lake, Snapshot snapshot, List<ManifestFile> manifests, boolean deletes) {
+        if (snapshot.sequenceNumber() <= 0) {
+            return Optional.empty();
+        }
+        List<F> added = new ArrayList<>();
+        for (ManifestFile manifest : manifests) {
+            if (manifest.snapshotId() == null || manifest.snapshotId() != snapshot.snapshotId()) {
+                continue;
+            }
+            if (manifest.hasDeletedFiles()) {
+                return Optional.empty();
+            }
+            try (ManifestReader<F> reader = (ManifestReader<F>)
+                    (deletes
+                            ? ManifestFiles.readDeleteManifest(manifest, lake.io(), lake.specs())
+                            : ManifestFiles.read(manifest, lake.io(), lake.specs()))) {
+                for (F file : reader) {
+                    if (file.fileSequenceNumber() != null && file.fileSequenceNumber() == snapshot.sequenceNumber()) {
+                        added.add(file.copy());
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return Optional.of(added);
     }
 
     private static boolean removesFiles(Map<String, String> summary) {

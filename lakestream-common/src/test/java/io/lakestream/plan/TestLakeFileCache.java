@@ -40,6 +40,9 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
@@ -205,6 +208,10 @@ class TestLakeFileCache {
                 assertThat(io.manifestReads())
                         .as("manifests read for commit %s", commit)
                         .isEqualTo(ownManifests);
+                // each opened once: its partition spec is the table's, not read again from the file's own header
+                assertThat(io.manifestStreams())
+                        .as("manifest streams opened for commit %s", commit)
+                        .isEqualTo(ownManifests);
                 fromParent++;
                 manifestsSaved += manifests.size() - ownManifests;
             }
@@ -233,14 +240,84 @@ class TestLakeFileCache {
         return table.lake().currentSnapshot().snapshotId();
     }
 
-    /** Records which threads open manifest files of a lake (the snapshot's manifest list excluded). */
+    /**
+     * Records which threads open manifest files of a lake (the snapshot's manifest list excluded), and how many
+     * streams are opened on them.
+     */
     private static final class ManifestReadingThreads {
         private final Set<String> threads = ConcurrentHashMap.newKeySet();
         private final AtomicInteger manifestReads = new AtomicInteger();
+        private final AtomicInteger manifestStreams = new AtomicInteger();
         private final FileIO io;
 
         ManifestReadingThreads(FileIO delegate) {
-            this.io = new ObservedFileIO(delegate, this::record);
+            this.io = new ObservedFileIO(new StreamCounting(delegate), this::record);
+        }
+
+        int manifestStreams() {
+            return manifestStreams.get();
+        }
+
+        private static boolean isManifest(String location) {
+            String name = location.substring(location.lastIndexOf('/') + 1);
+            return name.endsWith(".avro") && !name.startsWith("snap-");
+        }
+
+        /** Counts the streams opened on manifest files. */
+        private final class StreamCounting implements FileIO {
+            private final FileIO delegate;
+
+            StreamCounting(FileIO delegate) {
+                this.delegate = delegate;
+            }
+
+            @Override
+            public InputFile newInputFile(String location) {
+                return counted(delegate.newInputFile(location));
+            }
+
+            @Override
+            public InputFile newInputFile(String location, long length) {
+                return counted(delegate.newInputFile(location, length));
+            }
+
+            private InputFile counted(InputFile file) {
+                if (!isManifest(file.location())) {
+                    return file;
+                }
+                return new InputFile() {
+                    @Override
+                    public long getLength() {
+                        return file.getLength();
+                    }
+
+                    @Override
+                    public SeekableInputStream newStream() {
+                        manifestStreams.incrementAndGet();
+                        return file.newStream();
+                    }
+
+                    @Override
+                    public String location() {
+                        return file.location();
+                    }
+
+                    @Override
+                    public boolean exists() {
+                        return file.exists();
+                    }
+                };
+            }
+
+            @Override
+            public OutputFile newOutputFile(String location) {
+                return delegate.newOutputFile(location);
+            }
+
+            @Override
+            public void deleteFile(String location) {
+                delegate.deleteFile(location);
+            }
         }
 
         FileIO io() {
@@ -256,8 +333,7 @@ class TestLakeFileCache {
         }
 
         private void record(String location) {
-            String name = location.substring(location.lastIndexOf('/') + 1);
-            if (name.endsWith(".avro") && !name.startsWith("snap-")) {
+            if (isManifest(location)) {
                 manifestReads.incrementAndGet();
                 threads.add(Thread.currentThread().getName());
             }

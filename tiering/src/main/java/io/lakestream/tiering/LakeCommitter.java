@@ -93,7 +93,9 @@ final class LakeCommitter {
         } catch (RuntimeException e) {
             throw failed(table, files, commitId, e);
         }
-        lake.refresh();
+        // no lake.refresh() here: Iceberg's commit re-read the table itself to find the snapshot it saved (and a
+        // commit that could not re-read it leaves the table to re-read at its next use), so the table already shows
+        // the commit; a refresh of our own was one more catalog read per round, under the catalog's lock
         return new Result(Outcome.COMMITTED, findCommit(lake, commitId, plan));
     }
 

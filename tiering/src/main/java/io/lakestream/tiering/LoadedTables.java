@@ -25,7 +25,7 @@ final class LoadedTables {
         this.catalog = requireNonNull(catalog, "catalog is null");
     }
 
-    /** The table, current as of this call. */
+    /** The table, current as of this call: read from the catalog by this call (refreshed, or loaded). */
     LakestreamTable load(TableIdentifier identifier) {
         Loaded loaded = tables.remove(identifier);
         if (loaded != null && loaded.isCurrent()) {

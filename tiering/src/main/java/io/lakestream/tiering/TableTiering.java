@@ -49,7 +49,16 @@ public final class TableTiering {
 
     /** Runs one round; bad states and failures are thrown as {@link LakestreamException}. */
     public TieringResult tier(LakestreamTable table) {
-        TieringRound.Result round = this.round.run(table);
+        return tier(table, false);
+    }
+
+    /**
+     * Runs one round of a table read from the catalog just before (the service's {@link LoadedTables} refreshes the
+     * table it holds to check it): the round does not read it again where it starts (see {@link TieringRound#run(
+     * LakestreamTable, boolean)}).
+     */
+    TieringResult tier(LakestreamTable table, boolean justRead) {
+        TieringRound.Result round = this.round.run(table, justRead);
         if (round.outcome() == TieringResult.Outcome.CONFLICT) {
             return new TieringResult(
                     table.identifier(),

@@ -68,8 +68,18 @@ public final class TieringRound {
 
     /** Runs one round; bad states and failures are thrown as {@link LakestreamException}. */
     public Result run(LakestreamTable table) {
+        return run(table, false);
+    }
+
+    /**
+     * Runs one round of a table read from the catalog just before ({@code justRead}: the round starts from it as it
+     * is, instead of reading it from the catalog once more); a re-plan after a lost race always reads it again.
+     */
+    public Result run(LakestreamTable table, boolean justRead) {
         for (int attempt = 1; ; attempt++) {
-            table.lake().refresh();
+            if (attempt > 1 || !justRead) {
+                table.lake().refresh();
+            }
             LakeLayoutValidator.validate(table);
             LakePosition lake = LakePosition.current(table.lake());
             LogSnapshot logSnapshot = table.log().latestSnapshot();

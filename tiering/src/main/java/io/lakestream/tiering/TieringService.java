@@ -125,7 +125,8 @@ public final class TieringService implements AutoCloseable {
         }
         try {
             LakestreamTable table = loadedTables.load(identifier);
-            TieringResult result = tiering.tier(table);
+            // load() read the table from the catalog just now (to check the one held, or to load it)
+            TieringResult result = tiering.tier(table, true);
             statuses.put(identifier, TableTieringStatus.ACTIVE.withResult(result));
             return result;
         } catch (LakestreamException e) {

@@ -78,10 +78,15 @@ public final class BucketCompactor {
     /** Files of one bucket at one snapshot. */
     record BucketContent(int bucket, List<DataFile> dataFiles, List<DeleteFile> deleteFiles) {}
 
-    /** Compacts every bucket past a threshold; returns the buckets compacted. */
+    /**
+     * Compacts every bucket past a threshold; returns the buckets compacted. The table is compacted as the caller
+     * last read it (a tiering round refreshed it at its start, and its own commit re-read it): a commit another
+     * process made since then makes the rewrite's validation fail, and the next round compacts from the lake as it
+     * then is. Not refreshing here saves a catalog read per round, which every round paid even with nothing to
+     * compact.
+     */
     public List<Integer> compact(LakestreamTable table) {
         Table lake = table.lake();
-        lake.refresh();
         Snapshot snapshot = lake.currentSnapshot();
         if (snapshot == null || !mayNeedCompaction(snapshot)) {
             return List.of();
