@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
 
 /**
  * Which Iceberg schema was current at which log version, so that time travel reads the columns of its time. An
@@ -79,6 +82,22 @@ public final class SchemaHistory {
         TableDefinition definition =
                 TableDefinition.fromIceberg(table.identifier().toString(), table.lake(), schema);
         return new LakestreamTable(table.identifier(), table.lake(), definition, table.log());
+    }
+
+    /**
+     * True if the read's schema has a column or field whose type the lake's current schema widened since: lake files
+     * written after the widening hold the wider type, which a reader must convert back (the values of that time fit).
+     */
+    public static boolean narrowerThanLake(LakestreamTable table) {
+        Schema lake = table.lake().schema();
+        for (Types.NestedField field :
+                TypeUtil.indexById(table.definition().schema().asStruct()).values()) {
+            Type there = lake.findType(field.fieldId());
+            if (field.type().isPrimitiveType() && there != null && !there.equals(field.type())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static List<Entry> parse(Map<String, String> properties) {

@@ -77,14 +77,15 @@ final class TestLakestreamTimeTravelSchema extends AbstractStockIcebergSqlTest {
      */
     @Test
     void versionTieredAfterTheAlterReadsWhatTheLakeKept() {
-        assertUpdate("CREATE TABLE tt_lost (id bigint, a integer, f real, d decimal(5, 2))"
+        assertUpdate("CREATE TABLE tt_lost (id bigint, a integer, f real, d decimal(5, 2), g real)"
                 + " WITH (primary_key = ARRAY['id'], bucket_count = 2)");
-        assertUpdate("INSERT INTO tt_lost VALUES (1, 10, 1.5, 1.25)", 1);
+        assertUpdate("INSERT INTO tt_lost VALUES (1, 10, 1.5, 1.25, 0.1)", 1);
         tables.tier("tt_lost");
-        assertUpdate("INSERT INTO tt_lost VALUES (2, -20, 2.5, -2.50)", 1);
+        assertUpdate("INSERT INTO tt_lost VALUES (2, -20, 2.5, -2.50, 0.2)", 1);
         long before = version("tt_lost");
         assertUpdate("ALTER TABLE tt_lost ALTER COLUMN a SET DATA TYPE bigint");
         assertUpdate("ALTER TABLE tt_lost ALTER COLUMN d SET DATA TYPE decimal(12, 2)");
+        assertUpdate("ALTER TABLE tt_lost ALTER COLUMN g SET DATA TYPE double");
         assertUpdate("ALTER TABLE tt_lost DROP COLUMN f");
         tables.tier("tt_lost");
         LakestreamTable table = tables.load("tt_lost");
@@ -92,11 +93,11 @@ final class TestLakestreamTimeTravelSchema extends AbstractStockIcebergSqlTest {
                 .isPositive();
 
         MaterializedResult result = computeActual("SELECT * FROM tt_lost FOR VERSION AS OF " + before);
-        assertThat(result.getColumnNames()).containsExactly("id", "a", "f", "d");
-        assertThat(result.getTypes()).hasToString("[bigint, integer, real, decimal(5,2)]");
+        assertThat(result.getColumnNames()).containsExactly("id", "a", "f", "d", "g");
+        assertThat(result.getTypes()).hasToString("[bigint, integer, real, decimal(5,2), real]");
         assertQuery(
-                "SELECT id, a, f, d FROM tt_lost FOR VERSION AS OF " + before,
-                "VALUES (1, 10, 1.5, 1.25), (2, -20, NULL, -2.50)");
+                "SELECT id, a, f, d, g = REAL '0.1' OR g = REAL '0.2' FROM tt_lost FOR VERSION AS OF " + before,
+                "VALUES (1, 10, 1.5, 1.25, true), (2, -20, NULL, -2.50, true)");
         assertQuery("SELECT id, a, d FROM tt_lost", "VALUES (1, 10, 1.25), (2, -20, -2.50)");
         assertStock("tt_lost", "id, a, d");
     }
