@@ -21,6 +21,7 @@ import io.lakestream.table.LakestreamProperties;
 import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.NameValidator;
 import io.lakestream.table.SchemaChange;
+import io.lakestream.table.SchemaHistory;
 import io.lakestream.table.TableDefinition;
 import io.lakestream.table.TableLayout;
 import io.lakestream.table.TableSpec;
@@ -275,6 +276,8 @@ public final class LakestreamCatalog implements Closeable {
                     .withPartitionSpec(layout.partitionSpec())
                     .withProperties(layout.properties())
                     .withProperty(LakestreamProperties.CREATED_AT_MILLIS, Long.toString(System.currentTimeMillis()))
+                    // a new table's first schema has Iceberg's initial id, 0; time travel finds it from version 0 on
+                    .withProperty(SchemaHistory.PROPERTY, SchemaHistory.initial(0))
                     .createTransaction();
             requirePublishableLog(identifier, logLocation(creation.table()));
             creation.commitTransaction();

@@ -73,6 +73,8 @@ public final class LakestreamTableCache {
     private final Consumer<LakestreamTable> prepare;
     // per name: the current lake as last read from the catalog, and when it was read
     private final Cache<TableIdentifier, RecentLake> recentLakes;
+    // per name: when it was last invalidated; a lake read from the catalog before then is not remembered
+    private final Cache<TableIdentifier, Instant> invalidatedAt;
     private final Set<TableIdentifier> refreshing = ConcurrentHashMap.newKeySet();
     private final LongAdder catalogReads = new LongAdder();
     private final LongAdder backgroundCatalogReads = new LongAdder();
@@ -116,6 +118,7 @@ public final class LakestreamTableCache {
         this.lakes = CacheBuilder.newBuilder().maximumSize(2L * maxTables).build();
         this.logs = CacheBuilder.newBuilder().maximumSize(maxTables).build();
         this.recentLakes = CacheBuilder.newBuilder().maximumSize(maxTables).build();
+        this.invalidatedAt = CacheBuilder.newBuilder().maximumSize(maxTables).build();
     }
 
     /** How many times this cache asked the catalog for a table's current metadata (a lookup or a refresh). */
@@ -254,10 +257,17 @@ public final class LakestreamTableCache {
      * #pinRecent} reads the catalog.
      */
     public void invalidate(TableIdentifier identifier) {
+        invalidatedAt.put(identifier, clock.instant());
         recentLakes.invalidate(identifier);
     }
 
     private void remember(TableIdentifier identifier, RecentLake lake) {
+        Instant invalidated = invalidatedAt.getIfPresent(identifier);
+        if (invalidated != null && lake.readAt().isBefore(invalidated)) {
+            // a background refresh that read the catalog before a DDL through this engine finished after it: the
+            // next read would pin the lake from before the DDL (e.g. a dropped column's schema) until it is stale
+            return;
+        }
         // a slower refresh that read the catalog earlier does not replace what a later read found
         recentLakes
                 .asMap()

@@ -12,6 +12,7 @@ import io.lakestream.table.LakestreamTable;
 import io.lakestream.table.LogCompression;
 import io.lakestream.table.PartitionExpiration;
 import io.lakestream.table.SchemaChange;
+import io.lakestream.table.SchemaHistory;
 import io.lakestream.table.SupportedTypes;
 import io.lakestream.table.TableDefinition;
 import java.util.ArrayList;
@@ -71,9 +72,11 @@ final class SchemaEvolution {
                     table.log());
             // a lake changed behind Lakestream's back is repaired first, not built upon
             LakeLayoutValidator.validate(current);
+            // read before the commit: every log commit up to it was written with an older schema (SchemaHistory)
+            long newestLogVersion = table.log().newestSnapshot().version();
             TableMetadata updated;
             try {
-                updated = updatedMetadata(current, base, changes);
+                updated = updatedMetadata(current, base, changes, newestLogVersion);
             } catch (IllegalArgumentException | IllegalStateException | ValidationException e) {
                 // UpdateSchema checks some arguments as each change is made: still a coded error, nothing committed
                 throw AlterArguments.refusedByIceberg(table.identifier().toString(), e);
@@ -94,7 +97,7 @@ final class SchemaEvolution {
     }
 
     private static TableMetadata updatedMetadata(
-            LakestreamTable table, TableMetadata base, List<SchemaChange> changes) {
+            LakestreamTable table, TableMetadata base, List<SchemaChange> changes, long newestLogVersion) {
         String name = table.identifier().toString();
         TableDefinition definition = table.definition();
         Schema current = definition.schema();
@@ -283,6 +286,12 @@ final class SchemaEvolution {
                         .orElse(0));
         // built twice: the first build tells the id Iceberg gives the schema (a new one, or an equal old one's)
         TableMetadata probe = withSchema(base, schema, lastColumnId, -1, setProperties, removedProperties);
+        if (probe.currentSchemaId() != base.currentSchemaId()) {
+            // time travel finds the schema of a log version here, committed with the schema it names
+            setProperties.put(
+                    SchemaHistory.PROPERTY,
+                    SchemaHistory.appended(base.properties(), newestLogVersion, probe.currentSchemaId()));
+        }
         return withSchema(base, schema, lastColumnId, probe.currentSchemaId(), setProperties, removedProperties);
     }
 

@@ -158,13 +158,33 @@ public record ReadPin(LogSnapshot log, LakePosition lake, OptionalLong lakeCommi
                     newestEarlierDelete = i;
                 }
             }
+            // a read with the schema of an earlier time may need an older snapshot than the newest that fits
+            boolean preferOlder = !LakeSnapshotSchema.holds(table, table.lake().schema());
+            ReadPin newest = null;
             for (int i = oldestLaterDelete + 1; i < ancestry.size() && i <= newestEarlierDelete; i++) {
                 Snapshot snapshot = ancestry.get(i);
                 LakePosition position = LakePosition.at(table.lake(), snapshot.snapshotId());
-                if (notPast(position, log)) {
-                    return requireTailsNotExpired(
-                            table, new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis())));
+                if (!notPast(position, log)) {
+                    continue;
                 }
+                ReadPin pin = new ReadPin(log, position, OptionalLong.of(snapshot.timestampMillis()));
+                if (newest == null) {
+                    newest = pin;
+                    if (!preferOlder || LakeSnapshotSchema.holds(table, snapshot)) {
+                        break;
+                    }
+                } else if (lakeBehindLog(position, table.log().newestSnapshot())) {
+                    // retention removed its tail (since the version, too), and an older snapshot's too
+                    break;
+                } else if (LakeSnapshotSchema.holds(table, snapshot)) {
+                    // the newest was tiered after an ALTER dropped or widened a column the read has: this one's files
+                    // and the log tail give the values of that time
+                    newest = pin;
+                    break;
+                }
+            }
+            if (newest != null) {
+                return requireTailsNotExpired(table, newest);
             }
             if (newestEarlierDelete < ancestry.size()) {
                 // the log from offset 0 would still hold the deleted partitions' rows

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.iceberg.expressions.Expression;
 
 /**
  * Plans a read of a Lakestream table, engine-neutral: pins a lake snapshot and a log version, prunes
@@ -260,9 +261,10 @@ public final class UnionReadPlanner {
         if (snapshot.isEmpty()) {
             return Map.of();
         }
+        Expression filter = LakePlanningFilter.of(table, snapshot.getAsLong(), options.filter());
         return cache.isPresent()
-                ? cache.get().byBucket(table, snapshot.getAsLong(), options.filter())
-                : LakeFiles.byBucket(table, snapshot.getAsLong(), options.filter());
+                ? cache.get().byBucket(table, snapshot.getAsLong(), filter)
+                : LakeFiles.byBucket(table, snapshot.getAsLong(), filter);
     }
 
     /**

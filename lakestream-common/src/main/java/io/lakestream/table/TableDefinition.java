@@ -67,6 +67,14 @@ public record TableDefinition(
 
     /** Reads the definition back from an Iceberg table created by {@link TableLayout}. */
     public static TableDefinition fromIceberg(String tableName, Table table) {
+        return fromIceberg(tableName, table, table.schema());
+    }
+
+    /**
+     * The definition with {@code schema}, one of the table's schemas (time travel reads with the schema of its time,
+     * {@link SchemaHistory}); key columns are never renamed, so they resolve by name in every schema Lakestream made.
+     */
+    public static TableDefinition fromIceberg(String tableName, Table table, Schema schema) {
         Map<String, String> properties = table.properties();
         if (!properties.containsKey(LakestreamProperties.TABLE_FORMAT_VERSION)) {
             throw new LakestreamException(
@@ -84,7 +92,7 @@ public record TableDefinition(
                     "Table %s has an invalid '%s' property: %s"
                             .formatted(tableName, LakestreamProperties.BUCKET_NUM, bucketNum));
         }
-        Schema userSchema = userColumns(table.schema());
+        Schema userSchema = userColumns(schema);
         List<String> primaryKey =
                 KeyColumnsProperty.decode(properties.getOrDefault(LakestreamProperties.PRIMARY_KEY, ""), userSchema);
         List<String> bucketKey =

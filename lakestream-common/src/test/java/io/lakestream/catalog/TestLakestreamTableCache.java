@@ -223,6 +223,39 @@ class TestLakestreamTableCache {
     }
 
     /**
+     * A background refresh that read the catalog before a DDL through the engine (which invalidates the table) and
+     * finishes after it is not remembered: the next read reads the catalog. Before, it pinned the lake from before the
+     * DDL until that lake was stale (an INSERT after ALTER TABLE ... DROP COLUMN saw the dropped column).
+     */
+    @Test
+    void refreshThatReadTheCatalogBeforeAnInvalidationIsNotRemembered() {
+        warehouse.createPrimaryKeyTable("orders", 2);
+        CountingClock clock = new CountingClock(Instant.parse("2026-12-01T00:00:00Z"));
+        List<Runnable> refreshes = new ArrayList<>();
+        List<LakestreamTableCache> cache = new ArrayList<>();
+        LakestreamTableCache reusing = new LakestreamTableCache(
+                warehouse.catalog(),
+                10,
+                new LakeReuse(Duration.ofSeconds(1), Duration.ofSeconds(10)),
+                clock,
+                refreshes::add,
+                // between the refresh's catalog read and its remembering: the DDL commits and invalidates
+                table -> {
+                    markLake("ddl");
+                    clock.advance(Duration.ofMillis(1));
+                    cache.getFirst().invalidate(ORDERS);
+                });
+        cache.add(reusing);
+        reusing.pinRecent(ORDERS);
+        markLake("before");
+        clock.advance(Duration.ofSeconds(1));
+        reusing.pinRecent(ORDERS);
+        refreshes.removeFirst().run();
+
+        assertThat(reusing.pinRecent(ORDERS).table().lake().properties()).containsEntry("test.marker", "ddl");
+    }
+
+    /**
      * A partition delete is a lake commit: a recent lake from before it would read the deleted rows. Its marker in the
      * log, above the recent lake's log version, makes every pin read the catalog until a lake that holds the delete is
      * pinned; an abandoned marker does not. Before, the recent lake was pinned for up to the maximum staleness.

@@ -1,5 +1,8 @@
 package io.lakestream.merge;
 
+import static io.lakestream.common.LakestreamError.LAKE_FILE_UNREADABLE;
+
+import io.lakestream.common.LakestreamException;
 import java.nio.ByteBuffer;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -23,7 +26,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * Copies the values of one Parquet column chunk into an Arrow vector of the log's Arrow type for
  * the Iceberg column type, value by value from parquet-mr's column reader (which decodes
  * dictionaries), with no object per value. Handles Iceberg's type promotions (int to long, float
- * to double, wider decimals).
+ * to double, wider decimals), and their reverse for a time-travel read of a version before the promotion
+ * (docs/format.md "Schema evolution").
  */
 final class ParquetColumnFiller {
     private final ValueCopier copier;
@@ -72,7 +76,11 @@ final class ParquetColumnFiller {
     static ParquetColumnFiller forColumn(Type type, PrimitiveTypeName physical) {
         ValueCopier copier = switch (type.typeId()) {
             case BOOLEAN -> (reader, vector, row) -> ((BitVector) vector).set(row, reader.getBoolean() ? 1 : 0);
-            case INTEGER -> (reader, vector, row) -> ((IntVector) vector).set(row, reader.getInteger());
+            case INTEGER ->
+                physical == PrimitiveTypeName.INT64
+                        // written after an ALTER widened the column, read as of a version before it (time travel)
+                        ? (reader, vector, row) -> ((IntVector) vector).set(row, narrowed(reader.getLong()))
+                        : (reader, vector, row) -> ((IntVector) vector).set(row, reader.getInteger());
             case DATE -> (reader, vector, row) -> ((DateDayVector) vector).set(row, reader.getInteger());
             case LONG ->
                 physical == PrimitiveTypeName.INT32
@@ -80,7 +88,10 @@ final class ParquetColumnFiller {
                         : (reader, vector, row) -> ((BigIntVector) vector).set(row, reader.getLong());
             case TIME -> (reader, vector, row) -> ((TimeMicroVector) vector).set(row, reader.getLong());
             case TIMESTAMP -> (reader, vector, row) -> ((TimeStampVector) vector).set(row, reader.getLong());
-            case FLOAT -> (reader, vector, row) -> ((Float4Vector) vector).set(row, reader.getFloat());
+            case FLOAT ->
+                physical == PrimitiveTypeName.DOUBLE
+                        ? (reader, vector, row) -> ((Float4Vector) vector).set(row, narrowed(reader.getDouble()))
+                        : (reader, vector, row) -> ((Float4Vector) vector).set(row, reader.getFloat());
             case DOUBLE ->
                 physical == PrimitiveTypeName.FLOAT
                         ? (reader, vector, row) -> ((Float8Vector) vector).set(row, reader.getFloat())
@@ -111,6 +122,34 @@ final class ParquetColumnFiller {
             default -> throw new IllegalArgumentException("lake column type %s is not supported".formatted(type));
         };
         return new ParquetColumnFiller(copier);
+    }
+
+    /**
+     * A value of a file written with a wider type than the read's: only a time-travel read of a version before the
+     * widening asks for the narrower type, and every value of that time fits it. One that does not was written later
+     * (the lake snapshot of the version should not hold it): a coded error rather than a silently wrong value.
+     */
+    private static int narrowed(long value) {
+        if (value != (int) value) {
+            throw notNarrowable(Long.toString(value), "int");
+        }
+        return (int) value;
+    }
+
+    private static float narrowed(double value) {
+        float narrow = (float) value;
+        if (narrow != value && !Double.isNaN(value)) {
+            throw notNarrowable(Double.toString(value), "float");
+        }
+        return narrow;
+    }
+
+    private static LakestreamException notNarrowable(String value, String type) {
+        return new LakestreamException(
+                LAKE_FILE_UNREADABLE,
+                ("A lake file holds %s in a column read as %s: the file was written after the column was widened, and"
+                                + " the value does not fit the type of the version read. Read a version after the change")
+                        .formatted(value, type));
     }
 
     @FunctionalInterface

@@ -5,9 +5,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.common.LakestreamException;
 import io.lakestream.lake.LakeLayoutValidator;
+import io.lakestream.table.SchemaHistory;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -87,11 +89,32 @@ public class LakestreamTable implements SupportsRead, SupportsWrite, SupportsRow
     }
 
     LakestreamTable atLogVersion(long version) {
-        return new LakestreamTable(catalogName, ref, table, view, OptionalLong.of(version), asOfTimestampMillis);
+        return travelled(OptionalLong.of(version), asOfTimestampMillis);
     }
 
     LakestreamTable asOfTimestamp(long timestampMillis) {
-        return new LakestreamTable(catalogName, ref, table, view, logVersion, OptionalLong.of(timestampMillis));
+        return travelled(logVersion, OptionalLong.of(timestampMillis));
+    }
+
+    /**
+     * The time-travel table, with the columns of its version's time ({@link SchemaHistory}): {@link #schema} and
+     * every reader, on the driver and the executors (through the ref), use the schema current at that log version.
+     * A version or time the table does not have is reported when the read pins it.
+     */
+    private LakestreamTable travelled(OptionalLong newLogVersion, OptionalLong newAsOfTimestampMillis) {
+        long version = newLogVersion.isPresent()
+                ? newLogVersion.getAsLong()
+                : newAsOfTimestampMillis.isPresent()
+                        ? table.log().versionAsOf(newAsOfTimestampMillis.getAsLong())
+                        : table.log().latestSnapshot().version();
+        Optional<Integer> schemaId = SchemaHistory.schemaIdAt(table.lake().properties(), version);
+        return new LakestreamTable(
+                catalogName,
+                schemaId.map(ref::withSchemaId).orElse(ref),
+                schemaId.map(id -> SchemaHistory.withSchema(table, id)).orElse(table),
+                view,
+                newLogVersion,
+                newAsOfTimestampMillis);
     }
 
     io.lakestream.table.LakestreamTable table() {

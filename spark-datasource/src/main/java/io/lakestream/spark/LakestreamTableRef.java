@@ -3,6 +3,7 @@ package io.lakestream.spark;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaHistory;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param metadataLocation the Iceberg metadata file the driver loaded: tasks of one query share one
  *     loaded table per JVM, and a newer table state is loaded anew
  * @param tableUuid the Iceberg table UUID of the table the driver loaded
+ * @param schemaId the lake schema the read uses: the table's current one, or for time travel the one current at
+ *     the version read ({@link SchemaHistory})
  */
 record LakestreamTableRef(
         String catalogName,
@@ -32,7 +35,8 @@ record LakestreamTableRef(
         List<String> namespace,
         String name,
         String metadataLocation,
-        UUID tableUuid)
+        UUID tableUuid,
+        int schemaId)
         implements Serializable {
     LakestreamTableRef {
         requireNonNull(catalogName, "catalogName is null");
@@ -69,15 +73,22 @@ record LakestreamTableRef(
                 List.of(table.identifier().namespace().levels()),
                 table.identifier().name(),
                 metadataLocation,
-                table.lake().uuid());
+                table.lake().uuid(),
+                table.lake().schema().schemaId());
+    }
+
+    /** Read with the lake schema {@code newSchemaId} (time travel: the schema of the version read). */
+    LakestreamTableRef withSchemaId(int newSchemaId) {
+        return new LakestreamTableRef(
+                catalogName, catalogOptions, namespace, name, metadataLocation, tableUuid, newSchemaId);
     }
 
     TableIdentifier identifier() {
         return TableIdentifier.of(Namespace.of(namespace.toArray(String[]::new)), name);
     }
 
-    /** The table the driver loaded, through this JVM's shared catalog once per table state. */
+    /** The table the driver loaded, through this JVM's shared catalog once per table state, with the read's schema. */
     LakestreamTable load() {
-        return LakestreamCatalogs.load(this);
+        return SchemaHistory.withSchema(LakestreamCatalogs.load(this), schemaId);
     }
 }

@@ -10,6 +10,7 @@ import io.lakestream.merge.LakeRowSelector;
 import io.lakestream.merge.MergeConfig;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaHistory;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -47,7 +48,9 @@ final class SplitBatchReaders {
                 // a column the schema no longer has: the union split reader fails with the error that says so
                 .allMatch(field -> field != null && SparkKeyEncoder.supports(field.type()));
         List<Types.NestedField> key = table.definition().primaryKeyFields();
+        // Spark's Parquet reader cannot read a widened column's newer files as the old type a time-travel read has
         boolean engineReadsLake = deletesServed
+                && !SchemaHistory.narrowerThanLake(table)
                 && servedBySpark(LakeReadColumns.of(schema, columns, List.of(), equalityFieldIds, filter));
         return LakeReadPath.choose(
                 split,

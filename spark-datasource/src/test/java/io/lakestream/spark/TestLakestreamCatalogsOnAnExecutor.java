@@ -42,7 +42,8 @@ class TestLakestreamCatalogsOnAnExecutor {
                     List.of("db"),
                     "t",
                     "file:/" + UUID.randomUUID(),
-                    created.lake().uuid());
+                    created.lake().uuid(),
+                    created.lake().schema().schemaId());
             AtomicInteger loads = new AtomicInteger();
             ConcurrentLoadGate gate = new ConcurrentLoadGate(TASKS);
             Set<LakestreamTable> loaded = ConcurrentHashMap.newKeySet();

@@ -247,7 +247,8 @@ class TestLakestreamSparkUnits {
                 List.of("db"),
                 "t",
                 "file:/w/db/t/metadata/00001.metadata.json",
-                java.util.UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7"));
+                java.util.UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+                0);
 
         // factories (and so refs) are printed in task and plan messages: the catalog's credentials stay out
         assertThat(ref.toString())
@@ -265,7 +266,8 @@ class TestLakestreamSparkUnits {
                         List.of("db"),
                         "t",
                         "file:/w/db/t/metadata/00001.metadata.json",
-                        java.util.UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7")),
+                        java.util.UUID.fromString("f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+                        0),
                 List.of("id"),
                 new StructType().add("id", DataTypes.LongType),
                 "true",

@@ -17,6 +17,7 @@ import io.lakestream.common.LakestreamError;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.LakeFileCache;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaHistory;
 import io.trino.filesystem.Location;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.TrinoException;
@@ -233,14 +234,20 @@ public final class LakestreamCatalogAccess {
         return pinnedTableLoads.sum();
     }
 
-    /** The table in the state the handle's query pinned. */
+    /**
+     * The table in the state the handle's query pinned, with the schema the handle reads (for time travel the one
+     * current at its version, {@link SchemaHistory}).
+     */
     public LakestreamTable loadTable(LakestreamTableHandle handle) {
         pinnedTableLoads.increment();
         try {
-            return tables.pinned(
+            LakestreamTable table = tables.pinned(
                     identifier(handle.baseTable()),
                     handle.pin().lakeMetadataLocation(),
                     handle.pin().logVersion());
+            return handle.schemaId().isPresent()
+                    ? SchemaHistory.withSchema(table, handle.schemaId().getAsInt())
+                    : table;
         } catch (LakestreamException e) {
             throw toTrinoException(e);
         }

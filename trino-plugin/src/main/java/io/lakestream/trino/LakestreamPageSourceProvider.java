@@ -16,6 +16,7 @@ import io.lakestream.plan.LogRange;
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.UnionSplit;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaHistory;
 import io.trino.filesystem.TrinoFileSystem;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
@@ -71,7 +72,7 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
         Supplier<LakestreamTable> lakestreamTable = Suppliers.memoize(() -> catalog.loadTable(handle))::get;
         // the merge with a tail, and equality deletes on the primary key, may take a lake file's keys from the cache
         Optional<LakeKeyCache> lakeKeyCache = isLakeKeyCacheEnabled(session) ? Optional.of(keyCache) : Optional.empty();
-        ConnectorPageSource source = switch (readPath(session, handle, unionSplit, columnHandles)) {
+        ConnectorPageSource source = switch (readPath(session, handle, unionSplit, columnHandles, lakestreamTable)) {
             case LAKE_PARQUET ->
                 new LakeParquetPageSource(
                         new LakeParquetPages(
@@ -117,14 +118,18 @@ public final class LakestreamPageSourceProvider implements ConnectorPageSourcePr
 
     /**
      * How the split is read ({@link LakeReadPath}'s rules); Trino's Parquet reader serves every lake column and key,
-     * unless the session turned it off.
+     * unless the session turned it off, or a time-travel read has a column as the older, narrower type of a
+     * widened one (Trino's reader cannot read a {@code double} file column as {@code real}; merge-on-read converts).
      */
     static LakeReadPath readPath(
             ConnectorSession session,
             LakestreamTableHandle table,
             UnionSplit split,
-            List<LakestreamColumnHandle> columns) {
-        boolean engineReadsLake = isNativeParquetReaderEnabled(session) && readsLakeColumns(table, split, columns);
+            List<LakestreamColumnHandle> columns,
+            Supplier<LakestreamTable> loaded) {
+        boolean engineReadsLake = isNativeParquetReaderEnabled(session)
+                && readsLakeColumns(table, split, columns)
+                && (table.schemaId().isEmpty() || !SchemaHistory.narrowerThanLake(loaded.get()));
         return LakeReadPath.choose(split, engineReadsLake, () -> true, MergeConfig.DEFAULT.maxIndexRows());
     }
 

@@ -4,11 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.plan.ReadMode;
 import io.lakestream.plan.ReadOptions;
+import io.lakestream.table.SchemaHistory;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.predicate.TupleDomain;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -24,6 +26,8 @@ import org.apache.iceberg.expressions.Expressions;
  * @param limit a row limit hint: each split returns at most this many rows
  * @param logVersion time travel: read as of this log version ({@code FOR VERSION AS OF})
  * @param asOfTimestampMillis time travel: read as of this time ({@code FOR TIMESTAMP AS OF})
+ * @param schemaId time travel: the lake schema current at the version read ({@link SchemaHistory}), whose columns
+ *     the read has; empty to read with the pinned table's current schema
  * @param pin the table state the query reads (time travel goes back from it)
  * @param pruning filters on fields of row columns ({@code r.a}) that the engine applies itself and that prune lake
  *     files and row groups ({@link LakestreamFilterTranslator#isPrunable}); never applied to rows
@@ -39,6 +43,7 @@ public record LakestreamTableHandle(
         OptionalLong limit,
         OptionalLong logVersion,
         OptionalLong asOfTimestampMillis,
+        OptionalInt schemaId,
         LakestreamPin pin,
         TupleDomain<LakestreamColumnHandle> pruning,
         List<Integer> primaryKeyFieldIds)
@@ -51,6 +56,7 @@ public record LakestreamTableHandle(
         requireNonNull(limit, "limit is null");
         requireNonNull(logVersion, "logVersion is null");
         requireNonNull(asOfTimestampMillis, "asOfTimestampMillis is null");
+        requireNonNull(schemaId, "schemaId is null");
         requireNonNull(pin, "pin is null");
         requireNonNull(pruning, "pruning is null");
         primaryKeyFieldIds = List.copyOf(requireNonNull(primaryKeyFieldIds, "primaryKeyFieldIds is null"));
@@ -71,6 +77,7 @@ public record LakestreamTableHandle(
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 OptionalLong.empty(),
+                OptionalInt.empty(),
                 pin,
                 TupleDomain.all(),
                 primaryKeyFieldIds);
@@ -95,6 +102,7 @@ public record LakestreamTableHandle(
                 limit,
                 logVersion,
                 asOfTimestampMillis,
+                schemaId,
                 pin,
                 pruning,
                 primaryKeyFieldIds);
@@ -110,6 +118,7 @@ public record LakestreamTableHandle(
                 limit,
                 logVersion,
                 asOfTimestampMillis,
+                schemaId,
                 pin,
                 newPruning,
                 primaryKeyFieldIds);
@@ -124,6 +133,7 @@ public record LakestreamTableHandle(
                 OptionalLong.of(newLimit),
                 logVersion,
                 asOfTimestampMillis,
+                schemaId,
                 pin,
                 pruning,
                 primaryKeyFieldIds);
@@ -139,6 +149,23 @@ public record LakestreamTableHandle(
                 limit,
                 newLogVersion,
                 newAsOfTimestampMillis,
+                schemaId,
+                pin,
+                pruning,
+                primaryKeyFieldIds);
+    }
+
+    /** Reads with the lake schema {@code newSchemaId} (the schema of the version time travel reads). */
+    public LakestreamTableHandle withSchemaId(int newSchemaId) {
+        return new LakestreamTableHandle(
+                schemaName,
+                tableName,
+                mode,
+                constraint,
+                limit,
+                logVersion,
+                asOfTimestampMillis,
+                OptionalInt.of(newSchemaId),
                 pin,
                 pruning,
                 primaryKeyFieldIds);

@@ -10,6 +10,7 @@ import static io.trino.spi.type.Timestamps.NANOSECONDS_PER_MICROSECOND;
 import io.lakestream.common.LakestreamException;
 import io.lakestream.plan.ReadPin;
 import io.lakestream.table.LakestreamTable;
+import io.lakestream.table.SchemaHistory;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ConnectorSession;
 import io.trino.spi.connector.ConnectorTableVersion;
@@ -30,7 +31,8 @@ import java.util.OptionalLong;
 /**
  * {@code FOR VERSION AS OF <log version>} and {@code FOR TIMESTAMP AS OF <timestamp>}: the read pins
  * that log version (or the newest one committed at or before the time) and the lake snapshot that
- * goes with it.
+ * goes with it, and the schema current at that version ({@link SchemaHistory}): the columns, names and types of
+ * that time.
  */
 final class LakestreamTimeTravel {
     private LakestreamTimeTravel() {}
@@ -57,10 +59,17 @@ final class LakestreamTimeTravel {
             case TEMPORAL ->
                 handle.withTimeTravel(OptionalLong.empty(), OptionalLong.of(epochMillis(session, version)));
         };
+        ReadPin pin;
         try {
-            ReadPin.resolve(table, result.readOptions());
+            pin = ReadPin.resolve(table, result.readOptions());
         } catch (LakestreamException e) {
             throw toTrinoException(e);
+        }
+        // the columns of that version's time: the handle carries the schema so that every later step reads with it
+        Optional<Integer> schemaId =
+                SchemaHistory.schemaIdAt(table.lake().properties(), pin.log().version());
+        if (schemaId.isPresent() && schemaId.get() != table.lake().schema().schemaId()) {
+            return result.withSchemaId(schemaId.get());
         }
         return result;
     }

@@ -76,6 +76,7 @@ final class TestLakestreamHandleJson {
                         OptionalLong.of(100),
                         OptionalLong.of(7),
                         OptionalLong.empty(),
+                        OptionalInt.of(3),
                         PIN,
                         TupleDomain.all(),
                         List.of(1)));
@@ -100,6 +101,7 @@ final class TestLakestreamHandleJson {
                         OptionalLong.empty(),
                         OptionalLong.empty(),
                         OptionalLong.of(1_700_000_000_123L),
+                        OptionalInt.empty(),
                         new LakestreamPin("s3://bucket/t/metadata/00000-x.metadata.json", 0),
                         TupleDomain.all(),
                         List.of(1, 3)));
