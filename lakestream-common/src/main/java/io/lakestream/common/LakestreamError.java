@@ -67,7 +67,12 @@ public enum LakestreamError {
      * An on-demand partition expiry ({@code EXECUTE expire_partitions}, {@code lakestream expire-partitions}) of a table
      * whose partitions cannot leave its log alone: unpartitioned, or a log kept per bucket.
      */
-    PARTITION_EXPIRY_NOT_POSSIBLE(34, Kind.USER);
+    PARTITION_EXPIRY_NOT_POSSIBLE(34, Kind.USER),
+    /**
+     * A log segment was written after an {@code ALTER TABLE} (by another process) changed a column to a type the
+     * read's schema, loaded before the change, cannot hold: the read is planned with the older schema. Run it again.
+     */
+    TABLE_SCHEMA_CHANGED(35, Kind.EXTERNAL);
 
     /** Who has to act: the user (fix the input), the environment (storage, catalog), or us (a bug). */
     public enum Kind {

@@ -1,6 +1,7 @@
 package io.lakestream.reader;
 
 import static io.lakestream.common.LakestreamError.LOG_CORRUPT;
+import static io.lakestream.common.LakestreamError.TABLE_SCHEMA_CHANGED;
 
 import io.lakestream.common.LakestreamException;
 import org.apache.arrow.memory.BufferAllocator;
@@ -10,6 +11,8 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -54,6 +57,20 @@ final class WidenedVector {
             }
             default -> {
                 result.close();
+                if (isWidening(target.getType(), source.getField().getType())) {
+                    // the segment is newer than the read's schema, not damaged: the read was planned before the ALTER
+                    throw new LakestreamException(
+                            TABLE_SCHEMA_CHANGED,
+                            ("%s holds column '%s' as %s, written after an ALTER TABLE widened it; this read's schema,"
+                                            + " loaded before that change, has %s. Run the query again: it reads the"
+                                            + " new schema (Trino: within lakestream.metadata-cache.lake-max-staleness"
+                                            + " of the change)")
+                                    .formatted(
+                                            where,
+                                            target.getName(),
+                                            source.getField().getType(),
+                                            target.getType()));
+                }
                 throw new LakestreamException(
                         LOG_CORRUPT,
                         "%s holds column '%s' as %s, which cannot be read as the column's type %s"
@@ -66,5 +83,21 @@ final class WidenedVector {
         }
         result.setValueCount(count);
         return result;
+    }
+
+    /** Whether {@code to} is one of the promotions above applied to {@code from}. */
+    private static boolean isWidening(ArrowType from, ArrowType to) {
+        return switch (from) {
+            case ArrowType.Int narrow
+            when to instanceof ArrowType.Int wide -> narrow.getBitWidth() == 32 && wide.getBitWidth() == 64;
+            case ArrowType.FloatingPoint narrow
+            when to instanceof ArrowType.FloatingPoint wide ->
+                narrow.getPrecision() == FloatingPointPrecision.SINGLE
+                        && wide.getPrecision() == FloatingPointPrecision.DOUBLE;
+            case ArrowType.Decimal narrow
+            when to instanceof ArrowType.Decimal wide ->
+                narrow.getScale() == wide.getScale() && narrow.getPrecision() < wide.getPrecision();
+            default -> false;
+        };
     }
 }

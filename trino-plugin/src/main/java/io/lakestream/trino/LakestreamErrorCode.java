@@ -56,7 +56,8 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
     /** A commit of segments of another log layout than the log's identity record names (an older writer). */
     LAKESTREAM_LOG_LAYOUT_MISMATCH(30, EXTERNAL),
     LAKESTREAM_PARTITION_EXPIRATION_INVALID(33, USER_ERROR),
-    LAKESTREAM_PARTITION_EXPIRY_NOT_POSSIBLE(34, USER_ERROR);
+    LAKESTREAM_PARTITION_EXPIRY_NOT_POSSIBLE(34, USER_ERROR),
+    LAKESTREAM_TABLE_SCHEMA_CHANGED(35, EXTERNAL);
 
     /** Unique among Trino plugins ("LS" in the high bytes). */
     private static final int ERROR_CODE_BASE = 0x4C53_0000;
@@ -111,6 +112,7 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
             case LOG_LAYOUT_MISMATCH -> LAKESTREAM_LOG_LAYOUT_MISMATCH;
             case PARTITION_EXPIRATION_INVALID -> LAKESTREAM_PARTITION_EXPIRATION_INVALID;
             case PARTITION_EXPIRY_NOT_POSSIBLE -> LAKESTREAM_PARTITION_EXPIRY_NOT_POSSIBLE;
+            case TABLE_SCHEMA_CHANGED -> LAKESTREAM_TABLE_SCHEMA_CHANGED;
         };
     }
 }

@@ -4,6 +4,7 @@ import static io.lakestream.trino.LakestreamQueryRunner.CATALOG;
 import static io.lakestream.trino.LakestreamQueryRunner.SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.table.SchemaChange;
 import io.lakestream.table.TableSpec;
 import io.lakestream.write.LakestreamWriter;
 import io.trino.testing.DistributedQueryRunner;
@@ -191,6 +192,34 @@ final class TestLakestreamLakeReuse extends AbstractLakestreamSqlTest {
         // dropped by another engine: no read of the recent lake
         tables.catalog().dropTable(identifier);
         assertQueryFails("SELECT * FROM reborn", ".*Table '" + CATALOG + "." + SCHEMA + ".reborn' does not exist.*");
+    }
+
+    /**
+     * Another process widens a column and writes a value only the wider type holds: a union read of the recent lake
+     * is planned with the schema from before the change and cannot return it; it fails with a coded "run it again"
+     * (not as damaged data), and a read of the catalog's lake returns the row.
+     */
+    @Test
+    void aColumnWidenedOutsideTrinoIsReportedNotReadAsDamagedData() {
+        assertUpdate("CREATE TABLE widened (id bigint, n integer) WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate("INSERT INTO widened VALUES (1, 10)", 1);
+        assertQuery("SELECT id, n FROM widened", "VALUES (1, 10)");
+
+        tables.catalog()
+                .alterTable(
+                        TableIdentifier.of(SCHEMA, "widened"),
+                        List.of(new SchemaChange.WidenColumn(List.of("n"), Types.LongType.get())));
+        try (LakestreamWriter writer = new LakestreamWriter(tables.load("widened"), tables.allocator())) {
+            writer.upsert(Map.of("id", 2L, "n", 6_000_000_000L));
+            writer.commit();
+        }
+
+        assertThat(query("SELECT id, n FROM widened"))
+                .failure()
+                .hasErrorCode(LakestreamErrorCode.LAKESTREAM_TABLE_SCHEMA_CHANGED)
+                .hasMessageContaining("written after an ALTER TABLE widened it")
+                .hasMessageContaining("Run the query again");
+        assertQuery("SELECT id, n FROM " + EXACT + "." + SCHEMA + ".widened", "VALUES (1, 10), (2, 6000000000)");
     }
 
     @Test
