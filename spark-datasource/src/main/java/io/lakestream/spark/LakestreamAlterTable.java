@@ -58,7 +58,10 @@ final class LakestreamAlterTable {
                 yield new SchemaChange.WidenColumn(List.of(update.fieldNames()), type.asPrimitiveType());
             }
             case TableChange.UpdateColumnComment comment ->
-                new SchemaChange.SetComment(List.of(comment.fieldNames()), Optional.ofNullable(comment.newComment()));
+                // an empty comment removes it, as for the table's comment (Iceberg keeps no empty doc either)
+                new SchemaChange.SetComment(
+                        List.of(comment.fieldNames()),
+                        Optional.ofNullable(comment.newComment()).filter(text -> !text.isEmpty()));
             case TableChange.UpdateColumnNullability nullability ->
                 new SchemaChange.SetNullability(List.of(nullability.fieldNames()), nullability.nullable());
             // COMMENT ON TABLE, and ALTER TABLE ... SET / UNSET TBLPROPERTIES ('comment')

@@ -31,12 +31,21 @@ class TestLakestreamSparkColumnComments {
 
         testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN c COMMENT 'altered'");
         testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN s.g COMMENT 'field altered'");
-        testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN s.f COMMENT ''");
         assertThat(comments()).containsExactly("id=null", "c=altered", "s=null");
         assertThat(field("s", "g").getComment().get()).isEqualTo("field altered");
-        assertThat(field("s", "f").getComment().isEmpty()
-                        || field("s", "f").getComment().get().isEmpty())
-                .isTrue();
+        // an empty comment removes it, of a struct field and of a column
+        testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN s.f COMMENT ''");
+        assertThat(field("s", "f").getComment().isEmpty()).isTrue();
+        assertThat(SparkTables.load("comments", "t")
+                        .lake()
+                        .schema()
+                        .findField("s.f")
+                        .doc())
+                .isNull();
+        testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN c COMMENT 'to remove'");
+        testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN c COMMENT ''");
+        assertThat(comments()).containsExactly("id=null", "c=null", "s=null");
+        testing.sql("ALTER TABLE ls.comments.t ALTER COLUMN c COMMENT 'altered'");
         assertThat(testing.spark()
                         .table("ls.comments.t")
                         .schema()
