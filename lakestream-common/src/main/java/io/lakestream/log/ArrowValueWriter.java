@@ -1,5 +1,6 @@
 package io.lakestream.log;
 
+import io.lakestream.lake.NarrowedValues;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -38,8 +39,9 @@ import org.apache.iceberg.util.UUIDUtil;
  * {@code OffsetDateTime}, {@code byte[]} or {@code ByteBuffer} for binary, ...) into a vector of the log's
  * Arrow layout ({@link LogSchema}), at any index, through Arrow's growing setters: the value path for nested
  * columns (the writer's flat columns have their own batch loops). Values must already have the column's type
- * (the writer converts and validates them first); a null struct also nulls its fields, so every engine finds
- * null children under a null parent.
+ * (the writer converts and validates them first), except the wider values of a lake file's widened field read as of
+ * a version before the widening, which are narrowed ({@link NarrowedValues}); a null struct also nulls its fields, so
+ * every engine finds null children under a null parent.
  */
 public final class ArrowValueWriter {
     private ArrowValueWriter() {}
@@ -103,11 +105,26 @@ public final class ArrowValueWriter {
     private static void writePrimitive(FieldVector vector, int index, Type type, Object value) {
         switch (type.typeId()) {
             case BOOLEAN -> ((BitVector) vector).setSafe(index, (Boolean) value ? 1 : 0);
-            case INTEGER -> ((IntVector) vector).setSafe(index, ((Number) value).intValue());
+            // a Long or Double: a lake file's field written after an ALTER widened it, read as of a version before
+            case INTEGER ->
+                ((IntVector) vector)
+                        .setSafe(
+                                index,
+                                value instanceof Long wide ? NarrowedValues.toInt(wide) : ((Number) value).intValue());
             case LONG -> ((BigIntVector) vector).setSafe(index, ((Number) value).longValue());
-            case FLOAT -> ((Float4Vector) vector).setSafe(index, ((Number) value).floatValue());
+            case FLOAT ->
+                ((Float4Vector) vector)
+                        .setSafe(
+                                index,
+                                value instanceof Double wide
+                                        ? NarrowedValues.toFloat(wide)
+                                        : ((Number) value).floatValue());
             case DOUBLE -> ((Float8Vector) vector).setSafe(index, ((Number) value).doubleValue());
-            case DECIMAL -> ((DecimalVector) vector).setSafe(index, (BigDecimal) value);
+            case DECIMAL ->
+                ((DecimalVector) vector)
+                        .setSafe(
+                                index,
+                                NarrowedValues.toDecimal((BigDecimal) value, ((Types.DecimalType) type).precision()));
             case DATE -> ((DateDayVector) vector).setSafe(index, Math.toIntExact(((LocalDate) value).toEpochDay()));
             case TIME -> ((TimeMicroVector) vector).setSafe(index, ((LocalTime) value).toNanoOfDay() / 1000);
             case TIMESTAMP -> {

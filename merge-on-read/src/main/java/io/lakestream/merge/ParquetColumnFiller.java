@@ -1,8 +1,6 @@
 package io.lakestream.merge;
 
-import static io.lakestream.common.LakestreamError.LAKE_FILE_UNREADABLE;
-
-import io.lakestream.common.LakestreamException;
+import io.lakestream.lake.NarrowedValues;
 import java.nio.ByteBuffer;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -27,7 +25,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * the Iceberg column type, value by value from parquet-mr's column reader (which decodes
  * dictionaries), with no object per value. Handles Iceberg's type promotions (int to long, float
  * to double, wider decimals), and their reverse for a time-travel read of a version before the promotion
- * (docs/format.md "Schema evolution").
+ * ({@link NarrowedValues}).
  */
 final class ParquetColumnFiller {
     private final ValueCopier copier;
@@ -79,7 +77,7 @@ final class ParquetColumnFiller {
             case INTEGER ->
                 physical == PrimitiveTypeName.INT64
                         // written after an ALTER widened the column, read as of a version before it (time travel)
-                        ? (reader, vector, row) -> ((IntVector) vector).set(row, narrowed(reader.getLong()))
+                        ? (reader, vector, row) -> ((IntVector) vector).set(row, NarrowedValues.toInt(reader.getLong()))
                         : (reader, vector, row) -> ((IntVector) vector).set(row, reader.getInteger());
             case DATE -> (reader, vector, row) -> ((DateDayVector) vector).set(row, reader.getInteger());
             case LONG ->
@@ -90,7 +88,8 @@ final class ParquetColumnFiller {
             case TIMESTAMP -> (reader, vector, row) -> ((TimeStampVector) vector).set(row, reader.getLong());
             case FLOAT ->
                 physical == PrimitiveTypeName.DOUBLE
-                        ? (reader, vector, row) -> ((Float4Vector) vector).set(row, narrowed(reader.getDouble()))
+                        ? (reader, vector, row) ->
+                                ((Float4Vector) vector).set(row, NarrowedValues.toFloat(reader.getDouble()))
                         : (reader, vector, row) -> ((Float4Vector) vector).set(row, reader.getFloat());
             case DOUBLE ->
                 physical == PrimitiveTypeName.FLOAT
@@ -122,34 +121,6 @@ final class ParquetColumnFiller {
             default -> throw new IllegalArgumentException("lake column type %s is not supported".formatted(type));
         };
         return new ParquetColumnFiller(copier);
-    }
-
-    /**
-     * A value of a file written with a wider type than the read's: only a time-travel read of a version before the
-     * widening asks for the narrower type, and every value of that time fits it. One that does not was written later
-     * (the lake snapshot of the version should not hold it): a coded error rather than a silently wrong value.
-     */
-    private static int narrowed(long value) {
-        if (value != (int) value) {
-            throw notNarrowable(Long.toString(value), "int");
-        }
-        return (int) value;
-    }
-
-    private static float narrowed(double value) {
-        float narrow = (float) value;
-        if (narrow != value && !Double.isNaN(value)) {
-            throw notNarrowable(Double.toString(value), "float");
-        }
-        return narrow;
-    }
-
-    private static LakestreamException notNarrowable(String value, String type) {
-        return new LakestreamException(
-                LAKE_FILE_UNREADABLE,
-                ("A lake file holds %s in a column read as %s: the file was written after the column was widened, and"
-                                + " the value does not fit the type of the version read. Read a version after the change")
-                        .formatted(value, type));
     }
 
     @FunctionalInterface

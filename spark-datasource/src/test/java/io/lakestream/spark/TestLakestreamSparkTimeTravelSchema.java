@@ -123,6 +123,36 @@ class TestLakestreamSparkTimeTravelSchema {
                 .containsExactly(row(1L, 10L, dec("1.25"), (double) 0.1f), row(2L, -20L, dec("-2.50"), (double) 0.2f));
     }
 
+    /**
+     * Fields of a struct column widened, then tiered: the version before the ALTER is only in lake files written with
+     * the new field types (the log's copy removed), and its fields read back at their old types.
+     */
+    @Test
+    void widenedStructFieldsReadBackAtTheirOldTypes() {
+        testing.sql("CREATE TABLE ls.ttsch.field (id BIGINT, s STRUCT<x: INT, y: STRING, g: FLOAT, d: DECIMAL(5, 2)>)"
+                + " TBLPROPERTIES ('primary-key'='id', 'bucket.num'='2')");
+        testing.sql("INSERT INTO ls.ttsch.field VALUES (1, named_struct('x', 10, 'y', 'p', 'g', 0.5, 'd', 1.25)),"
+                + " (2, named_struct('x', -2000000000, 'y', 'q', 'g', 2.5, 'd', -2.50))");
+        long before = SparkTables.logVersion(NS, "field");
+        testing.sql("ALTER TABLE ls.ttsch.field ALTER COLUMN s.x TYPE BIGINT");
+        testing.sql("ALTER TABLE ls.ttsch.field ALTER COLUMN s.g TYPE DOUBLE");
+        testing.sql("ALTER TABLE ls.ttsch.field ALTER COLUMN s.d TYPE DECIMAL(12, 2)");
+        tier("field");
+        LakestreamTable table = SparkTables.load(NS, "field");
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+
+        StructType schema = testing.sql("SELECT * FROM ls.ttsch.field VERSION AS OF " + before)
+                .schema();
+        assertThat(schema.simpleString())
+                .isEqualTo("struct<id:bigint,s:struct<x:int,y:string,g:float,d:decimal(5,2)>>");
+        assertThat(rows(testing.sql("SELECT id, s.x, s.y, s.g, s.d FROM ls.ttsch.field VERSION AS OF %s ORDER BY id"
+                        .formatted(before))))
+                .containsExactly(row(1L, 10, "p", 0.5f, dec("1.25")), row(2L, -2000000000, "q", 2.5f, dec("-2.50")));
+        assertThat(rows(testing.sql("SELECT id, s.x, s.g, s.d FROM ls.ttsch.field ORDER BY id")))
+                .containsExactly(row(1L, 10L, 0.5, dec("1.25")), row(2L, -2000000000L, 2.5, dec("-2.50")));
+    }
+
     private void assertOldSchema(String travel, List<List<Object>> expected) {
         StructType schema = testing.sql("SELECT * FROM ls.ttsch.pk " + travel).schema();
         assertThat(schema.simpleString())

@@ -107,6 +107,35 @@ final class TestLakestreamTimeTravelSchema extends AbstractStockIcebergSqlTest {
         assertStock("tt_lost", "id, a, d");
     }
 
+    /**
+     * Fields of a row column widened, then tiered: the version before the ALTER is only in lake files written with
+     * the new field types (the log's copy removed), and its fields read back at their old types.
+     */
+    @Test
+    void widenedRowFieldsReadBackAtTheirOldTypes() {
+        assertUpdate("CREATE TABLE tt_field (id bigint, s row(x integer, y varchar, g real, d decimal(5, 2)))"
+                + " WITH (primary_key = ARRAY['id'], bucket_count = 2)");
+        assertUpdate(
+                "INSERT INTO tt_field VALUES (1, ROW(10, 'p', 0.5, 1.25)), (2, ROW(-2000000000, 'q', 2.5, -2.50))", 2);
+        long before = version("tt_field");
+        assertUpdate("ALTER TABLE tt_field ALTER COLUMN s.x SET DATA TYPE bigint");
+        assertUpdate("ALTER TABLE tt_field ALTER COLUMN s.g SET DATA TYPE double");
+        assertUpdate("ALTER TABLE tt_field ALTER COLUMN s.d SET DATA TYPE decimal(12, 2)");
+        tables.tier("tt_field");
+        LakestreamTable table = tables.load("tt_field");
+        assertThat(table.log().removeSegments(LakePosition.current(table.lake()).offsets(), Long.MAX_VALUE))
+                .isPositive();
+
+        MaterializedResult result = computeActual("SELECT * FROM tt_field FOR VERSION AS OF " + before);
+        assertThat(result.getTypes())
+                .hasToString("[bigint, row(\"x\" integer, \"y\" varchar, \"g\" real, \"d\" decimal(5,2))]");
+        assertQuery(
+                "SELECT id, s.x, s.y, s.g, s.d FROM tt_field FOR VERSION AS OF " + before,
+                "VALUES (1, 10, 'p', 0.5, 1.25), (2, -2000000000, 'q', 2.5, -2.50)");
+        assertQuery(
+                "SELECT id, s.x, s.g, s.d FROM tt_field", "VALUES (1, 10, 0.5, 1.25), (2, -2000000000, 2.5, -2.50)");
+    }
+
     @Test
     void appendOnlyTableTravelsByTimestamp() {
         assertUpdate("CREATE TABLE tt_ao (id bigint NOT NULL, kind varchar, n integer)"
