@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -124,13 +125,8 @@ public final class SchemaHistory {
     }
 
     private static String format(List<Entry> entries) {
-        StringBuilder result = new StringBuilder();
-        for (Entry entry : entries) {
-            if (!result.isEmpty()) {
-                result.append(',');
-            }
-            result.append(entry.firstLogVersion()).append(':').append(entry.schemaId());
-        }
-        return result.toString();
+        return entries.stream()
+                .map(entry -> entry.firstLogVersion() + ":" + entry.schemaId())
+                .collect(Collectors.joining(","));
     }
 }
