@@ -33,6 +33,13 @@ public final class FreshnessBenchmark {
             new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final long GOAL_P99_MILLIS = 100;
     private static final int LAKE_SAMPLE_EVERY = 10;
+    /** Warm-up goes on in steps of this many commits until the JIT is quiet ({@link #JIT_QUIET_SHARE}). */
+    private static final int WARMUP_STEP = 10;
+    /**
+     * The JIT counts as quiet when, over one warm-up step, the compilation time of all the benchmark's JVMs
+     * together is under this share of the step's wall time (of one core): a server that has run for a while.
+     */
+    private static final double JIT_QUIET_SHARE = 0.10;
     /** A commit that no union read shows for this long is a failure (the program would otherwise poll forever). */
     private static final long VISIBLE_TIMEOUT_NANOS = 120_000_000_000L;
 
@@ -64,12 +71,15 @@ public final class FreshnessBenchmark {
         boolean inProcess = false;
         int trinoWorkers = 0;
         int warmup = 20;
+        int warmupMax = 1000;
         int floorSamples = 100;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--in-process")) {
                 inProcess = true;
             } else if (args[i].equals("--warmup") && i + 1 < args.length) {
                 warmup = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--warmup-max") && i + 1 < args.length) {
+                warmupMax = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--floor-samples") && i + 1 < args.length) {
                 floorSamples = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--trino-workers") && i + 1 < args.length) {
@@ -83,7 +93,7 @@ public final class FreshnessBenchmark {
             } else {
                 System.err.println(
                         "usage: lakestream bench freshness [--commits N] [--trace FILE] [--in-process] [--trino-workers N]"
-                                + " [--warmup N] [--floor-samples N] [--query-info DIR]");
+                                + " [--warmup N] [--warmup-max N] [--floor-samples N] [--query-info DIR]");
                 System.exit(2);
             }
         }
@@ -106,11 +116,9 @@ public final class FreshnessBenchmark {
             trino.query("CREATE TABLE " + schema
                     + ".events (id bigint, note varchar) WITH (primary_key = ARRAY['id'], bucket_count = 4)");
             writers.startTiering();
-            // warm both write paths and the query path; not measured
-            for (long id = -warmup; id < 0; id++) {
-                writers.write(schema, id);
-                awaitVisible(trino, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, System.nanoTime());
-            }
+            String warmedUp = warmUp(writers, schema, stockTable, warmup, Math.max(warmup, warmupMax));
+            Map<String, Long> jitBefore = writers.compilationMillis();
+            long measureStart = System.nanoTime();
             readsBefore = trino.metadataReads();
             queriesBefore = unionQueries;
             double loadBefore = loadAverage();
@@ -135,6 +143,7 @@ public final class FreshnessBenchmark {
                             awaitVisible(trino, "SELECT count(*) FROM " + stockTable + " WHERE id = " + i, committed));
                 }
             }
+            String jitMeasured = jitSummary(jitBefore, writers.compilationMillis(), System.nanoTime() - measureStart);
             writers.stopTiering();
             if (queryInfoDir.isPresent()) {
                 writeQueryInfo(trino, queryInfoDir.get(), schema, commits);
@@ -151,6 +160,7 @@ public final class FreshnessBenchmark {
                     queriesBefore,
                     loadBefore,
                     floorSamples,
+                    List.of(warmedUp, "JIT compilation during the measured commits: " + jitMeasured),
                     inProcess
                             ? "Trino (a coordinator and 1 worker), Spark, the Java writer and tiering in one JVM"
                             : "only Trino (a coordinator and %d workers) in this JVM; the writers and tiering in JVMs of"
@@ -177,6 +187,7 @@ public final class FreshnessBenchmark {
             long queriesBefore,
             double loadBefore,
             int floorSamples,
+            List<String> notes,
             String shape) {
         String schema = TrinoEngine.CATALOG + "." + SCHEMA_NAME;
         String stockTable = "iceberg." + SCHEMA_NAME + ".events";
@@ -205,6 +216,7 @@ public final class FreshnessBenchmark {
                 "%d commits (Java writer and Spark INSERT alternating), tiering every 1 s, %d cores; %s; load average"
                         + " %.2f at the first measured commit, %.2f after the floor%n",
                 commits, Runtime.getRuntime().availableProcessors(), shape, loadBefore, loadAverage());
+        notes.forEach(OUT::println);
         print("Trino union read after a Java writer commit", javaWriter);
         print("Trino union read after a Spark INSERT", sparkInsert);
         print("Trino union read, all commits", union);
@@ -238,6 +250,72 @@ public final class FreshnessBenchmark {
         OUT.printf(
                 "goal: union read p99 < %d ms: %s (p99 %d ms)%n",
                 GOAL_P99_MILLIS, p99 < GOAL_P99_MILLIS ? "met" : "MISSED", p99);
+    }
+
+    /**
+     * Warms both write paths and the query paths (union and stock reads, as the measured loop runs them),
+     * unmeasured: at least {@code min} commits, then on in steps of
+     * {@link #WARMUP_STEP} until the JIT of all JVMs is quiet, at most {@code max} commits. Measuring while the JIT
+     * still compiles (right after the JVMs started it took about one of the two cores) measures a server that
+     * just started, not the one a user queries. Returns what it did, for the report.
+     */
+    private static String warmUp(FreshnessWriters writers, String schema, String stockTable, int min, int max)
+            throws Exception {
+        TrinoEngine trino = writers.trino();
+        long start = System.nanoTime();
+        long stepStart = start;
+        Map<String, Long> stepJit = writers.compilationMillis();
+        String lastStep = "no step measured";
+        int commits = 0;
+        while (commits < max) {
+            long id = -1 - commits;
+            writers.write(schema, id);
+            long committed = System.nanoTime();
+            awaitVisible(trino, "SELECT count(*) FROM " + schema + ".events WHERE id = " + id, committed);
+            if (commits % LAKE_SAMPLE_EVERY == 0) {
+                // the measured loop's stock reads too: their code paths would otherwise compile while it measures
+                awaitVisible(trino, "SELECT count(*) FROM " + stockTable + " WHERE id = " + id, committed);
+            }
+            commits++;
+            if (commits % WARMUP_STEP == 0) {
+                Map<String, Long> jit = writers.compilationMillis();
+                long now = System.nanoTime();
+                double share = jitShare(stepJit, jit, now - stepStart);
+                lastStep = jitSummary(stepJit, jit, now - stepStart);
+                if (commits >= min && share < JIT_QUIET_SHARE) {
+                    return "warm-up: %d commits in %d s, until the JIT of all JVMs took under %.0f%% of one core over %d commits (%s)"
+                            .formatted(
+                                    commits,
+                                    (now - start) / 1_000_000_000L,
+                                    JIT_QUIET_SHARE * 100,
+                                    WARMUP_STEP,
+                                    lastStep);
+                }
+                stepJit = jit;
+                stepStart = now;
+            }
+        }
+        return "warm-up: %d commits in %d s (--warmup-max; the JIT was not quiet: last step %s)"
+                .formatted(commits, (System.nanoTime() - start) / 1_000_000_000L, lastStep);
+    }
+
+    private static double jitShare(Map<String, Long> before, Map<String, Long> after, long wallNanos) {
+        long millis = 0;
+        for (Map.Entry<String, Long> jvm : after.entrySet()) {
+            millis += jvm.getValue() - before.getOrDefault(jvm.getKey(), jvm.getValue());
+        }
+        return millis / (wallNanos / 1_000_000.0);
+    }
+
+    /** Each JVM's JIT compilation time between two readings, in ms and as a share of the wall time. */
+    private static String jitSummary(Map<String, Long> before, Map<String, Long> after, long wallNanos) {
+        double wallMillis = wallNanos / 1_000_000.0;
+        List<String> parts = new ArrayList<>();
+        for (Map.Entry<String, Long> jvm : after.entrySet()) {
+            long millis = jvm.getValue() - before.getOrDefault(jvm.getKey(), jvm.getValue());
+            parts.add("%s %d ms (%.0f%%)".formatted(jvm.getKey(), millis, 100 * millis / wallMillis));
+        }
+        return String.join(", ", parts) + " of %.1f s".formatted(wallMillis / 1000);
     }
 
     private static double loadAverage() {

@@ -13,6 +13,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -26,18 +27,25 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * {@code FreshnessChild <role> <warehouse> [<schema> <table>]}. It says {@link #READY} on its standard output,
  * then takes one request per line of its standard input and answers each with {@link #OK} once the write has
  * returned (its log commit is published: the acknowledgement the benchmark times from) or {@link #ERROR} and the
- * message; it exits when its standard input ends. Roles:
+ * message; it exits when its standard input ends. Every role also answers {@link #JIT_REQUEST}. Roles:
  *
  * <ul>
  *   <li>{@code writer}: the Java writer; a request is a row id, upserted as {@code (id, 'java <id>')} in one commit;
  *   <li>{@code spark}: a local Spark session ({@link SparkEngine}); a request is a SQL statement;
- *   <li>{@code tiering}: the tiering service every second (other settings default); it takes no requests.
+ *   <li>{@code tiering}: the tiering service every second (other settings default); it takes no other requests.
  * </ul>
  */
 public final class FreshnessChild {
     static final String READY = "@freshness ready";
     static final String OK = "@freshness ok";
     static final String ERROR = "@freshness error ";
+    /**
+     * A request any role answers with {@link #JIT} and the JVM's total JIT compilation milliseconds, instead of
+     * treating it as a write: the benchmark warms up until the JIT is quiet in every JVM.
+     */
+    static final String JIT_REQUEST = "@freshness jit?";
+
+    static final String JIT = "@freshness jit ";
 
     /** The tiering service of the benchmark: every second, other settings default. */
     static final TieringConfig TIERING =
@@ -81,8 +89,12 @@ public final class FreshnessChild {
                         TieringService tiering = new TieringService(catalog, TIERING)) {
                     tiering.start();
                     replies.println(READY);
-                    while (requests.readLine() != null) {
-                        // no requests: runs until its standard input ends
+                    String request;
+                    while ((request = requests.readLine()) != null) {
+                        // no writes: runs until its standard input ends
+                        if (request.equals(JIT_REQUEST)) {
+                            replies.println(jitReply());
+                        }
                     }
                 }
             }
@@ -98,11 +110,19 @@ public final class FreshnessChild {
         }
     }
 
+    private static String jitReply() {
+        return JIT + ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
+
     private static void serve(BufferedReader requests, PrintStream replies, Consumer<String> handler)
             throws IOException {
         replies.println(READY);
         String request;
         while ((request = requests.readLine()) != null) {
+            if (request.equals(JIT_REQUEST)) {
+                replies.println(jitReply());
+                continue;
+            }
             try {
                 handler.accept(request);
                 replies.println(OK);

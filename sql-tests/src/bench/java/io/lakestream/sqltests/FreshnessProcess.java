@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * One {@link FreshnessChild} as the benchmark sees it: started with the benchmark's class path, JVM flags and the
@@ -86,11 +87,24 @@ final class FreshnessProcess implements AutoCloseable {
         awaitReply(FreshnessChild.OK);
     }
 
+    /** The child JVM's total JIT compilation time so far, in milliseconds. */
+    long compilationMillis() throws IOException {
+        requests.write(FreshnessChild.JIT_REQUEST);
+        requests.newLine();
+        requests.flush();
+        return Long.parseLong(
+                awaitReply(line -> line.startsWith(FreshnessChild.JIT)).substring(FreshnessChild.JIT.length()));
+    }
+
     private void awaitReply(String expected) throws IOException {
+        awaitReply(expected::equals);
+    }
+
+    private String awaitReply(Predicate<String> expected) throws IOException {
         String line;
         while ((line = replies.readLine()) != null) {
-            if (line.equals(expected)) {
-                return;
+            if (expected.test(line)) {
+                return line;
             }
             if (line.startsWith(FreshnessChild.ERROR)) {
                 throw new IllegalStateException("the %s child failed: %s (its log: %s)"

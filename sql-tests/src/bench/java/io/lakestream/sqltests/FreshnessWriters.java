@@ -3,9 +3,12 @@ package io.lakestream.sqltests;
 import io.lakestream.catalog.CatalogConfig;
 import io.lakestream.catalog.LakestreamCatalog;
 import io.lakestream.tiering.TieringService;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -23,6 +26,16 @@ interface FreshnessWriters extends AutoCloseable {
     void startTiering() throws Exception;
 
     void stopTiering() throws Exception;
+
+    /**
+     * Each JVM's total JIT compilation time so far, in milliseconds, by role ({@code trino} is this JVM): the
+     * benchmark warms up until it stops growing.
+     */
+    Map<String, Long> compilationMillis() throws Exception;
+
+    private static long thisJvmCompilationMillis() {
+        return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
 
     /** @param trinoWorkers Trino servers besides the coordinator (see {@link TrinoEngine#TrinoEngine(Path, int)}) */
     static FreshnessWriters childJvms(int trinoWorkers) throws Exception {
@@ -89,6 +102,18 @@ interface FreshnessWriters extends AutoCloseable {
         }
 
         @Override
+        public Map<String, Long> compilationMillis() throws Exception {
+            Map<String, Long> millis = new LinkedHashMap<>();
+            millis.put("trino", thisJvmCompilationMillis());
+            millis.put("writer", writer.compilationMillis());
+            millis.put("spark", spark.compilationMillis());
+            if (tiering != null) {
+                millis.put("tiering", tiering.compilationMillis());
+            }
+            return millis;
+        }
+
+        @Override
         public void close() throws Exception {
             stopTiering();
             writer.close();
@@ -138,6 +163,11 @@ interface FreshnessWriters extends AutoCloseable {
                 catalog.close();
                 tiering = null;
             }
+        }
+
+        @Override
+        public Map<String, Long> compilationMillis() {
+            return Map.of("all", thisJvmCompilationMillis());
         }
 
         @Override
