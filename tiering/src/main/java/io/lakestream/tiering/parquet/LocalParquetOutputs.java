@@ -13,7 +13,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.encryption.PlaintextEncryptionManager;
+import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.hadoop.HadoopOutputFile;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
 
 /**
  * The output files tiering gives Iceberg's Parquet writer on a local warehouse ({@link LocalFileIO}).
@@ -24,7 +27,7 @@ import org.apache.iceberg.hadoop.HadoopOutputFile;
  * configuration and a raw local file system: no {@code .crc} side file, and no {@code chmod} process
  * forked per file (files get the process umask, as with {@link LocalFileIO}).
  */
-final class LocalParquetOutputs {
+public final class LocalParquetOutputs {
     private static final Configuration CONFIGURATION = configuration();
     private static final RawLocalFileSystem FILE_SYSTEM = fileSystem();
 
@@ -34,11 +37,37 @@ final class LocalParquetOutputs {
         if (!isLocal(lake)) {
             return file;
         }
-        String location = file.encryptingOutputFile().location();
+        return EncryptedFiles.plainAsEncryptedOutput(
+                outputFile((LocalFileIO) lake.io(), file.encryptingOutputFile().location()));
+    }
+
+    /**
+     * The table as compaction reads and writes it: on a local warehouse, a view whose file IO hands Iceberg's
+     * Parquet reader and writer Hadoop files on the shared configuration ({@link LocalParquetFileIO}); any other
+     * table as it is. Iceberg's Parquet reader also builds a fresh Hadoop configuration (and its codecs parse
+     * Hadoop's default XML resources) for every file that is not a Hadoop input file. Files written through the
+     * view are made durable with {@link #forceWritten} before a commit references them.
+     */
+    public static Table forCompaction(Table lake) {
+        return isLocal(lake) ? LocalParquetFileIO.view(lake) : lake;
+    }
+
+    static OutputFile outputFile(LocalFileIO io, String location) {
         // durable before Hadoop's file system creates the file in it (it would not sync a new directory)
-        ((LocalFileIO) lake.io()).createParentDirectories(location);
-        Path path = new Path(LocalFileIO.path(location).toUri());
-        return EncryptedFiles.plainAsEncryptedOutput(HadoopOutputFile.fromPath(path, FILE_SYSTEM, CONFIGURATION));
+        io.createParentDirectories(location);
+        return HadoopOutputFile.fromPath(hadoopPath(location), FILE_SYSTEM, CONFIGURATION);
+    }
+
+    static InputFile inputFile(String location) {
+        return HadoopInputFile.fromPath(hadoopPath(location), FILE_SYSTEM, CONFIGURATION);
+    }
+
+    static InputFile inputFile(String location, long length) {
+        return HadoopInputFile.fromPath(hadoopPath(location), length, FILE_SYSTEM, CONFIGURATION);
+    }
+
+    private static Path hadoopPath(String location) {
+        return new Path(LocalFileIO.path(location).toUri());
     }
 
     /**
@@ -46,14 +75,14 @@ final class LocalParquetOutputs {
      * and before a commit references them: Hadoop's local file system does not force files on close.
      * Files of other file IOs were written through them and are left as they are.
      */
-    static void forceWritten(Table lake, List<String> locations) {
+    public static void forceWritten(Table lake, List<String> locations) {
         if (isLocal(lake)) {
             LocalFileIO io = (LocalFileIO) lake.io();
             locations.forEach(io::forceWritten);
         }
     }
 
-    private static boolean isLocal(Table lake) {
+    static boolean isLocal(Table lake) {
         return lake.io() instanceof LocalFileIO && lake.encryption() instanceof PlaintextEncryptionManager;
     }
 
