@@ -13,10 +13,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.encryption.PlaintextEncryptionManager;
-import org.apache.iceberg.hadoop.HadoopInputFile;
 import org.apache.iceberg.hadoop.HadoopOutputFile;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.OutputFile;
 
 /**
  * The output files tiering gives Iceberg's Parquet writer on a local warehouse ({@link LocalFileIO}).
@@ -37,37 +34,21 @@ public final class LocalParquetOutputs {
         if (!isLocal(lake)) {
             return file;
         }
-        return EncryptedFiles.plainAsEncryptedOutput(
-                outputFile((LocalFileIO) lake.io(), file.encryptingOutputFile().location()));
+        String location = file.encryptingOutputFile().location();
+        // durable before Hadoop's file system creates the file in it (it would not sync a new directory)
+        ((LocalFileIO) lake.io()).createParentDirectories(location);
+        Path path = new Path(LocalFileIO.path(location).toUri());
+        return EncryptedFiles.plainAsEncryptedOutput(HadoopOutputFile.fromPath(path, FILE_SYSTEM, CONFIGURATION));
     }
 
     /**
      * The table as compaction reads and writes it: on a local warehouse, a view whose file IO hands Iceberg's
-     * Parquet reader and writer Hadoop files on the shared configuration ({@link LocalParquetFileIO}); any other
-     * table as it is. Iceberg's Parquet reader also builds a fresh Hadoop configuration (and its codecs parse
-     * Hadoop's default XML resources) for every file that is not a Hadoop input file. Files written through the
-     * view are made durable with {@link #forceWritten} before a commit references them.
+     * Parquet reader and writer Hadoop files on a small configuration ({@link LocalParquetFileIO}); any other
+     * table as it is. Files written through the view are made durable with {@link #forceWritten} before a commit
+     * references them.
      */
     public static Table forCompaction(Table lake) {
         return isLocal(lake) ? LocalParquetFileIO.view(lake) : lake;
-    }
-
-    static OutputFile outputFile(LocalFileIO io, String location) {
-        // durable before Hadoop's file system creates the file in it (it would not sync a new directory)
-        io.createParentDirectories(location);
-        return HadoopOutputFile.fromPath(hadoopPath(location), FILE_SYSTEM, CONFIGURATION);
-    }
-
-    static InputFile inputFile(String location) {
-        return HadoopInputFile.fromPath(hadoopPath(location), FILE_SYSTEM, CONFIGURATION);
-    }
-
-    static InputFile inputFile(String location, long length) {
-        return HadoopInputFile.fromPath(hadoopPath(location), length, FILE_SYSTEM, CONFIGURATION);
-    }
-
-    private static Path hadoopPath(String location) {
-        return new Path(LocalFileIO.path(location).toUri());
     }
 
     /**

@@ -20,16 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compaction on a local warehouse reads and writes its Parquet files as Hadoop files on the one shared
- * configuration ({@link LocalParquetFileIO}), not through a Hadoop configuration built and parsed per file, and
- * the lake it leaves reads back as the oracle says.
+ * Compaction on a local warehouse reads and writes its Parquet files as Hadoop files on one small configuration
+ * ({@link LocalParquetFileIO}), not through a Hadoop configuration built and parsed per file, and the lake it
+ * leaves reads back as the oracle says.
  */
 class TestCompactionParquetFiles {
     @TempDir
     Path directory;
 
     @Test
-    void compactionOpensItsParquetFilesOnTheSharedConfiguration() {
+    void compactionOpensItsParquetFilesOnOneSmallConfiguration() {
         try (TestingWarehouse warehouse = new TestingWarehouse(directory)) {
             LakestreamTable table = warehouse.createPrimaryKeyTable("compacted", 2);
             LakeOracle oracle = new LakeOracle(table);
