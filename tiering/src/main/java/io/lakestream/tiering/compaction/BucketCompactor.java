@@ -208,7 +208,7 @@ public final class BucketCompactor {
      * data files of at most about {@code targetFileSizeBytes}; nothing is committed.
      */
     List<DataFile> write(LakestreamTable table, Snapshot snapshot, BucketContent content, long targetFileSizeBytes) {
-        // Parquet files through one loaded Hadoop configuration, not a new one parsed per file read and written
+        // Parquet files read on one small Hadoop configuration, not a new one parsed per file
         Table lake = LocalParquetOutputs.forCompaction(table.lake());
         LakeRows lakeRows = new LakeRows(lake.schema(), lake.spec(), table.definition());
         GenericFileWriterFactory writerFactory = new GenericFileWriterFactory.Builder(lake)
@@ -256,10 +256,7 @@ public final class BucketCompactor {
                 throw new UncheckedIOException(e);
             }
         }
-        List<DataFile> written = List.copyOf(writer.result().dataFiles());
-        LocalParquetOutputs.forceWritten(
-                table.lake(), written.stream().map(DataFile::location).toList());
-        return written;
+        return List.copyOf(writer.result().dataFiles());
     }
 
     /**

@@ -43,9 +43,7 @@ public final class LocalParquetOutputs {
 
     /**
      * The table as compaction reads and writes it: on a local warehouse, a view whose file IO hands Iceberg's
-     * Parquet reader and writer Hadoop files on a small configuration ({@link LocalParquetFileIO}); any other
-     * table as it is. Files written through the view are made durable with {@link #forceWritten} before a commit
-     * references them.
+     * Parquet reader Hadoop files on a small configuration ({@link LocalParquetFileIO}); any other table as it is.
      */
     public static Table forCompaction(Table lake) {
         return isLocal(lake) ? LocalParquetFileIO.view(lake) : lake;
@@ -56,7 +54,7 @@ public final class LocalParquetOutputs {
      * and before a commit references them: Hadoop's local file system does not force files on close.
      * Files of other file IOs were written through them and are left as they are.
      */
-    public static void forceWritten(Table lake, List<String> locations) {
+    static void forceWritten(Table lake, List<String> locations) {
         if (isLocal(lake)) {
             LocalFileIO io = (LocalFileIO) lake.io();
             locations.forEach(io::forceWritten);

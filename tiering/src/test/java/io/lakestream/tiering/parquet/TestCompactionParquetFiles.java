@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compaction on a local warehouse reads and writes its Parquet files as Hadoop files on one small configuration
+ * Compaction on a local warehouse reads its Parquet files as Hadoop files on one small configuration
  * ({@link LocalParquetFileIO}), not through a Hadoop configuration built and parsed per file, and the lake it
  * leaves reads back as the oracle says.
  */
@@ -51,10 +51,8 @@ class TestCompactionParquetFiles {
 
             assertThat(result.dataFilesRemoved()).isGreaterThan(2);
             assertThat(result.deleteFilesRemoved()).isPositive();
-            // every file read (a delete file once per data file it applies to) and every file written
-            assertThat(opened)
-                    .isGreaterThanOrEqualTo(
-                            result.dataFilesRemoved() + result.deleteFilesRemoved() + result.dataFilesAdded());
+            // every file read (a delete file once per data file it applies to)
+            assertThat(opened).isGreaterThanOrEqualTo(result.dataFilesRemoved() + result.deleteFilesRemoved());
             Table lake = warehouse.load("compacted").lake();
             assertThat(LakeOracle.readLake(lake, table.definition().schema()))
                     .isEqualTo(oracle.stateAt(LakePosition.current(lake).offsets()));
