@@ -11,6 +11,7 @@ import io.lakestream.tiering.OffsetsUnchanged;
 import io.lakestream.tiering.TieringConfig;
 import io.lakestream.tiering.TieringHooks;
 import io.lakestream.tiering.TieringStep;
+import io.lakestream.tiering.parquet.LocalParquetOutputs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -207,7 +208,8 @@ public final class BucketCompactor {
      * data files of at most about {@code targetFileSizeBytes}; nothing is committed.
      */
     List<DataFile> write(LakestreamTable table, Snapshot snapshot, BucketContent content, long targetFileSizeBytes) {
-        Table lake = table.lake();
+        // Parquet files read on one small Hadoop configuration, not a new one parsed per file
+        Table lake = LocalParquetOutputs.forCompaction(table.lake());
         LakeRows lakeRows = new LakeRows(lake.schema(), lake.spec(), table.definition());
         GenericFileWriterFactory writerFactory = new GenericFileWriterFactory.Builder(lake)
                 .dataFileFormat(FileFormat.PARQUET)
@@ -254,8 +256,7 @@ public final class BucketCompactor {
                 throw new UncheckedIOException(e);
             }
         }
-        DataWriteResult result = writer.result();
-        return List.copyOf(result.dataFiles());
+        return List.copyOf(writer.result().dataFiles());
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -19,7 +20,8 @@ import org.apache.iceberg.Table;
  * The live data and delete files per bucket of each table's current snapshot, kept between rounds so
  * that the compaction check does not re-read every manifest of the table each round. A snapshot whose
  * ancestors include the cached one is reached by applying the files each newer snapshot added and
- * removed (only the manifests those snapshots wrote are read); anything else (a rollback, another
+ * removed (only the manifests those snapshots wrote are read, with the table's partition specs for a
+ * snapshot that removed nothing, {@link SnapshotAddedFiles}); anything else (a rollback, another
  * table) is computed from scratch. Files are kept without column statistics, which compaction does
  * not use.
  */
@@ -41,6 +43,10 @@ final class BucketContentCache {
     }
 
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    /** Snapshots applied from the files they added ({@link SnapshotAddedFiles}), and from Iceberg's change lists. */
+    private final AtomicLong fromOwnManifests = new AtomicLong();
+
+    private final AtomicLong fromIcebergChanges = new AtomicLong();
 
     /** The content per bucket at {@code snapshot} of {@code lake}, in bucket order. */
     Map<Integer, BucketContent> contentByBucket(Table lake, Snapshot snapshot) {
@@ -65,7 +71,7 @@ final class BucketContentCache {
     }
 
     /** Applies the snapshots between the cached one and {@code target}, if target descends from it. */
-    private static Optional<Map<Integer, BucketFiles>> advance(Table lake, Entry cached, Snapshot target) {
+    private Optional<Map<Integer, BucketFiles>> advance(Table lake, Entry cached, Snapshot target) {
         List<Snapshot> newer = new ArrayList<>();
         Snapshot snapshot = target;
         while (snapshot.snapshotId() != cached.snapshotId()) {
@@ -84,6 +90,20 @@ final class BucketContentCache {
         Map<Integer, BucketFiles> buckets = new TreeMap<>();
         cached.buckets().forEach((bucket, files) -> buckets.put(bucket, files.copy()));
         for (Snapshot step : newer.reversed()) {
+            Optional<SnapshotAddedFiles.Added> added =
+                    SnapshotAddedFiles.read(lake, step, DataFile::copyWithoutStats, DeleteFile::copyWithoutStats);
+            if (added.isPresent()) {
+                added.get()
+                        .data()
+                        .forEach(file -> bucket(buckets, lake, file).data().put(file.location(), file));
+                added.get()
+                        .deletes()
+                        .forEach(file -> bucket(buckets, lake, file).deletes().put(file.location(), file));
+                fromOwnManifests.incrementAndGet();
+                continue;
+            }
+            // a snapshot that removed files (a compaction, a partition delete): Iceberg's change lists
+            fromIcebergChanges.incrementAndGet();
             for (DataFile file : step.removedDataFiles(lake.io())) {
                 bucket(buckets, lake, file).data().remove(file.location());
             }
@@ -113,6 +133,16 @@ final class BucketContentCache {
 
     private static BucketFiles bucket(Map<Integer, BucketFiles> buckets, Table lake, ContentFile<?> file) {
         return buckets.computeIfAbsent(BucketCompactor.bucketOf(file.partition(), lake), ignored -> new BucketFiles());
+    }
+
+    /** Snapshots applied one by one from the files they added, read with the table's specs (for tests). */
+    long snapshotsFromOwnManifests() {
+        return fromOwnManifests.get();
+    }
+
+    /** Snapshots applied one by one from Iceberg's change lists: those that removed files (for tests). */
+    long snapshotsFromIcebergChanges() {
+        return fromIcebergChanges.get();
     }
 
     /** Forgets a table (dropped, or its content is in doubt). */

@@ -24,7 +24,7 @@ import org.apache.iceberg.hadoop.HadoopOutputFile;
  * configuration and a raw local file system: no {@code .crc} side file, and no {@code chmod} process
  * forked per file (files get the process umask, as with {@link LocalFileIO}).
  */
-final class LocalParquetOutputs {
+public final class LocalParquetOutputs {
     private static final Configuration CONFIGURATION = configuration();
     private static final RawLocalFileSystem FILE_SYSTEM = fileSystem();
 
@@ -42,6 +42,14 @@ final class LocalParquetOutputs {
     }
 
     /**
+     * The table as compaction reads and writes it: on a local warehouse, a view whose file IO hands Iceberg's
+     * Parquet reader Hadoop files on a small configuration ({@link LocalParquetFileIO}); any other table as it is.
+     */
+    public static Table forCompaction(Table lake) {
+        return isLocal(lake) ? LocalParquetFileIO.view(lake) : lake;
+    }
+
+    /**
      * Makes files written by {@link #forParquet}'s route durable (content and name), once they are closed
      * and before a commit references them: Hadoop's local file system does not force files on close.
      * Files of other file IOs were written through them and are left as they are.
@@ -53,7 +61,7 @@ final class LocalParquetOutputs {
         }
     }
 
-    private static boolean isLocal(Table lake) {
+    static boolean isLocal(Table lake) {
         return lake.io() instanceof LocalFileIO && lake.encryption() instanceof PlaintextEncryptionManager;
     }
 

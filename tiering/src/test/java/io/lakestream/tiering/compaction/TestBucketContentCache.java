@@ -72,6 +72,10 @@ class TestBucketContentCache {
             assertThat(compactions)
                     .as("compaction removed files the cache had to forget")
                     .isPositive();
+            // every compacted bucket is a snapshot that removed files; every other snapshot (one per round but the
+            // first, which the cache scanned) is applied from the files it added, read with the table's specs
+            assertThat(cache.snapshotsFromIcebergChanges()).isEqualTo(compactions);
+            assertThat(cache.snapshotsFromOwnManifests()).isEqualTo(11);
         }
     }
 
