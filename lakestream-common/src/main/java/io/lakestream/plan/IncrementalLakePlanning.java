@@ -1,8 +1,6 @@
 package io.lakestream.plan;
 
 import com.google.common.collect.ImmutableList;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -19,9 +17,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
@@ -111,7 +106,8 @@ final class IncrementalLakePlanning {
         if (removesFiles(snapshot.summary())) {
             return Optional.empty();
         }
-        Optional<List<DeleteFile>> addedDeletes = added(lake, snapshot, snapshot.deleteManifests(lake.io()), true);
+        Optional<List<DeleteFile>> addedDeletes =
+                SnapshotOwnFiles.added(lake, snapshot, snapshot.deleteManifests(lake.io()), true, DeleteFile::copy);
         if (addedDeletes.isEmpty()) {
             return Optional.empty();
         }
@@ -125,7 +121,8 @@ final class IncrementalLakePlanning {
             }
             deletes.add(delete);
         }
-        Optional<List<DataFile>> addedData = added(lake, snapshot, snapshot.dataManifests(lake.io()), false);
+        Optional<List<DataFile>> addedData =
+                SnapshotOwnFiles.added(lake, snapshot, snapshot.dataManifests(lake.io()), false, DataFile::copy);
         if (addedData.isEmpty()) {
             return Optional.empty();
         }
@@ -154,46 +151,6 @@ final class IncrementalLakePlanning {
             result.add(factory.task(snapshot, file, List.of()));
         }
         return Optional.of(result.build());
-    }
-
-    /**
-     * The files the snapshot added, read from the manifests it wrote (the ones that name it), or empty when one of
-     * them removed a file or its counts are unknown (then the snapshot is planned from all its manifests). Not
-     * Iceberg's {@code Snapshot.addedDataFiles} and friends: those read each manifest's partition spec from the
-     * file's own metadata (a second read of its header, and a schema and spec parsed from JSON, for every manifest)
-     * where the table's specs are at hand, which was about a quarter of this class's CPU in the Trino connector's
-     * background lake refresh. A file the snapshot added is a live entry of its own manifests with the snapshot's
-     * sequence number as its file sequence number (a merged manifest also holds existing entries, of older
-     * snapshots' sequence numbers); a table without sequence numbers (format 1) is planned from all manifests.
-     */
-    @SuppressWarnings("unchecked")
-    private static <F extends ContentFile<F>> Optional<List<F>> added(
-            Table lake, Snapshot snapshot, List<ManifestFile> manifests, boolean deletes) {
-        if (snapshot.sequenceNumber() <= 0) {
-            return Optional.empty();
-        }
-        List<F> added = new ArrayList<>();
-        for (ManifestFile manifest : manifests) {
-            if (manifest.snapshotId() == null || manifest.snapshotId() != snapshot.snapshotId()) {
-                continue;
-            }
-            if (manifest.hasDeletedFiles()) {
-                return Optional.empty();
-            }
-            try (ManifestReader<F> reader = (ManifestReader<F>)
-                    (deletes
-                            ? ManifestFiles.readDeleteManifest(manifest, lake.io(), lake.specs())
-                            : ManifestFiles.read(manifest, lake.io(), lake.specs()))) {
-                for (F file : reader) {
-                    if (file.fileSequenceNumber() != null && file.fileSequenceNumber() == snapshot.sequenceNumber()) {
-                        added.add(file.copy());
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return Optional.of(added);
     }
 
     private static boolean removesFiles(Map<String, String> summary) {
